@@ -1,0 +1,1 @@
+//! Benchmarks of the tumble engine (criterion benches live in `benches/`).

@@ -1,0 +1,70 @@
+//! # Tumble
+//!
+//! A rigid-body physics engine for 2D and 3D. Contacts come from GJK and EPA
+//! on convex shapes; the world keeps incremental manifolds per pair and solves
+//! them with a soft-step sequential-impulse solver.
+//!
+//! Everything is written once over a dimension `D: Dim` ([`D2`] or [`D3`]);
+//! users pick a dimension through a prelude:
+//!
+//! ```
+//! use tumble::d3::*;
+//! use tumble::glam::{Quat, Vec3};
+//!
+//! let a = Shape::cuboid(Vec3::splat(0.5)).unwrap();
+//! let b = Shape::ball(0.5).unwrap();
+//! let pa = Pose::new(Vec3::ZERO, Quat::IDENTITY);
+//! let pb = Pose::new(Vec3::new(0.0, 0.9, 0.0), Quat::IDENTITY);
+//! let hit = contact(&a, &pa, &b, &pb).expect("they overlap");
+//! assert!((hit.depth - 0.1).abs() < 1e-5);
+//! assert!((hit.normal - Vec3::Y).length() < 1e-5); // from A towards B
+//! ```
+
+pub mod math;
+pub mod pipeline;
+pub mod shape;
+
+pub use glam;
+pub use math::{Dim, Pose, Rot2, D2, D3};
+
+/// The 2D engine: `Vec2` points, rotations as angles in radians.
+pub mod d2 {
+    pub use crate::pipeline::narrow_phase::{contact, distance};
+    pub use crate::shape::ShapeError;
+
+    /// The dimension marker.
+    pub type Dim = crate::math::D2;
+    /// A 2D convex shape.
+    pub type Shape = crate::shape::Shape<crate::math::D2>;
+    /// What a 2D shape is.
+    pub type ShapeKind = crate::shape::ShapeKind<crate::math::D2>;
+    /// A 2D pose: `Pose::new(Vec2, angle)`.
+    pub type Pose = crate::math::Pose<crate::math::D2>;
+    /// A 2D contact.
+    pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D2>;
+    /// A 2D bounding box.
+    pub type Aabb = crate::shape::Aabb<crate::math::D2>;
+    /// 2D mass properties.
+    pub type MassProperties = crate::shape::MassProperties<crate::math::D2>;
+}
+
+/// The 3D engine: `Vec3` points, rotations as unit quaternions.
+pub mod d3 {
+    pub use crate::pipeline::narrow_phase::{contact, distance};
+    pub use crate::shape::ShapeError;
+
+    /// The dimension marker.
+    pub type Dim = crate::math::D3;
+    /// A 3D convex shape.
+    pub type Shape = crate::shape::Shape<crate::math::D3>;
+    /// What a 3D shape is.
+    pub type ShapeKind = crate::shape::ShapeKind<crate::math::D3>;
+    /// A 3D pose: `Pose::new(Vec3, Quat)`.
+    pub type Pose = crate::math::Pose<crate::math::D3>;
+    /// A 3D contact.
+    pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D3>;
+    /// A 3D bounding box.
+    pub type Aabb = crate::shape::Aabb<crate::math::D3>;
+    /// 3D mass properties.
+    pub type MassProperties = crate::shape::MassProperties<crate::math::D3>;
+}

@@ -1,0 +1,287 @@
+//! Everything that differs between 2D and 3D, in one place.
+//!
+//! The engine is written once over `D: Dim`; `D2` and `D3` are the two
+//! dimensions. Algorithms that really differ (the GJK simplex solver, EPA's
+//! polygon versus polytope, hull building, inertia) live in sibling files with
+//! concrete glam types and are reached through the functions of this trait.
+
+use core::fmt::Debug;
+use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use glam::{Mat3, Quat, Vec2, Vec3};
+
+use super::Rot2;
+use crate::pipeline::narrow_phase::{epa_2d, epa_3d, simplex_2d, simplex_3d, PairSupport, Simplex};
+use crate::shape::{mass, ConvexHull, ConvexPolygon, MassProperties, PolytopeShape, ShapeKind};
+
+/// Vector operations shared by [`Vec2`] and [`Vec3`]: the generic code's view
+/// of glam.
+pub trait Vector:
+    Copy
+    + Debug
+    + Default
+    + PartialEq
+    + Send
+    + Sync
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<f32, Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign<f32>
+    + 'static
+{
+    /// The zero vector.
+    const ZERO: Self;
+    /// Dot product.
+    fn dot(self, other: Self) -> f32;
+    /// Squared Euclidean length.
+    fn length_squared(self) -> f32 {
+        self.dot(self)
+    }
+    /// Euclidean length.
+    fn length(self) -> f32 {
+        self.length_squared().sqrt()
+    }
+    /// Component-wise minimum.
+    fn min(self, other: Self) -> Self;
+    /// Component-wise maximum.
+    fn max(self, other: Self) -> Self;
+    /// Component-wise absolute value.
+    fn abs(self) -> Self;
+    /// Largest component.
+    fn max_element(self) -> f32;
+    /// Smallest component.
+    fn min_element(self) -> f32;
+    /// The vector with every component equal to `v`.
+    fn splat(v: f32) -> Self;
+    /// True when no component is NaN or infinite.
+    fn is_finite(self) -> bool;
+    /// Each component's magnitude with the sign of `sign`'s component.
+    fn copysign(self, sign: Self) -> Self;
+    /// The unit vector along the local Y axis (the capsule axis).
+    fn unit_y() -> Self;
+    /// The coordinate axes' unit vectors.
+    fn axes() -> &'static [Self];
+}
+
+macro_rules! impl_vector {
+    ($t:ty, $y:expr) => {
+        impl Vector for $t {
+            const ZERO: Self = <$t>::ZERO;
+            #[inline]
+            fn dot(self, other: Self) -> f32 {
+                <$t>::dot(self, other)
+            }
+            #[inline]
+            fn min(self, other: Self) -> Self {
+                <$t>::min(self, other)
+            }
+            #[inline]
+            fn max(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            #[inline]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline]
+            fn max_element(self) -> f32 {
+                <$t>::max_element(self)
+            }
+            #[inline]
+            fn min_element(self) -> f32 {
+                <$t>::min_element(self)
+            }
+            #[inline]
+            fn splat(v: f32) -> Self {
+                <$t>::splat(v)
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            #[inline]
+            fn copysign(self, sign: Self) -> Self {
+                <$t>::copysign(self, sign)
+            }
+            #[inline]
+            fn unit_y() -> Self {
+                $y
+            }
+            #[inline]
+            fn axes() -> &'static [Self] {
+                &<$t>::AXES
+            }
+        }
+    };
+}
+impl_vector!(Vec2, Vec2::Y);
+impl_vector!(Vec3, Vec3::Y);
+
+/// A spatial dimension: [`D2`] or [`D3`]. The complete list of what differs.
+pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'static {
+    /// Number of spatial dimensions (2 or 3).
+    const N: usize;
+    /// Most points an incremental contact manifold keeps (2 in 2D, 4 in 3D).
+    const MAX_MANIFOLD_POINTS: usize;
+    /// A point or a displacement, in metres.
+    type Vector: Vector;
+    /// A rotation as the engine stores it: [`Rot2`] (cosine, sine) or a unit [`Quat`].
+    type Rotation: Copy + Debug + PartialEq + Send + Sync + 'static;
+    /// A rotation as users give it: an angle in radians (2D) or a unit [`Quat`] (3D).
+    type Angle: Copy + Debug + PartialEq + Send + Sync + 'static;
+    /// Angular velocity: radians per second about Z (2D, `f32`) or an axis-rate vector (3D).
+    type AngularVector: Copy + Debug + Default + PartialEq + Send + Sync + 'static;
+    /// Rotational inertia about the centre of mass: a scalar (2D) or a 3x3 tensor (3D), kg·m².
+    type Inertia: Copy + Debug + PartialEq + Send + Sync + 'static;
+    /// The general convex shape: a polygon (2D) or a polyhedron (3D).
+    type Hull: PolytopeShape<Self::Vector> + Clone + Debug + PartialEq + Send + Sync + 'static;
+
+    /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
+    fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;
+
+    /// The identity rotation.
+    fn identity() -> Self::Rotation;
+    /// The stored rotation for a user's rotation.
+    fn rotation_from_angle(angle: Self::Angle) -> Self::Rotation;
+    /// The user's form of a stored rotation.
+    fn angle_of(rotation: Self::Rotation) -> Self::Angle;
+    /// True when every component of the user's rotation is finite.
+    fn angle_is_finite(angle: Self::Angle) -> bool;
+    /// Rotates `v` by `r`.
+    fn rotate(r: Self::Rotation, v: Self::Vector) -> Self::Vector;
+    /// Rotates `v` by the inverse of `r`.
+    fn inverse_rotate(r: Self::Rotation, v: Self::Vector) -> Self::Vector;
+    /// The composition `a * b`: rotate by `b`, then by `a`.
+    fn compose(a: Self::Rotation, b: Self::Rotation) -> Self::Rotation;
+    /// The inverse rotation.
+    fn invert(r: Self::Rotation) -> Self::Rotation;
+
+    /// Reduces a GJK simplex to the smallest sub-simplex whose hull holds the
+    /// point closest to the origin, and returns that point.
+    fn reduce_simplex(simplex: &mut Simplex<Self::Vector>) -> Self::Vector;
+    /// EPA from an overlapping GJK simplex: penetration of `pair` (see [`epa_2d`], [`epa_3d`]).
+    fn epa<S: PairSupport<Self::Vector>>(
+        pair: &S,
+        simplex: &Simplex<Self::Vector>,
+        tolerance: f32,
+    ) -> crate::pipeline::narrow_phase::Penetration<Self::Vector>;
+}
+
+/// Two dimensions: `Vec2` points, rotations by an angle about Z.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct D2;
+
+/// Three dimensions: `Vec3` points, rotations by unit quaternions.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct D3;
+
+impl Dim for D2 {
+    const N: usize = 2;
+    const MAX_MANIFOLD_POINTS: usize = 2;
+    type Vector = Vec2;
+    type Rotation = Rot2;
+    type Angle = f32;
+    type AngularVector = f32;
+    type Inertia = f32;
+    type Hull = ConvexPolygon;
+
+    fn mass_properties(shape: &ShapeKind<D2>, density: f32) -> MassProperties<D2> {
+        mass::mass_properties_2d(shape, density)
+    }
+    fn identity() -> Rot2 {
+        Rot2::IDENTITY
+    }
+    fn rotation_from_angle(angle: f32) -> Rot2 {
+        Rot2::from_angle(angle)
+    }
+    fn angle_of(rotation: Rot2) -> f32 {
+        rotation.angle()
+    }
+    fn angle_is_finite(angle: f32) -> bool {
+        angle.is_finite()
+    }
+    #[inline]
+    fn rotate(r: Rot2, v: Vec2) -> Vec2 {
+        r.rotate(v)
+    }
+    #[inline]
+    fn inverse_rotate(r: Rot2, v: Vec2) -> Vec2 {
+        r.inverse_rotate(v)
+    }
+    #[inline]
+    fn compose(a: Rot2, b: Rot2) -> Rot2 {
+        a.mul(b)
+    }
+    #[inline]
+    fn invert(r: Rot2) -> Rot2 {
+        r.inverse()
+    }
+    #[inline]
+    fn reduce_simplex(simplex: &mut Simplex<Vec2>) -> Vec2 {
+        simplex_2d::reduce(simplex)
+    }
+    fn epa<S: PairSupport<Vec2>>(
+        pair: &S,
+        simplex: &Simplex<Vec2>,
+        tolerance: f32,
+    ) -> crate::pipeline::narrow_phase::Penetration<Vec2> {
+        epa_2d::penetration(pair, simplex, tolerance)
+    }
+}
+
+impl Dim for D3 {
+    const N: usize = 3;
+    const MAX_MANIFOLD_POINTS: usize = 4;
+    type Vector = Vec3;
+    type Rotation = Quat;
+    type Angle = Quat;
+    type AngularVector = Vec3;
+    type Inertia = Mat3;
+    type Hull = ConvexHull;
+
+    fn mass_properties(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
+        mass::mass_properties_3d(shape, density)
+    }
+    fn identity() -> Quat {
+        Quat::IDENTITY
+    }
+    fn rotation_from_angle(angle: Quat) -> Quat {
+        angle.normalize()
+    }
+    fn angle_of(rotation: Quat) -> Quat {
+        rotation
+    }
+    fn angle_is_finite(angle: Quat) -> bool {
+        angle.is_finite() && angle.length_squared() > 1e-12
+    }
+    #[inline]
+    fn rotate(r: Quat, v: Vec3) -> Vec3 {
+        r * v
+    }
+    #[inline]
+    fn inverse_rotate(r: Quat, v: Vec3) -> Vec3 {
+        r.inverse() * v
+    }
+    #[inline]
+    fn compose(a: Quat, b: Quat) -> Quat {
+        a * b
+    }
+    #[inline]
+    fn invert(r: Quat) -> Quat {
+        r.inverse()
+    }
+    #[inline]
+    fn reduce_simplex(simplex: &mut Simplex<Vec3>) -> Vec3 {
+        simplex_3d::reduce(simplex)
+    }
+    fn epa<S: PairSupport<Vec3>>(
+        pair: &S,
+        simplex: &Simplex<Vec3>,
+        tolerance: f32,
+    ) -> crate::pipeline::narrow_phase::Penetration<Vec3> {
+        epa_3d::penetration(pair, simplex, tolerance)
+    }
+}

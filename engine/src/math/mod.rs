@@ -1,0 +1,9 @@
+//! Math: the [`Dim`] trait (every 2D/3D difference), poses and 2D rotations.
+
+pub mod dim;
+mod pose;
+mod rot2;
+
+pub use dim::{Dim, Vector, D2, D3};
+pub use pose::Pose;
+pub use rot2::Rot2;

@@ -1,0 +1,111 @@
+//! A rigid placement: a rotation then a translation, `world = rotation * local + translation`.
+
+use super::dim::{Dim, Vector};
+
+/// Where a shape or body is: `world = rotation * local + translation`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Pose<D: Dim> {
+    /// Position of the local origin in world space, metres.
+    pub translation: D::Vector,
+    /// Orientation of the local frame.
+    pub rotation: D::Rotation,
+}
+
+impl<D: Dim> Default for Pose<D> {
+    fn default() -> Self {
+        Self::identity()
+    }
+}
+
+impl<D: Dim> Pose<D> {
+    /// A pose from a translation and a user rotation: an angle in radians
+    /// (2D, counter-clockwise) or a quaternion (3D, normalised here).
+    pub fn new(translation: D::Vector, rotation: D::Angle) -> Self {
+        Self { translation, rotation: D::rotation_from_angle(rotation) }
+    }
+
+    /// The identity pose: the local frame is the world frame.
+    pub fn identity() -> Self {
+        Self { translation: D::Vector::ZERO, rotation: D::identity() }
+    }
+
+    /// A pure translation.
+    pub fn from_translation(translation: D::Vector) -> Self {
+        Self { translation, rotation: D::identity() }
+    }
+
+    /// The rotation in the user's form (angle in 2D, quaternion in 3D).
+    pub fn angle(&self) -> D::Angle {
+        D::angle_of(self.rotation)
+    }
+
+    /// Maps a local point to world space.
+    #[inline]
+    pub fn transform_point(&self, p: D::Vector) -> D::Vector {
+        D::rotate(self.rotation, p) + self.translation
+    }
+
+    /// Maps a local direction to world space (no translation).
+    #[inline]
+    pub fn transform_vector(&self, v: D::Vector) -> D::Vector {
+        D::rotate(self.rotation, v)
+    }
+
+    /// Maps a world point into this pose's local frame.
+    #[inline]
+    pub fn inverse_transform_point(&self, p: D::Vector) -> D::Vector {
+        D::inverse_rotate(self.rotation, p - self.translation)
+    }
+
+    /// Maps a world direction into this pose's local frame.
+    #[inline]
+    pub fn inverse_transform_vector(&self, v: D::Vector) -> D::Vector {
+        D::inverse_rotate(self.rotation, v)
+    }
+
+    /// `self * other`: the pose of `other`'s frame when `other` is given in `self`'s frame.
+    pub fn mul(&self, other: &Self) -> Self {
+        Self {
+            translation: self.transform_point(other.translation),
+            rotation: D::compose(self.rotation, other.rotation),
+        }
+    }
+
+    /// `self⁻¹ * other`: `other` expressed in this pose's local frame.
+    pub fn inv_mul(&self, other: &Self) -> Self {
+        Self {
+            translation: self.inverse_transform_point(other.translation),
+            rotation: D::compose(D::invert(self.rotation), other.rotation),
+        }
+    }
+
+    /// True when the translation and rotation hold no NaN or infinity.
+    pub fn is_finite(&self) -> bool {
+        self.translation.is_finite() && D::angle_is_finite(D::angle_of(self.rotation))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{D2, D3};
+    use glam::{Quat, Vec2, Vec3};
+
+    #[test]
+    fn inv_mul_undoes_mul() {
+        let a = Pose::<D3>::new(Vec3::new(1.0, 2.0, 3.0), Quat::from_rotation_y(0.4));
+        let b = Pose::<D3>::new(Vec3::new(-1.0, 0.5, 2.0), Quat::from_rotation_x(1.1));
+        let rel = a.inv_mul(&b);
+        let back = a.mul(&rel);
+        assert!((back.translation - b.translation).length() < 1e-5);
+        let p = Vec3::new(0.3, -0.2, 0.9);
+        assert!((back.transform_point(p) - b.transform_point(p)).length() < 1e-5);
+    }
+
+    #[test]
+    fn two_d_pose_round_trips() {
+        let a = Pose::<D2>::new(Vec2::new(1.0, 2.0), 0.3);
+        let p = Vec2::new(0.5, -0.25);
+        assert!((a.inverse_transform_point(a.transform_point(p)) - p).length() < 1e-6);
+    }
+}

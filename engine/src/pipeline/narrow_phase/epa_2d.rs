@@ -1,0 +1,194 @@
+//! EPA in 2D: penetration depth, normal and witness points of two overlapping
+//! convex sets, from the simplex GJK ends with. Twin of `epa_3d`.
+//!
+//! 1. Grow GJK's simplex to a triangle: a point gains the farthest support
+//!    along the axes, a segment the farthest across it.
+//! 2. Keep the polygon counter-clockwise, each edge with its outward normal
+//!    and distance to the origin.
+//! 3. Take the closest edge and the support point `w` along its normal. When
+//!    `w` is no farther than the edge (within the tolerance) the edge is on
+//!    the boundary: done.
+//! 4. Otherwise insert `w` between the edge's ends (it lies on the boundary
+//!    arc between them, so the polygon stays convex) and repeat.
+//! 5. Project the origin on the closest edge; its barycentric coordinates
+//!    combine each vertex's own support points into the witness points.
+//!
+//! Limits: [`MAX_ITERATIONS`]; a degenerate new edge or one closer than the
+//! edge it replaces (rounding) stops the expansion with the closest edge so
+//! far as the answer, never NaN.
+
+use glam::Vec2;
+
+use super::{PairSupport, Penetration, Simplex, SupportPoint};
+
+/// Cap on expansions; boxes need a handful, curved shapes more.
+pub const MAX_ITERATIONS: u32 = 128;
+
+/// Edge `i` runs from vertex `i` to vertex `i + 1` (counter-clockwise).
+#[derive(Copy, Clone, Debug)]
+struct Edge {
+    normal: Vec2,
+    distance: f32,
+}
+
+struct Polygon {
+    vertices: Vec<SupportPoint<Vec2>>,
+    edges: Vec<Edge>,
+}
+
+/// Penetration of the pair whose Minkowski difference `pair` is, given GJK's
+/// overlapping `simplex`. `tolerance` is absolute, in metres.
+pub fn penetration<P: PairSupport<Vec2>>(pair: &P, simplex: &Simplex<Vec2>, tolerance: f32) -> Penetration<Vec2> {
+    let triangle = match grow_to_triangle(pair, simplex, tolerance) {
+        Ok(t) => t,
+        Err(flat_normal) => return touching(simplex, flat_normal),
+    };
+    let Some(mut polygon) = Polygon::from_triangle(triangle) else {
+        return touching(simplex, Vec2::Y);
+    };
+    let mut iterations = 0;
+    loop {
+        let closest = polygon.closest_edge();
+        let edge = polygon.edges[closest];
+        let w = pair.support_point(edge.normal);
+        let gap = edge.normal.dot(w.w) - edge.distance;
+        if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
+            return polygon.witness(closest, iterations);
+        }
+        iterations += 1;
+        if !polygon.insert(closest, w, edge.distance - tolerance) {
+            return polygon.witness(closest, iterations);
+        }
+    }
+}
+
+/// Step 1: a triangle from GJK's simplex, or the normal of the line the
+/// Minkowski difference is flat along (the shapes only touch).
+fn grow_to_triangle<P: PairSupport<Vec2>>(
+    pair: &P,
+    simplex: &Simplex<Vec2>,
+    tolerance: f32,
+) -> Result<[SupportPoint<Vec2>; 3], Vec2> {
+    let mut points: [SupportPoint<Vec2>; 3] = [SupportPoint::default(); 3];
+    let mut len = 0;
+    for p in simplex.vertices() {
+        if points[..len].iter().all(|q| (q.w - p.w).length() > tolerance) {
+            points[len] = *p;
+            len += 1;
+        }
+    }
+    while len < 3 {
+        let hull = &points[..len];
+        let (directions, count) = growth_directions(hull);
+        let mut best: Option<(f32, SupportPoint<Vec2>)> = None;
+        for &d in &directions[..count] {
+            let p = pair.support_point(d);
+            let gain = distance_from_hull(hull, p.w);
+            if best.is_none_or(|(g, _)| gain > g) {
+                best = Some((gain, p));
+            }
+        }
+        match best {
+            Some((gain, p)) if gain > tolerance => {
+                points[len] = p;
+                len += 1;
+            }
+            _ => return Err(directions[0]),
+        }
+    }
+    Ok(points)
+}
+
+/// Where to look for a point off the current hull of 1 or 2 points: the
+/// axes, or both sides of the segment.
+fn growth_directions(hull: &[SupportPoint<Vec2>]) -> ([Vec2; 4], usize) {
+    match hull.len() {
+        1 => ([Vec2::X, Vec2::NEG_X, Vec2::Y, Vec2::NEG_Y], 4),
+        _ => {
+            let n = (hull[1].w - hull[0].w).perp().normalize_or(Vec2::Y);
+            ([n, -n, n, -n], 2)
+        }
+    }
+}
+
+/// How far `w` lies from the point or line of `hull`.
+fn distance_from_hull(hull: &[SupportPoint<Vec2>], w: Vec2) -> f32 {
+    let r = w - hull[0].w;
+    match hull.len() {
+        1 => r.length(),
+        _ => r.dot((hull[1].w - hull[0].w).perp().normalize_or_zero()).abs(),
+    }
+}
+
+/// The shapes touch (depth 0): witnesses from GJK's simplex.
+fn touching(simplex: &Simplex<Vec2>, normal: Vec2) -> Penetration<Vec2> {
+    let point_a = simplex.combine(|p| p.a);
+    Penetration { depth: 0.0, normal, point_a, point_b: point_a, iterations: 0 }
+}
+
+/// The outward edge from `a` to `b` of a counter-clockwise polygon.
+fn edge(a: Vec2, b: Vec2) -> Option<Edge> {
+    let normal = Vec2::new(b.y - a.y, a.x - b.x).try_normalize()?;
+    Some(Edge { normal, distance: 0.5 * (normal.dot(a) + normal.dot(b)) })
+}
+
+impl Polygon {
+    /// Step 2: the triangle, counter-clockwise, with its edges.
+    fn from_triangle(mut t: [SupportPoint<Vec2>; 3]) -> Option<Self> {
+        if (t[1].w - t[0].w).perp_dot(t[2].w - t[0].w) < 0.0 {
+            t.swap(1, 2);
+        }
+        let mut edges = Vec::with_capacity(16);
+        for i in 0..3 {
+            edges.push(edge(t[i].w, t[(i + 1) % 3].w)?);
+        }
+        let mut vertices = Vec::with_capacity(16);
+        vertices.extend_from_slice(&t);
+        Some(Self { vertices, edges })
+    }
+
+    /// Index of the edge closest to the origin (the first among equals).
+    fn closest_edge(&self) -> usize {
+        let mut best = 0;
+        for (i, e) in self.edges.iter().enumerate() {
+            if e.distance < self.edges[best].distance {
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Step 4: inserts `w` between edge `i`'s ends. False when a new edge is
+    /// degenerate or closer than `floor` (rounding broke convexity).
+    fn insert(&mut self, i: usize, w: SupportPoint<Vec2>, floor: f32) -> bool {
+        let j = (i + 1) % self.vertices.len();
+        let (Some(first), Some(second)) = (edge(self.vertices[i].w, w.w), edge(w.w, self.vertices[j].w)) else {
+            return false;
+        };
+        if first.distance < floor || second.distance < floor {
+            return false;
+        }
+        self.vertices.insert(i + 1, w);
+        self.edges[i] = first;
+        self.edges.insert(i + 1, second);
+        true
+    }
+
+    /// Step 5: depth, normal and witnesses from edge `i`.
+    fn witness(&self, i: usize, iterations: u32) -> Penetration<Vec2> {
+        let e = self.edges[i];
+        let a = self.vertices[i];
+        let b = self.vertices[(i + 1) % self.vertices.len()];
+        let p = e.normal * e.distance;
+        let ab = b.w - a.w;
+        let t = ((p - a.w).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
+        let t = if t.is_finite() { t } else { 0.5 };
+        Penetration {
+            depth: e.distance.max(0.0),
+            normal: e.normal,
+            point_a: a.a + (b.a - a.a) * t,
+            point_b: a.b + (b.b - a.b) * t,
+            iterations,
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! EPA in 3D: penetration depth, normal and witness points of two overlapping
+//! convex sets, from the simplex GJK ends with. Twin of `epa_2d`.
+//!
+//! 1. Grow GJK's simplex to a tetrahedron: a point gains the farthest support
+//!    along the axes, a segment the farthest across it, a triangle the
+//!    farthest off its plane (Jolt, `EPAPenetrationDepth.h`).
+//! 2. Keep the polytope's triangles in a priority queue by their distance to
+//!    the origin.
+//! 3. Take the closest face and the support point `w` along its normal. When
+//!    `w` is no farther than the face (within the tolerance) the face is on
+//!    the boundary: done.
+//! 4. Otherwise remove every face `w` sees (a depth-first walk from the
+//!    closest face over face neighbours), keep the horizon edges, fan new
+//!    faces from `w` to the horizon, and repeat.
+//! 5. Project the origin on the closest face; its barycentric coordinates
+//!    combine each vertex's own support points into the witness points.
+//!
+//! Limits: [`MAX_ITERATIONS`]; a degenerate new face, a broken horizon or a
+//! face closer than the one it replaces (rounding) stops the expansion. In
+//! every such case the closest face so far is the answer, never NaN.
+
+use std::collections::BinaryHeap;
+
+use glam::Vec3;
+
+use super::{PairSupport, Penetration, Simplex, SupportPoint};
+
+/// Cap on expansions; boxes need about 10, hulls 8-24, curved shapes more.
+pub const MAX_ITERATIONS: u32 = 128;
+
+/// A triangle of the polytope, counter-clockwise seen from outside.
+#[derive(Copy, Clone, Debug)]
+struct Face {
+    vertices: [u32; 3],
+    /// `neighbours[i]` shares edge `vertices[i] -> vertices[(i + 1) % 3]`.
+    neighbours: [u32; 3],
+    normal: Vec3,
+    distance: f32,
+    alive: bool,
+}
+
+/// A queue entry: the face with the smallest distance pops first; ties by index.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Queued {
+    distance: f32,
+    face: u32,
+}
+
+impl Eq for Queued {}
+
+impl Ord for Queued {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.distance.total_cmp(&self.distance).then_with(|| other.face.cmp(&self.face))
+    }
+}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+struct Polytope {
+    vertices: Vec<SupportPoint<Vec3>>,
+    faces: Vec<Face>,
+    queue: BinaryHeap<Queued>,
+}
+
+/// Penetration of the pair whose Minkowski difference `pair` is, given GJK's
+/// overlapping `simplex`. `tolerance` is absolute, in metres.
+pub fn penetration<P: PairSupport<Vec3>>(pair: &P, simplex: &Simplex<Vec3>, tolerance: f32) -> Penetration<Vec3> {
+    let tetrahedron = match grow_to_tetrahedron(pair, simplex, tolerance) {
+        Ok(t) => t,
+        Err(flat_normal) => return touching(simplex, flat_normal),
+    };
+    let Some(mut polytope) = Polytope::from_tetrahedron(tetrahedron) else {
+        return touching(simplex, Vec3::Y);
+    };
+    let mut iterations = 0;
+    while let Some(closest) = polytope.pop_closest() {
+        let face = polytope.faces[closest as usize];
+        let w = pair.support_point(face.normal);
+        let gap = face.normal.dot(w.w) - face.distance;
+        if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
+            return polytope.witness(&face, iterations);
+        }
+        iterations += 1;
+        if !polytope.expand(closest, w, tolerance) {
+            return polytope.witness(&face, iterations);
+        }
+    }
+    touching(simplex, Vec3::Y)
+}
+
+/// Step 1: a tetrahedron from GJK's simplex, or the normal of the plane the
+/// Minkowski difference is flat in (the shapes only touch).
+fn grow_to_tetrahedron<P: PairSupport<Vec3>>(
+    pair: &P,
+    simplex: &Simplex<Vec3>,
+    tolerance: f32,
+) -> Result<[SupportPoint<Vec3>; 4], Vec3> {
+    let mut points: [SupportPoint<Vec3>; 4] = [SupportPoint::default(); 4];
+    let mut len = 0;
+    for p in simplex.vertices() {
+        if points[..len].iter().all(|q| (q.w - p.w).length() > tolerance) {
+            points[len] = *p;
+            len += 1;
+        }
+    }
+    while len < 4 {
+        let hull = &points[..len];
+        let (directions, count) = growth_directions(hull);
+        let mut best: Option<(f32, SupportPoint<Vec3>)> = None;
+        for &d in &directions[..count] {
+            let p = pair.support_point(d);
+            let gain = distance_from_hull(hull, p.w);
+            if best.is_none_or(|(g, _)| gain > g) {
+                best = Some((gain, p));
+            }
+        }
+        match best {
+            Some((gain, p)) if gain > tolerance => {
+                points[len] = p;
+                len += 1;
+            }
+            _ => return Err(directions[0]),
+        }
+    }
+    Ok(points)
+}
+
+/// Where to look for a point off the current hull of 1, 2 or 3 points: the
+/// axes, directions across the segment, or both sides of the triangle.
+fn growth_directions(hull: &[SupportPoint<Vec3>]) -> ([Vec3; 6], usize) {
+    match hull.len() {
+        1 => ([Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z], 6),
+        2 => {
+            let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
+            let (u, v) = axis.any_orthonormal_pair();
+            // Six directions 60 degrees apart around the segment.
+            let (s, c) = (0.866_025_4, 0.5);
+            ([u, -u, u * c + v * s, -(u * c + v * s), u * c - v * s, -(u * c - v * s)], 6)
+        }
+        _ => {
+            let n = (hull[1].w - hull[0].w).cross(hull[2].w - hull[0].w).normalize_or(Vec3::Y);
+            ([n, -n, n, -n, n, -n], 2)
+        }
+    }
+}
+
+/// How far `w` lies from the point, line or plane of `hull`.
+fn distance_from_hull(hull: &[SupportPoint<Vec3>], w: Vec3) -> f32 {
+    let r = w - hull[0].w;
+    match hull.len() {
+        1 => r.length(),
+        2 => {
+            let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
+            (r - axis * r.dot(axis)).length()
+        }
+        _ => {
+            let n = (hull[1].w - hull[0].w).cross(hull[2].w - hull[0].w).normalize_or_zero();
+            r.dot(n).abs()
+        }
+    }
+}
+
+/// The shapes touch (depth 0): witnesses from GJK's simplex.
+fn touching(simplex: &Simplex<Vec3>, normal: Vec3) -> Penetration<Vec3> {
+    let point_a = simplex.combine(|p| p.a);
+    Penetration { depth: 0.0, normal, point_a, point_b: point_a, iterations: 0 }
+}
+
+impl Polytope {
+    /// Step 2: the tetrahedron's four outward faces, linked and queued.
+    fn from_tetrahedron(mut t: [SupportPoint<Vec3>; 4]) -> Option<Self> {
+        let volume = (t[1].w - t[0].w).dot((t[2].w - t[0].w).cross(t[3].w - t[0].w));
+        if volume > 0.0 {
+            t.swap(1, 2);
+        }
+        let mut polytope = Polytope {
+            vertices: Vec::with_capacity(32),
+            faces: Vec::with_capacity(64),
+            queue: BinaryHeap::with_capacity(64),
+        };
+        polytope.vertices.extend_from_slice(&t);
+        for (v, n) in [
+            ([0, 1, 2], [1, 3, 2]),
+            ([0, 3, 1], [2, 3, 0]),
+            ([0, 2, 3], [0, 3, 1]),
+            ([1, 3, 2], [1, 2, 0]),
+        ] {
+            polytope.add_face(v, n)?;
+        }
+        Some(polytope)
+    }
+
+    /// Adds a face; `None` when it has no area.
+    fn add_face(&mut self, vertices: [u32; 3], neighbours: [u32; 3]) -> Option<u32> {
+        let [a, b, c] = vertices.map(|i| self.vertices[i as usize].w);
+        let normal = (b - a).cross(c - a).try_normalize()?;
+        let distance = (normal.dot(a) + normal.dot(b) + normal.dot(c)) / 3.0;
+        let index = self.faces.len() as u32;
+        self.faces.push(Face { vertices, neighbours, normal, distance, alive: true });
+        self.queue.push(Queued { distance, face: index });
+        Some(index)
+    }
+
+    fn pop_closest(&mut self) -> Option<u32> {
+        while let Some(q) = self.queue.pop() {
+            if self.faces[q.face as usize].alive {
+                return Some(q.face);
+            }
+        }
+        None
+    }
+
+    /// The index of `neighbour`'s edge that runs back along `face`'s edge.
+    fn edge_towards(&self, neighbour: u32, face: u32) -> usize {
+        let n = &self.faces[neighbour as usize];
+        n.neighbours.iter().position(|&f| f == face).unwrap_or(0)
+    }
+
+    /// Step 4: removes what `w` sees from face `closest`, fans new faces from
+    /// `w` to the horizon. False when rounding broke the polytope.
+    fn expand(&mut self, closest: u32, w: SupportPoint<Vec3>, tolerance: f32) -> bool {
+        let floor = self.faces[closest as usize].distance - tolerance;
+        let Some(horizon) = self.horizon(closest, w.w) else {
+            return false;
+        };
+        let apex = self.vertices.len() as u32;
+        self.vertices.push(w);
+        let first_new = self.faces.len() as u32;
+        let count = horizon.len() as u32;
+        for (k, &(outside, edge)) in horizon.iter().enumerate() {
+            let f = self.faces[outside as usize];
+            let a = f.vertices[edge];
+            let b = f.vertices[(edge + 1) % 3];
+            let this = first_new + k as u32;
+            // Edges: b->a borders `outside`; a->apex and apex->b border the
+            // new faces beside it, linked below.
+            let Some(index) = self.add_face([b, a, apex], [outside, this, this]) else {
+                return false;
+            };
+            if self.faces[index as usize].distance < floor {
+                return false;
+            }
+            self.faces[outside as usize].neighbours[edge] = index;
+        }
+        self.link_fan(first_new, count)
+    }
+
+    /// Links the new faces around the apex: face k's edge a->apex meets the
+    /// face whose edge apex->b starts from the same `a`.
+    fn link_fan(&mut self, first: u32, count: u32) -> bool {
+        for k in first..first + count {
+            let a = self.faces[k as usize].vertices[1];
+            let Some(next) = (first..first + count).find(|&j| self.faces[j as usize].vertices[0] == a) else {
+                return false;
+            };
+            self.faces[k as usize].neighbours[1] = next;
+            self.faces[next as usize].neighbours[2] = k;
+        }
+        true
+    }
+
+    /// The faces `w` sees, removed by a depth-first walk from `closest`; the
+    /// horizon edges as (face that stays, its edge index), in loop order.
+    fn horizon(&mut self, closest: u32, w: Vec3) -> Option<Vec<(u32, usize)>> {
+        let mut horizon = Vec::with_capacity(16);
+        let mut stack: Vec<(u32, usize)> = Vec::with_capacity(32);
+        self.faces[closest as usize].alive = false;
+        let start = self.faces[closest as usize];
+        for i in (0..3).rev() {
+            let n = start.neighbours[i];
+            stack.push((n, self.edge_towards(n, closest)));
+        }
+        let mut steps = 0;
+        while let Some((f, edge)) = stack.pop() {
+            steps += 1;
+            if steps > 4 * self.faces.len() {
+                return None;
+            }
+            let face = self.faces[f as usize];
+            if !face.alive {
+                continue;
+            }
+            if face.normal.dot(w) - face.distance > 0.0 {
+                self.faces[f as usize].alive = false;
+                for step in [2, 1] {
+                    let e = (edge + step) % 3;
+                    let n = face.neighbours[e];
+                    stack.push((n, self.edge_towards(n, f)));
+                }
+            } else {
+                horizon.push((f, edge));
+            }
+        }
+        (horizon.len() >= 3).then_some(horizon)
+    }
+
+    /// Step 5: depth, normal and witnesses from the closest face.
+    fn witness(&self, face: &Face, iterations: u32) -> Penetration<Vec3> {
+        let [a, b, c] = face.vertices.map(|i| self.vertices[i as usize]);
+        let p = face.normal * face.distance;
+        let weights = barycentric(p, a.w, b.w, c.w, face.normal);
+        let combine = |pick: fn(&SupportPoint<Vec3>) -> Vec3| pick(&a) * weights[0] + pick(&b) * weights[1] + pick(&c) * weights[2];
+        Penetration {
+            depth: face.distance.max(0.0),
+            normal: face.normal,
+            point_a: combine(|s| s.a),
+            point_b: combine(|s| s.b),
+            iterations,
+        }
+    }
+}
+
+/// Barycentric weights of `p` (on the plane of `a, b, c` with unit `normal`),
+/// clamped to the triangle so rounding never pushes a witness off the face.
+fn barycentric(p: Vec3, a: Vec3, b: Vec3, c: Vec3, normal: Vec3) -> [f32; 3] {
+    let area = normal.dot((b - a).cross(c - a));
+    let u = normal.dot((b - p).cross(c - p)) / area;
+    let v = normal.dot((c - p).cross(a - p)) / area;
+    let raw = [u, v, 1.0 - u - v].map(|x| if x.is_finite() { x.max(0.0) } else { 0.0 });
+    let sum: f32 = raw.iter().sum();
+    if sum > 0.0 {
+        raw.map(|x| x / sum)
+    } else {
+        [1.0 / 3.0; 3]
+    }
+}

@@ -1,0 +1,246 @@
+//! Convex shapes in their local frame: ball, cuboid, capsule and convex hull
+//! (a polygon in 2D, a polyhedron in 3D).
+//!
+//! Each shape is validated when built, offers a support function
+//! ([`SupportMap`]), a bounding box for a pose and mass properties from a
+//! density. Rounded shapes are a *core* (a point for the ball, a segment for
+//! the capsule) grown by a radius: the narrow phase runs on the core and adds
+//! the radius, which is both faster and exact.
+
+mod aabb;
+mod convex_hull;
+mod convex_polygon;
+mod error;
+pub(crate) mod mass;
+mod support;
+
+pub use aabb::Aabb;
+pub use convex_hull::ConvexHull;
+pub use convex_polygon::ConvexPolygon;
+pub use error::ShapeError;
+pub use mass::MassProperties;
+pub use support::SupportMap;
+
+use crate::math::{Dim, Pose, Vector, D2, D3};
+use glam::{Vec2, Vec3};
+
+/// A polygon or polyhedron given by its vertices: what [`Dim::Hull`] is.
+pub trait PolytopeShape<V>: SupportMap<V> {
+    /// Largest vertex distance from the local origin, metres.
+    fn bounding_radius(&self) -> f32;
+}
+
+impl PolytopeShape<Vec2> for ConvexPolygon {
+    fn bounding_radius(&self) -> f32 {
+        ConvexPolygon::bounding_radius(self)
+    }
+}
+
+impl PolytopeShape<Vec3> for ConvexHull {
+    fn bounding_radius(&self) -> f32 {
+        ConvexHull::bounding_radius(self)
+    }
+}
+
+/// What a [`Shape`] is. Read it with [`Shape::kind`]; build shapes with the
+/// validating constructors of [`Shape`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeKind<D: Dim> {
+    /// A ball (a disc in 2D) of `radius` metres centred on the local origin.
+    Ball {
+        /// Radius in metres, > 0.
+        radius: f32,
+    },
+    /// A box centred on the local origin with the given half extents (metres, > 0).
+    Cuboid {
+        /// Half the side length along each local axis.
+        half_extents: D::Vector,
+    },
+    /// A segment from `(0, -half_height)` to `(0, half_height)` along local Y,
+    /// rounded by `radius`.
+    Capsule {
+        /// Half the length of the core segment, metres, > 0.
+        half_height: f32,
+        /// Rounding radius, metres, > 0.
+        radius: f32,
+    },
+    /// The convex hull of a point set: a polygon (2D) or polyhedron (3D).
+    ConvexHull(D::Hull),
+}
+
+/// A validated convex shape in its own local frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape<D: Dim> {
+    kind: ShapeKind<D>,
+}
+
+fn check_size(name: &'static str, value: f32) -> Result<f32, ShapeError> {
+    if !value.is_finite() {
+        Err(ShapeError::NotFinite { what: name })
+    } else if value <= 0.0 {
+        Err(ShapeError::NonPositiveSize { what: name, value })
+    } else {
+        Ok(value)
+    }
+}
+
+impl<D: Dim> Shape<D> {
+    /// A ball (disc in 2D) of the given radius in metres.
+    ///
+    /// Errors: [`ShapeError::NotFinite`] or [`ShapeError::NonPositiveSize`].
+    pub fn ball(radius: f32) -> Result<Self, ShapeError> {
+        let radius = check_size("ball radius", radius)?;
+        Ok(Self { kind: ShapeKind::Ball { radius } })
+    }
+
+    /// A box with the given half extents in metres (each > 0).
+    pub fn cuboid(half_extents: D::Vector) -> Result<Self, ShapeError> {
+        if !half_extents.is_finite() {
+            return Err(ShapeError::NotFinite { what: "cuboid half extents" });
+        }
+        let smallest = half_extents.min_element();
+        if smallest <= 0.0 {
+            return Err(ShapeError::NonPositiveSize { what: "cuboid half extent", value: smallest });
+        }
+        Ok(Self { kind: ShapeKind::Cuboid { half_extents } })
+    }
+
+    /// A capsule: the segment from `-half_height` to `+half_height` along local
+    /// Y, rounded by `radius` (both metres, > 0).
+    pub fn capsule(half_height: f32, radius: f32) -> Result<Self, ShapeError> {
+        let half_height = check_size("capsule half height", half_height)?;
+        let radius = check_size("capsule radius", radius)?;
+        Ok(Self { kind: ShapeKind::Capsule { half_height, radius } })
+    }
+
+    /// Mass, local centre of mass and inertia about it for a uniform
+    /// `density` (kg/m² in 2D, kg/m³ in 3D).
+    pub fn mass_properties(&self, density: f32) -> MassProperties<D> {
+        D::mass_properties(&self.kind, density)
+    }
+
+    /// The world-space bounding box of this shape placed at `pose`.
+    pub fn aabb(&self, pose: &Pose<D>) -> Aabb<D> {
+        match &self.kind {
+            ShapeKind::Ball { radius } => Aabb::around(pose.translation, *radius),
+            _ => Aabb::of_support(|dir| pose.transform_point(self.support(pose.inverse_transform_vector(dir)))),
+        }
+    }
+
+    /// What this shape is.
+    pub fn kind(&self) -> &ShapeKind<D> {
+        &self.kind
+    }
+
+    /// The rounding radius added to the core: the ball's and capsule's radius, 0 otherwise.
+    pub fn radius(&self) -> f32 {
+        match &self.kind {
+            ShapeKind::Ball { radius } | ShapeKind::Capsule { radius, .. } => *radius,
+            ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_) => 0.0,
+        }
+    }
+
+    /// True for shapes with flat faces (cuboid, hull): the ones the manifold
+    /// perturbs to gather several contact points.
+    pub fn is_polyhedral(&self) -> bool {
+        matches!(self.kind, ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_))
+    }
+
+    /// Radius of the smallest origin-centred ball holding the shape, metres.
+    pub fn bounding_radius(&self) -> f32 {
+        match &self.kind {
+            ShapeKind::Ball { radius } => *radius,
+            ShapeKind::Cuboid { half_extents } => half_extents.length(),
+            ShapeKind::Capsule { half_height, radius } => half_height + radius,
+            ShapeKind::ConvexHull(hull) => hull.bounding_radius(),
+        }
+    }
+
+    /// The core's support point: the ball's centre, the capsule's segment end,
+    /// or the polytope's farthest vertex along `dir` (local frame).
+    #[inline]
+    pub fn core_support(&self, dir: D::Vector) -> D::Vector {
+        match &self.kind {
+            ShapeKind::Ball { .. } => D::Vector::ZERO,
+            ShapeKind::Cuboid { half_extents } => support::cuboid_support(*half_extents, dir),
+            ShapeKind::Capsule { half_height, .. } => {
+                let axis = D::Vector::unit_y();
+                if dir.dot(axis) >= 0.0 {
+                    axis * *half_height
+                } else {
+                    axis * -*half_height
+                }
+            }
+            ShapeKind::ConvexHull(hull) => hull.support(dir),
+        }
+    }
+}
+
+impl Shape<D2> {
+    /// The convex polygon around `points` (any order; interior and collinear
+    /// points are dropped).
+    ///
+    /// Errors: [`ShapeError::NotFinite`], [`ShapeError::TooFewPoints`] (fewer
+    /// than 3), [`ShapeError::Degenerate`] (all points on one line).
+    pub fn convex_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
+        Ok(Self { kind: ShapeKind::ConvexHull(ConvexPolygon::new(points)?) })
+    }
+}
+
+impl Shape<D3> {
+    /// The convex hull of `points` (any order; interior points are dropped).
+    ///
+    /// Errors: [`ShapeError::NotFinite`], [`ShapeError::TooFewPoints`] (fewer
+    /// than 4), [`ShapeError::Degenerate`] (all points on one plane).
+    pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
+        Ok(Self { kind: ShapeKind::ConvexHull(ConvexHull::new(points)?) })
+    }
+}
+
+impl<D: Dim> SupportMap<D::Vector> for Shape<D> {
+    /// The full shape's support point, radius included.
+    #[inline]
+    fn support(&self, dir: D::Vector) -> D::Vector {
+        let core = self.core_support(dir);
+        let radius = self.radius();
+        if radius == 0.0 {
+            return core;
+        }
+        let len = dir.length();
+        if len > 0.0 {
+            core + dir * (radius / len)
+        } else {
+            core
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_reject_bad_sizes() {
+        assert!(matches!(Shape::<D3>::ball(0.0), Err(ShapeError::NonPositiveSize { .. })));
+        assert!(matches!(Shape::<D3>::ball(f32::NAN), Err(ShapeError::NotFinite { .. })));
+        assert!(matches!(
+            Shape::<D2>::cuboid(Vec2::new(1.0, -1.0)),
+            Err(ShapeError::NonPositiveSize { .. })
+        ));
+        assert!(matches!(
+            Shape::<D3>::cuboid(Vec3::new(1.0, f32::INFINITY, 1.0)),
+            Err(ShapeError::NotFinite { .. })
+        ));
+        assert!(matches!(Shape::<D3>::capsule(1.0, 0.0), Err(ShapeError::NonPositiveSize { .. })));
+        assert!(Shape::<D3>::capsule(0.5, 0.25).is_ok());
+    }
+
+    #[test]
+    fn rounded_support_adds_radius() {
+        let capsule = Shape::<D3>::capsule(0.5, 0.25).unwrap();
+        let s = capsule.support(Vec3::new(0.0, 2.0, 0.0));
+        assert!((s - Vec3::new(0.0, 0.75, 0.0)).length() < 1e-6);
+        let ball = Shape::<D2>::ball(2.0).unwrap();
+        assert!((ball.support(Vec2::new(3.0, 4.0)) - Vec2::new(1.2, 1.6)).length() < 1e-6);
+    }
+}
