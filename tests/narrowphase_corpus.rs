@@ -132,6 +132,9 @@ fn check3(case: &Value) -> Errors {
     let decided = if overlap { exact_depth } else { exact_distance } > UNDECIDED * size;
     let mut e = Errors { id: case["id"].as_str().unwrap_or("").into(), category: case["category"].as_str().unwrap_or("").into(), ..Default::default() };
     e.wrong_overlap = decided && hit.is_some() != overlap;
+    if std::env::var("TMP_CASE").ok().as_deref() == Some(e.id.as_str()) {
+        eprintln!("{} overlap={overlap} depth={exact_depth} dist={exact_distance} size={size} hit={hit:?} gap={gap}", e.id);
+    }
     if !overlap {
         e.distance = Some((gap - exact_distance).abs() / size);
     }
@@ -234,6 +237,9 @@ fn check2(case: &Value) -> Errors {
     let decided = if overlap { exact_depth } else { exact_distance } > UNDECIDED * size;
     let mut e = Errors { id: case["id"].as_str().unwrap_or("").into(), category: case["category"].as_str().unwrap_or("").into(), ..Default::default() };
     e.wrong_overlap = decided && hit.is_some() != overlap;
+    if std::env::var("TMP_CASE").ok().as_deref() == Some(e.id.as_str()) {
+        eprintln!("{} overlap={overlap} depth={exact_depth} dist={exact_distance} size={size} hit={hit:?} gap={gap}", e.id);
+    }
     if !overlap {
         e.distance = Some((gap - exact_distance).abs() / size);
     }

@@ -162,6 +162,9 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// Reduces a GJK simplex to the smallest sub-simplex whose hull holds the
     /// point closest to the origin, and returns that point.
     fn reduce_simplex(simplex: &mut Simplex<Self::Vector>) -> Self::Vector;
+    /// The unit direction of `v`, the simplex's closest point, made exactly
+    /// normal to the simplex's feature so that rounding in `v` cannot tilt it.
+    fn feature_direction(simplex: &Simplex<Self::Vector>, v: Self::Vector) -> Self::Vector;
     /// EPA from an overlapping GJK simplex: penetration of `pair` (see [`epa_2d`], [`epa_3d`]).
     fn epa<S: PairSupport<Self::Vector>>(
         pair: &S,
@@ -223,6 +226,9 @@ impl Dim for D2 {
     fn reduce_simplex(simplex: &mut Simplex<Vec2>) -> Vec2 {
         simplex_2d::reduce(simplex)
     }
+    fn feature_direction(simplex: &Simplex<Vec2>, v: Vec2) -> Vec2 {
+        simplex_2d::feature_direction(simplex, v)
+    }
     fn epa<S: PairSupport<Vec2>>(
         pair: &S,
         simplex: &Simplex<Vec2>,
@@ -276,6 +282,9 @@ impl Dim for D3 {
     #[inline]
     fn reduce_simplex(simplex: &mut Simplex<Vec3>) -> Vec3 {
         simplex_3d::reduce(simplex)
+    }
+    fn feature_direction(simplex: &Simplex<Vec3>, v: Vec3) -> Vec3 {
+        simplex_3d::feature_direction(simplex, v)
     }
     fn epa<S: PairSupport<Vec3>>(
         pair: &S,

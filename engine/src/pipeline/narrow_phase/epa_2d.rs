@@ -120,10 +120,16 @@ fn distance_from_hull(hull: &[SupportPoint<Vec2>], w: Vec2) -> f32 {
     }
 }
 
-/// The shapes touch (depth 0): witnesses from GJK's simplex.
+/// The Minkowski difference is flat (or the shapes only touch): depth 0
+/// along the flat set's normal, witnesses from GJK's simplex.
 fn touching(simplex: &Simplex<Vec2>, normal: Vec2) -> Penetration<Vec2> {
-    let point_a = simplex.combine(|p| p.a);
-    Penetration { depth: 0.0, normal, point_a, point_b: point_a, iterations: 0 }
+    Penetration {
+        depth: 0.0,
+        normal,
+        point_a: simplex.combine(|p| p.a),
+        point_b: simplex.combine(|p| p.b),
+        iterations: 0,
+    }
 }
 
 /// The outward edge from `a` to `b` of a counter-clockwise polygon.

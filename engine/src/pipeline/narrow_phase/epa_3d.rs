@@ -82,11 +82,11 @@ pub fn penetration<P: PairSupport<Vec3>>(pair: &P, simplex: &Simplex<Vec3>, tole
         let w = pair.support_point(face.normal);
         let gap = face.normal.dot(w.w) - face.distance;
         if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
-            return polytope.witness(&face, iterations);
+            return polytope.witness(closest, iterations);
         }
         iterations += 1;
         if !polytope.expand(closest, w, tolerance) {
-            return polytope.witness(&face, iterations);
+            return polytope.witness(closest, iterations);
         }
     }
     touching(simplex, Vec3::Y)
@@ -164,10 +164,16 @@ fn distance_from_hull(hull: &[SupportPoint<Vec3>], w: Vec3) -> f32 {
     }
 }
 
-/// The shapes touch (depth 0): witnesses from GJK's simplex.
+/// The Minkowski difference is flat (or the shapes only touch): depth 0
+/// along the flat set's normal, witnesses from GJK's simplex.
 fn touching(simplex: &Simplex<Vec3>, normal: Vec3) -> Penetration<Vec3> {
-    let point_a = simplex.combine(|p| p.a);
-    Penetration { depth: 0.0, normal, point_a, point_b: point_a, iterations: 0 }
+    Penetration {
+        depth: 0.0,
+        normal,
+        point_a: simplex.combine(|p| p.a),
+        point_b: simplex.combine(|p| p.b),
+        iterations: 0,
+    }
 }
 
 impl Polytope {
@@ -299,11 +305,14 @@ impl Polytope {
     }
 
     /// Step 5: depth, normal and witnesses from the closest face.
-    fn witness(&self, face: &Face, iterations: u32) -> Penetration<Vec3> {
-        let [a, b, c] = face.vertices.map(|i| self.vertices[i as usize]);
+    fn witness(&self, closest: u32, iterations: u32) -> Penetration<Vec3> {
+        let face = self.faces[closest as usize];
         let p = face.normal * face.distance;
-        let weights = barycentric(p, a.w, b.w, c.w, face.normal);
-        let combine = |pick: fn(&SupportPoint<Vec3>) -> Vec3| pick(&a) * weights[0] + pick(&b) * weights[1] + pick(&c) * weights[2];
+        let (holder, weights) = self.locate(closest, p);
+        let [a, b, c] = self.faces[holder as usize].vertices.map(|i| self.vertices[i as usize]);
+        let combine = |pick: fn(&SupportPoint<Vec3>) -> Vec3| {
+            pick(&a) * weights[0] + pick(&b) * weights[1] + pick(&c) * weights[2]
+        };
         Penetration {
             depth: face.distance.max(0.0),
             normal: face.normal,
@@ -312,15 +321,48 @@ impl Polytope {
             iterations,
         }
     }
+
+    /// The face holding `p` and its weights there. A flat side of the
+    /// Minkowski difference is split into coplanar triangles and the closest
+    /// one by rounding need not hold the projection of the origin, so walk
+    /// across coplanar neighbours towards it.
+    fn locate(&self, start: u32, p: Vec3) -> (u32, [f32; 3]) {
+        let normal = self.faces[start as usize].normal;
+        let mut current = start;
+        for _ in 0..self.faces.len() {
+            let face = &self.faces[current as usize];
+            let [a, b, c] = face.vertices.map(|i| self.vertices[i as usize].w);
+            let weights = barycentric(p, a, b, c, normal);
+            let (outside, least) = (0..3).map(|i| (i, weights[i])).fold((0, f32::INFINITY), |m, x| if x.1 < m.1 { x } else { m });
+            if least >= -COPLANAR || !least.is_finite() {
+                return (current, clamp_weights(weights));
+            }
+            let next = face.neighbours[(outside + 1) % 3];
+            let neighbour = &self.faces[next as usize];
+            if !neighbour.alive || neighbour.normal.dot(normal) < 1.0 - COPLANAR {
+                return (current, clamp_weights(weights));
+            }
+            current = next;
+        }
+        let [a, b, c] = self.faces[current as usize].vertices.map(|i| self.vertices[i as usize].w);
+        (current, clamp_weights(barycentric(p, a, b, c, normal)))
+    }
 }
 
-/// Barycentric weights of `p` (on the plane of `a, b, c` with unit `normal`),
-/// clamped to the triangle so rounding never pushes a witness off the face.
+/// Faces whose normals agree to this (1 - cos) are one flat side.
+const COPLANAR: f32 = 1e-5;
+
+/// Barycentric weights of `p` (on the plane of `a, b, c` with unit `normal`).
 fn barycentric(p: Vec3, a: Vec3, b: Vec3, c: Vec3, normal: Vec3) -> [f32; 3] {
     let area = normal.dot((b - a).cross(c - a));
     let u = normal.dot((b - p).cross(c - p)) / area;
     let v = normal.dot((c - p).cross(a - p)) / area;
-    let raw = [u, v, 1.0 - u - v].map(|x| if x.is_finite() { x.max(0.0) } else { 0.0 });
+    [u, v, 1.0 - u - v]
+}
+
+/// Weights clamped to the triangle, so rounding never pushes a witness off the face.
+fn clamp_weights(weights: [f32; 3]) -> [f32; 3] {
+    let raw = weights.map(|x| if x.is_finite() { x.max(0.0) } else { 0.0 });
     let sum: f32 = raw.iter().sum();
     if sum > 0.0 {
         raw.map(|x| x / sum)

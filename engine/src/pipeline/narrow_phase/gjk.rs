@@ -19,6 +19,7 @@
 use super::{PairSupport, Simplex};
 use crate::math::{Dim, Vector};
 
+
 /// Cap on GJK iterations; polytopes need about 3, rarely over 20.
 pub const MAX_ITERATIONS: u32 = 64;
 
@@ -31,6 +32,9 @@ pub struct ClosestPoints<V> {
     pub point_a: V,
     /// Closest point on B.
     pub point_b: V,
+    /// Unit direction from A towards B: the closest feature's normal, exact
+    /// even when the distance is tiny.
+    pub normal: V,
 }
 
 /// What GJK found.
@@ -77,9 +81,10 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
             return GjkResult::Apart;
         }
         let converged = dist_sq - vw <= tolerance * dist_sq.sqrt();
+        if std::env::var("TMP_GJK").is_ok() { eprintln!("gjk len {} v {v:?} dist {} w {:?} vw {vw} conv {converged}", simplex.len, dist_sq.sqrt(), w.w); }
         let repeated = simplex.vertices().iter().any(|p| p.w == w.w);
         if converged || repeated {
-            return separated(&simplex, dist_sq);
+            return separated::<D>(&simplex, v, dist_sq);
         }
         let previous = simplex;
         simplex.push(w);
@@ -89,7 +94,7 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
             return GjkResult::Overlapping(simplex);
         }
         if !(next_dist_sq < dist_sq) {
-            return separated(&previous, dist_sq);
+            return separated::<D>(&previous, v, dist_sq);
         }
         v = next_v;
         dist_sq = next_dist_sq;
@@ -97,14 +102,15 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
     if dist_sq <= tolerance * tolerance {
         GjkResult::Overlapping(simplex)
     } else {
-        separated(&simplex, dist_sq)
+        separated::<D>(&simplex, v, dist_sq)
     }
 }
 
-fn separated<V: Vector>(simplex: &Simplex<V>, dist_sq: f32) -> GjkResult<V> {
+fn separated<D: Dim>(simplex: &Simplex<D::Vector>, v: D::Vector, dist_sq: f32) -> GjkResult<D::Vector> {
     GjkResult::Separated(ClosestPoints {
         distance: dist_sq.sqrt(),
         point_a: simplex.combine(|p| p.a),
         point_b: simplex.combine(|p| p.b),
+        normal: -D::feature_direction(simplex, v),
     })
 }

@@ -6,11 +6,15 @@
 //! 2. Run GJK ([`gjk`]) on the shapes' *cores* (a ball's centre, a capsule's
 //!    segment, a polytope itself). When the cores are apart by more than the
 //!    summed radii there is no contact; when they are apart by less, the
-//!    closest core points give depth, normal and witnesses exactly.
-//! 3. Otherwise the shapes are deep (or both polytopes): GJK on the full
-//!    shapes gives a simplex holding the origin, and EPA ([`epa_2d`],
-//!    [`epa_3d`]) expands it to the closest face of the Minkowski difference.
-//! 4. Map the result back to world space.
+//!    closest core points and the normal of the closest feature give the
+//!    contact exactly.
+//! 3. When the cores overlap, EPA ([`epa_2d`], [`epa_3d`]) expands GJK's
+//!    simplex to the closest face of the cores' Minkowski difference. That
+//!    difference is always a polytope (possibly flat, as for two crossing
+//!    segments, where EPA reports the flat set's normal), so EPA converges
+//!    exactly and never has to chase a curved surface; concentric balls,
+//!    whose difference is round, would need millions of faces.
+//! 4. Push each witness out by its shape's radius; map back to world space.
 //!
 //! Conventions: the normal points from A to B; moving B by `depth * normal`
 //! separates the pair. `point_a` lies on A's surface, `point_b` on B's, and
@@ -31,9 +35,6 @@ use gjk::GjkResult;
 
 /// Relative tolerance of the iterative algorithms, times the pair's size.
 const RELATIVE_TOLERANCE: f32 = 1e-6;
-/// Below this fraction of the pair's coordinate size, two cores count as
-/// touching and the full shapes go to EPA, whose normal is then exact.
-const CORE_CONTACT_FRACTION: f32 = 1e-3;
 
 /// The contact between two overlapping shapes, in world space.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -105,18 +106,15 @@ impl<D: Dim> SupportMap<D::Vector> for Core<'_, D> {
     }
 }
 
-/// Sizes that scale the pair's tolerances.
+/// The size that scales the pair's tolerances.
 struct PairScale {
     /// Larger bounding radius of the two shapes.
     size: f32,
-    /// Largest coordinate magnitude the pair's computation meets in A's frame.
-    coordinates: f32,
 }
 
 impl PairScale {
-    fn new<D: Dim>(a: &Shape<D>, b: &Shape<D>, b_in_a: &Pose<D>) -> Self {
-        let size = a.bounding_radius().max(b.bounding_radius());
-        Self { size, coordinates: size + b_in_a.translation.length() }
+    fn new<D: Dim>(a: &Shape<D>, b: &Shape<D>) -> Self {
+        Self { size: a.bounding_radius().max(b.bounding_radius()) }
     }
 
     fn tolerance(&self) -> f32 {
@@ -144,48 +142,34 @@ pub fn contact<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &Po
 
 /// [`contact`] in A's local frame, with B placed by `b_in_a`.
 pub(crate) fn contact_local<D: Dim>(a: &Shape<D>, b: &Shape<D>, b_in_a: &Pose<D>) -> Option<Penetration<D::Vector>> {
-    let scale = PairScale::new(a, b, b_in_a);
+    let scale = PairScale::new(a, b);
     let radii = a.radius() + b.radius();
     let (core_a, core_b) = (Core(a), Core(b));
     let cores = MinkowskiPair::new(&core_a, &core_b, *b_in_a);
-    let first_dir = -b_in_a.translation;
-    match gjk::gjk::<D, _>(&cores, first_dir, radii, scale.tolerance()) {
-        GjkResult::Apart => None,
-        GjkResult::Separated(closest) => {
-            if closest.distance > radii {
-                return None;
-            }
-            if closest.distance > CORE_CONTACT_FRACTION * scale.coordinates {
-                return Some(rounded_contact(a.radius(), b.radius(), &closest));
-            }
-            deep_contact(a, b, b_in_a, &scale)
-        }
-        GjkResult::Overlapping(simplex) if radii == 0.0 => {
-            Some(D::epa(&cores, &simplex, scale.tolerance()))
-        }
-        GjkResult::Overlapping(_) => deep_contact(a, b, b_in_a, &scale),
-    }
+    let core = match gjk::gjk::<D, _>(&cores, -b_in_a.translation, radii, scale.tolerance()) {
+        GjkResult::Apart => return None,
+        GjkResult::Separated(closest) if closest.distance > radii => return None,
+        GjkResult::Separated(closest) => Penetration {
+            depth: -closest.distance,
+            normal: closest.normal,
+            point_a: closest.point_a,
+            point_b: closest.point_b,
+            iterations: 0,
+        },
+        GjkResult::Overlapping(simplex) => D::epa(&cores, &simplex, scale.tolerance()),
+    };
+    Some(grow_by_radii(core, a.radius(), b.radius()))
 }
 
-/// Contact of two rounded shapes whose cores are apart: the closest core
-/// points pushed out by each radius.
-fn rounded_contact<V: Vector>(radius_a: f32, radius_b: f32, closest: &gjk::ClosestPoints<V>) -> Penetration<V> {
-    let normal = (closest.point_b - closest.point_a) * (1.0 / closest.distance);
+/// The contact of the full shapes from that of their cores (`depth < 0` when
+/// the cores are apart): each witness moves out by its shape's radius.
+fn grow_by_radii<V: Vector>(core: Penetration<V>, radius_a: f32, radius_b: f32) -> Penetration<V> {
     Penetration {
-        depth: radius_a + radius_b - closest.distance,
-        normal,
-        point_a: closest.point_a + normal * radius_a,
-        point_b: closest.point_b - normal * radius_b,
-        iterations: 0,
-    }
-}
-
-/// Contact of the full shapes (radius included) by GJK then EPA.
-fn deep_contact<D: Dim>(a: &Shape<D>, b: &Shape<D>, b_in_a: &Pose<D>, scale: &PairScale) -> Option<Penetration<D::Vector>> {
-    let full = MinkowskiPair::new(a, b, *b_in_a);
-    match gjk::gjk::<D, _>(&full, -b_in_a.translation, 0.0, scale.tolerance()) {
-        GjkResult::Overlapping(simplex) => Some(D::epa(&full, &simplex, scale.tolerance())),
-        GjkResult::Apart | GjkResult::Separated(_) => None,
+        depth: (core.depth + radius_a + radius_b).max(0.0),
+        normal: core.normal,
+        point_a: core.point_a + core.normal * radius_a,
+        point_b: core.point_b - core.normal * radius_b,
+        iterations: core.iterations,
     }
 }
 
@@ -196,12 +180,46 @@ pub fn distance<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &P
         return f32::INFINITY;
     }
     let b_in_a = pose_a.inv_mul(pose_b);
-    let scale = PairScale::new(a, b, &b_in_a);
+    let scale = PairScale::new(a, b);
     let (core_a, core_b) = (Core(a), Core(b));
     let cores = MinkowskiPair::new(&core_a, &core_b, b_in_a);
     match gjk::gjk::<D, _>(&cores, -b_in_a.translation, f32::INFINITY, scale.tolerance()) {
         GjkResult::Separated(closest) => (closest.distance - a.radius() - b.radius()).max(0.0),
         GjkResult::Overlapping(_) => 0.0,
         GjkResult::Apart => f32::INFINITY,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{D2, D3};
+    use glam::{Quat, Vec2, Vec3};
+
+    fn local3(a: &Shape<D3>, b: &Shape<D3>, t: Vec3, q: Quat) -> Option<Penetration<Vec3>> {
+        contact_local(a, b, &Pose::new(t, q))
+    }
+
+    #[test]
+    fn ball_against_its_own_copy_offset_slightly() {
+        let ball = Shape::<D3>::ball(0.875).unwrap();
+        let hit = local3(&ball, &ball, Vec3::new(-2.4e-5, -6.3e-5, 2.4e-5), Quat::IDENTITY).unwrap();
+        let exact = 1.75 - Vec3::new(-2.4e-5, -6.3e-5, 2.4e-5).length();
+        assert!((hit.depth - exact).abs() < 1e-4, "depth {} vs {exact}, {} iterations", hit.depth, hit.iterations);
+    }
+}
+#[cfg(test)]
+mod scratch {
+    use super::*;
+    use crate::math::D3;
+    use glam::{Quat, Vec3};
+    #[test]
+    fn scratch_case() {
+        let a = Shape::<D3>::cuboid(Vec3::new(253.38387258569284,221.14075952809975,166.18344665383847)).unwrap();
+        let b = Shape::<D3>::cuboid(Vec3::new(0.29749452171721047,0.31870204405459324,0.21347356157336206)).unwrap();
+        let pa = Pose::new(Vec3::ZERO, Quat::from_xyzw(0.06430520682954015,-0.16107758341621203,0.05394300387094644,0.9833661600994732));
+        let pb = Pose::new(Vec3::new(261.81828159309475,263.401109751032,-49.9659946577055), Quat::from_xyzw(0.3064201827587376,0.25132121231843624,0.7532256579668871,-0.52497183545143));
+        let c = contact_local(&a, &b, &pa.inv_mul(&pb));
+        eprintln!("{c:?}");
     }
 }

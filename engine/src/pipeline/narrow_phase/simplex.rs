@@ -90,3 +90,23 @@ pub(crate) fn reduce_segment<V: Vector>(s: &mut Simplex<V>) -> V {
     s.keep(&idx[..n], &w[..n]);
     p
 }
+
+/// The unit direction of `v` for a point or segment simplex; on a segment,
+/// `v` loses any component along the segment first.
+pub(crate) fn point_or_segment_direction<V: Vector>(s: &Simplex<V>, v: V) -> V {
+    let mut dir = v;
+    if s.len == 2 {
+        let edge = s.points[1].w - s.points[0].w;
+        let len_sq = edge.length_squared();
+        if len_sq > 0.0 {
+            dir -= edge * (dir.dot(edge) / len_sq);
+        }
+    }
+    let len = dir.length();
+    if len > 0.0 && len.is_finite() {
+        dir * (1.0 / len)
+    } else {
+        let len = v.length();
+        if len > 0.0 { v * (1.0 / len) } else { V::axes()[1] }
+    }
+}

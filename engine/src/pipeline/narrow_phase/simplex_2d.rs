@@ -5,16 +5,35 @@
 
 use glam::Vec2;
 
-use super::simplex::{closest_on_segment, reduce_segment, Simplex};
+use super::simplex::{closest_on_segment, point_or_segment_direction, reduce_segment, Simplex};
 
 /// Reduces `s` to the feature closest to the origin and returns that point
 /// (the origin itself when a triangle contains it).
 pub fn reduce(s: &mut Simplex<Vec2>) -> Vec2 {
-    match s.len {
+    let point = match s.len {
         1 => s.points[0].w,
         2 => reduce_segment(s),
         _ => reduce_triangle(s),
+    };
+    if s.len == 2 {
+        project_on_line(s).unwrap_or(point)
+    } else {
+        point
     }
+}
+
+/// The origin projected on the line of a segment simplex. Far more exact
+/// than the weighted ends when the segment is long and the origin close to
+/// it: the line's normal keeps the digits the weights lose.
+fn project_on_line(s: &Simplex<Vec2>) -> Option<Vec2> {
+    let a = s.points[0].w;
+    let n = (s.points[1].w - a).perp().try_normalize()?;
+    Some(n * n.dot(a))
+}
+
+/// The unit direction of `v` made exactly normal to the simplex's feature.
+pub fn feature_direction(s: &Simplex<Vec2>, v: Vec2) -> Vec2 {
+    point_or_segment_direction(s, v)
 }
 
 /// True when the origin lies strictly outside edge `i`-`j` of a triangle whose

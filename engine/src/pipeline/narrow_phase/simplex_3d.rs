@@ -7,12 +7,12 @@
 
 use glam::Vec3;
 
-use super::simplex::{closest_on_segment, reduce_segment, Simplex};
+use super::simplex::{closest_on_segment, point_or_segment_direction, reduce_segment, Simplex};
 
 /// Reduces `s` to the feature closest to the origin and returns that point
 /// (the origin itself when a tetrahedron contains it).
 pub fn reduce(s: &mut Simplex<Vec3>) -> Vec3 {
-    match s.len {
+    let point = match s.len {
         1 => s.points[0].w,
         2 => reduce_segment(s),
         3 => {
@@ -21,7 +21,33 @@ pub fn reduce(s: &mut Simplex<Vec3>) -> Vec3 {
             p
         }
         _ => reduce_tetrahedron(s),
+    };
+    if s.len == 3 {
+        project_on_plane(s).unwrap_or(point)
+    } else {
+        point
     }
+}
+
+/// The origin projected on the plane of a triangle simplex. Far more exact
+/// than the weighted vertices when the triangle is long and flat and the
+/// origin close to it: the plane's normal keeps the digits the weights lose.
+fn project_on_plane(s: &Simplex<Vec3>) -> Option<Vec3> {
+    let a = s.points[0].w;
+    let n = (s.points[1].w - a).cross(s.points[2].w - a).try_normalize()?;
+    Some(n * n.dot(a))
+}
+
+/// The unit direction of `v` made exactly normal to the simplex's feature: a
+/// triangle's normal, oriented like `v`, or `v` off a segment.
+pub fn feature_direction(s: &Simplex<Vec3>, v: Vec3) -> Vec3 {
+    if s.len == 3 {
+        let [a, b, c] = [s.points[0].w, s.points[1].w, s.points[2].w];
+        if let Some(n) = (b - a).cross(c - a).try_normalize() {
+            return if n.dot(v) < 0.0 { -n } else { n };
+        }
+    }
+    point_or_segment_direction(s, v)
 }
 
 type Feature = (Vec3, [usize; 3], [f32; 3], usize);
