@@ -35,7 +35,10 @@ struct Errors {
 fn read_cases(file: &str) -> Vec<Value> {
     let path = format!("{}/data/{}", env!("CARGO_MANIFEST_DIR"), file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines().filter(|l| !l.trim().is_empty()).filter(|l| std::env::var("TMP_NO_HULL").is_err() || !(l.contains("hull") || l.contains("polygon"))).map(|l| serde_json::from_str(l).expect("json")).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect()
 }
 
 fn f(v: &Value) -> f64 {
@@ -66,10 +69,15 @@ impl Shape3 {
             }
             "capsule" => Shape3::Capsule(f(&v["half_height"]), f(&v["r"])),
             "hull" => Shape3::Hull(
-                v["points"].as_array().expect("points").iter().map(|p| {
-                    let c = floats(p);
-                    DVec3::new(c[0], c[1], c[2])
-                }).collect(),
+                v["points"]
+                    .as_array()
+                    .expect("points")
+                    .iter()
+                    .map(|p| {
+                        let c = floats(p);
+                        DVec3::new(c[0], c[1], c[2])
+                    })
+                    .collect(),
             ),
             k => panic!("unknown kind {k}"),
         }
@@ -100,7 +108,9 @@ impl Shape3 {
             Shape3::Sphere(r) => Shape::ball(*r as f32),
             Shape3::Box(h) => Shape::cuboid(h.as_vec3()),
             Shape3::Capsule(h, r) => Shape::capsule(*h as f32, *r as f32),
-            Shape3::Hull(p) => Shape::convex_hull(&p.iter().map(|q| q.as_vec3()).collect::<Vec<_>>()),
+            Shape3::Hull(p) => {
+                Shape::convex_hull(&p.iter().map(|q| q.as_vec3()).collect::<Vec<_>>())
+            }
         }
         .expect("valid corpus shape")
     }
@@ -109,7 +119,10 @@ impl Shape3 {
 fn pose3(v: &Value) -> (DVec3, DQuat) {
     let t = floats(&v["t"]);
     let q = floats(&v["q"]);
-    (DVec3::new(t[0], t[1], t[2]), DQuat::from_xyzw(q[0], q[1], q[2], q[3]))
+    (
+        DVec3::new(t[0], t[1], t[2]),
+        DQuat::from_xyzw(q[0], q[1], q[2], q[3]),
+    )
 }
 
 /// World support value of a shape at a pose along world unit `n`.
@@ -121,7 +134,12 @@ fn check3(case: &Value) -> Errors {
     let (a, b) = (Shape3::parse(&case["a"]), Shape3::parse(&case["b"]));
     let (pa, pb) = (pose3(&case["pa"]), pose3(&case["pb"]));
     let size = a.radius().max(b.radius());
-    let to_pose = |(t, q): (DVec3, DQuat)| tumble::d3::Pose::new(t.as_vec3(), Quat::from_xyzw(q.x as f32, q.y as f32, q.z as f32, q.w as f32));
+    let to_pose = |(t, q): (DVec3, DQuat)| {
+        tumble::d3::Pose::new(
+            t.as_vec3(),
+            Quat::from_xyzw(q.x as f32, q.y as f32, q.z as f32, q.w as f32),
+        )
+    };
     let (ea, eb) = (a.engine(), b.engine());
     let (qa, qb) = (to_pose(pa), to_pose(pb));
     let hit = tumble::d3::contact(&ea, &qa, &eb, &qb);
@@ -130,11 +148,12 @@ fn check3(case: &Value) -> Errors {
     let exact_depth = f(&case["depth"]);
     let exact_distance = f(&case["distance"]);
     let decided = if overlap { exact_depth } else { exact_distance } > UNDECIDED * size;
-    let mut e = Errors { id: case["id"].as_str().unwrap_or("").into(), category: case["category"].as_str().unwrap_or("").into(), ..Default::default() };
+    let mut e = Errors {
+        id: case["id"].as_str().unwrap_or("").into(),
+        category: case["category"].as_str().unwrap_or("").into(),
+        ..Default::default()
+    };
     e.wrong_overlap = decided && hit.is_some() != overlap;
-    if std::env::var("TMP_CASE").ok().as_deref() == Some(e.id.as_str()) {
-        eprintln!("{} overlap={overlap} depth={exact_depth} dist={exact_distance} size={size} hit={hit:?} gap={gap}", e.id);
-    }
     if !overlap {
         e.distance = Some((gap - exact_distance).abs() / size);
     }
@@ -146,9 +165,16 @@ fn check3(case: &Value) -> Errors {
         let hb = world_support3(&b, pb, -n);
         e.depth = Some((d - exact_depth).abs() / size);
         e.normal = Some((ha + hb - exact_depth) / size);
-        let witness = (n.dot(wa) - ha).abs().max((-n.dot(wb) - hb).abs()).max((wa - wb - n * d).length());
+        let witness = (n.dot(wa) - ha)
+            .abs()
+            .max((-n.dot(wb) - hb).abs())
+            .max((wa - wb - n * d).length());
         e.witness = Some(witness / size);
-        assert!((c.normal.length() - 1.0).abs() < 1e-4, "{}: normal not unit", e.id);
+        assert!(
+            (c.normal.length() - 1.0).abs() < 1e-4,
+            "{}: normal not unit",
+            e.id
+        );
     }
     e
 }
@@ -173,10 +199,15 @@ impl Shape2 {
             }
             "capsule" => Shape2::Capsule(f(&v["half_height"]), f(&v["r"])),
             "polygon" => Shape2::Polygon(
-                v["points"].as_array().expect("points").iter().map(|p| {
-                    let c = floats(p);
-                    DVec2::new(c[0], c[1])
-                }).collect(),
+                v["points"]
+                    .as_array()
+                    .expect("points")
+                    .iter()
+                    .map(|p| {
+                        let c = floats(p);
+                        DVec2::new(c[0], c[1])
+                    })
+                    .collect(),
             ),
             k => panic!("unknown kind {k}"),
         }
@@ -206,7 +237,9 @@ impl Shape2 {
             Shape2::Circle(r) => Shape::ball(*r as f32),
             Shape2::Box(h) => Shape::cuboid(h.as_vec2()),
             Shape2::Capsule(h, r) => Shape::capsule(*h as f32, *r as f32),
-            Shape2::Polygon(p) => Shape::convex_polygon(&p.iter().map(|q| q.as_vec2()).collect::<Vec<_>>()),
+            Shape2::Polygon(p) => {
+                Shape::convex_polygon(&p.iter().map(|q| q.as_vec2()).collect::<Vec<_>>())
+            }
         }
         .expect("valid corpus shape")
     }
@@ -235,11 +268,12 @@ fn check2(case: &Value) -> Errors {
     let exact_depth = f(&case["depth"]);
     let exact_distance = f(&case["distance"]);
     let decided = if overlap { exact_depth } else { exact_distance } > UNDECIDED * size;
-    let mut e = Errors { id: case["id"].as_str().unwrap_or("").into(), category: case["category"].as_str().unwrap_or("").into(), ..Default::default() };
+    let mut e = Errors {
+        id: case["id"].as_str().unwrap_or("").into(),
+        category: case["category"].as_str().unwrap_or("").into(),
+        ..Default::default()
+    };
     e.wrong_overlap = decided && hit.is_some() != overlap;
-    if std::env::var("TMP_CASE").ok().as_deref() == Some(e.id.as_str()) {
-        eprintln!("{} overlap={overlap} depth={exact_depth} dist={exact_distance} size={size} hit={hit:?} gap={gap}", e.id);
-    }
     if !overlap {
         e.distance = Some((gap - exact_distance).abs() / size);
     }
@@ -251,9 +285,16 @@ fn check2(case: &Value) -> Errors {
         let hb = world_support2(&b, pb, -n);
         e.depth = Some((d - exact_depth).abs() / size);
         e.normal = Some((ha + hb - exact_depth) / size);
-        let witness = (n.dot(wa) - ha).abs().max((-n.dot(wb) - hb).abs()).max((wa - wb - n * d).length());
+        let witness = (n.dot(wa) - ha)
+            .abs()
+            .max((-n.dot(wb) - hb).abs())
+            .max((wa - wb - n * d).length());
         e.witness = Some(witness / size);
-        assert!((c.normal.length() - 1.0).abs() < 1e-4, "{}: normal not unit", e.id);
+        assert!(
+            (c.normal.length() - 1.0).abs() < 1e-4,
+            "{}: normal not unit",
+            e.id
+        );
     }
     e
 }
@@ -270,7 +311,9 @@ fn percentile(values: &mut [f64], p: f64) -> f64 {
 }
 
 fn worst<'e>(all: &'e [Errors], pick: fn(&Errors) -> Option<f64>) -> Option<(&'e Errors, f64)> {
-    all.iter().filter_map(|e| pick(e).map(|v| (e, v))).max_by(|x, y| x.1.total_cmp(&y.1))
+    all.iter()
+        .filter_map(|e| pick(e).map(|v| (e, v)))
+        .max_by(|x, y| x.1.total_cmp(&y.1))
 }
 
 /// Prints the figures and asserts the bar.
@@ -288,24 +331,41 @@ fn assert_bar(label: &str, all: &[Errors]) {
         let count = values.len();
         let p99 = percentile(&mut values, 0.99);
         let max = values.last().copied().unwrap_or(0.0);
-        let (worst_id, worst_category) = worst(all, pick).map(|(e, _)| (e.id.clone(), e.category.clone())).unwrap_or_default();
+        let (worst_id, worst_category) = worst(all, pick)
+            .map(|(e, _)| (e.id.clone(), e.category.clone()))
+            .unwrap_or_default();
         println!("  {name:8} n={count:5} p99={p99:.2e} max={max:.2e} (worst {worst_id} {worst_category})");
         if max > MAX_ERROR || (name == "depth" && p99 > DEPTH_P99) {
-            failures.push(format!("{name}: p99 {p99:.2e}, max {max:.2e} at {worst_id} ({worst_category})"));
+            failures.push(format!(
+                "{name}: p99 {p99:.2e}, max {max:.2e} at {worst_id} ({worst_category})"
+            ));
         }
     }
-    let wrong: Vec<&str> = all.iter().filter(|e| e.wrong_overlap).map(|e| e.id.as_str()).collect();
+    let wrong: Vec<&str> = all
+        .iter()
+        .filter(|e| e.wrong_overlap)
+        .map(|e| e.id.as_str())
+        .collect();
     println!("  wrong overlap decisions: {}", wrong.len());
     if !wrong.is_empty() {
-        failures.push(format!("wrong overlap decision in {} cases: {:?}", wrong.len(), &wrong[..wrong.len().min(10)]));
+        failures.push(format!(
+            "wrong overlap decision in {} cases: {:?}",
+            wrong.len(),
+            &wrong[..wrong.len().min(10)]
+        ));
     }
-    assert!(failures.is_empty(), "{label} misses the bar:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{label} misses the bar:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn corpus_3d_meets_the_bar() {
     let cases = read_cases("contacts3d.jsonl");
-    
+
+    assert_eq!(cases.len(), 3000);
     let errors: Vec<Errors> = cases.iter().map(check3).collect();
     assert_bar("3D", &errors);
 }
@@ -313,8 +373,8 @@ fn corpus_3d_meets_the_bar() {
 #[test]
 fn corpus_2d_meets_the_bar() {
     let cases = read_cases("contacts2d.jsonl");
-    
+
+    assert_eq!(cases.len(), 2000);
     let errors: Vec<Errors> = cases.iter().map(check2).collect();
     assert_bar("2D", &errors);
 }
-

@@ -216,7 +216,7 @@ impl Dim for D2 {
     }
     #[inline]
     fn compose(a: Rot2, b: Rot2) -> Rot2 {
-        a.mul(b)
+        a * b
     }
     #[inline]
     fn invert(r: Rot2) -> Rot2 {

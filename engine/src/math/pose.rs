@@ -21,17 +21,26 @@ impl<D: Dim> Pose<D> {
     /// A pose from a translation and a user rotation: an angle in radians
     /// (2D, counter-clockwise) or a quaternion (3D, normalised here).
     pub fn new(translation: D::Vector, rotation: D::Angle) -> Self {
-        Self { translation, rotation: D::rotation_from_angle(rotation) }
+        Self {
+            translation,
+            rotation: D::rotation_from_angle(rotation),
+        }
     }
 
     /// The identity pose: the local frame is the world frame.
     pub fn identity() -> Self {
-        Self { translation: D::Vector::ZERO, rotation: D::identity() }
+        Self {
+            translation: D::Vector::ZERO,
+            rotation: D::identity(),
+        }
     }
 
     /// A pure translation.
     pub fn from_translation(translation: D::Vector) -> Self {
-        Self { translation, rotation: D::identity() }
+        Self {
+            translation,
+            rotation: D::identity(),
+        }
     }
 
     /// The rotation in the user's form (angle in 2D, quaternion in 3D).

@@ -30,37 +30,53 @@ impl Rot2 {
     /// Rotates `v`.
     #[inline]
     pub fn rotate(self, v: Vec2) -> Vec2 {
-        Vec2::new(self.cos * v.x - self.sin * v.y, self.sin * v.x + self.cos * v.y)
+        Vec2::new(
+            self.cos * v.x - self.sin * v.y,
+            self.sin * v.x + self.cos * v.y,
+        )
     }
 
     /// Rotates `v` by the inverse rotation.
     #[inline]
     pub fn inverse_rotate(self, v: Vec2) -> Vec2 {
-        Vec2::new(self.cos * v.x + self.sin * v.y, -self.sin * v.x + self.cos * v.y)
-    }
-
-    /// The composition `self * other`: rotate by `other`, then by `self`.
-    #[inline]
-    pub fn mul(self, other: Rot2) -> Rot2 {
-        Rot2 {
-            cos: self.cos * other.cos - self.sin * other.sin,
-            sin: self.sin * other.cos + self.cos * other.sin,
-        }
+        Vec2::new(
+            self.cos * v.x + self.sin * v.y,
+            -self.sin * v.x + self.cos * v.y,
+        )
     }
 
     /// The inverse rotation.
     #[inline]
     pub fn inverse(self) -> Rot2 {
-        Rot2 { cos: self.cos, sin: -self.sin }
+        Rot2 {
+            cos: self.cos,
+            sin: -self.sin,
+        }
     }
 
     /// The same rotation rescaled to unit length, undoing drift from integration.
     pub fn normalize(self) -> Rot2 {
         let len = (self.cos * self.cos + self.sin * self.sin).sqrt();
         if len > 0.0 && len.is_finite() {
-            Rot2 { cos: self.cos / len, sin: self.sin / len }
+            Rot2 {
+                cos: self.cos / len,
+                sin: self.sin / len,
+            }
         } else {
             Rot2::IDENTITY
+        }
+    }
+}
+
+impl core::ops::Mul for Rot2 {
+    type Output = Rot2;
+
+    /// The composition `self * other`: rotate by `other`, then by `self`.
+    #[inline]
+    fn mul(self, other: Rot2) -> Rot2 {
+        Rot2 {
+            cos: self.cos * other.cos - self.sin * other.sin,
+            sin: self.sin * other.cos + self.cos * other.sin,
         }
     }
 }
@@ -74,7 +90,7 @@ mod tests {
         let r = Rot2::from_angle(0.7);
         let v = Vec2::new(1.5, -2.0);
         assert!((r.inverse_rotate(r.rotate(v)) - v).length() < 1e-6);
-        assert!((r.mul(r.inverse()).angle()).abs() < 1e-6);
+        assert!(((r * r.inverse()).angle()).abs() < 1e-6);
         assert!((r.angle() - 0.7).abs() < 1e-6);
     }
 }

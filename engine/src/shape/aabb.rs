@@ -20,7 +20,10 @@ impl<D: Dim> Aabb<D> {
     /// The cube (square in 2D) of half side `half` around `center`.
     pub fn around(center: D::Vector, half: f32) -> Self {
         let h = D::Vector::splat(half);
-        Self { min: center - h, max: center + h }
+        Self {
+            min: center - h,
+            max: center + h,
+        }
     }
 
     /// The tight box of a convex set given by its world-space support function.
@@ -37,12 +40,18 @@ impl<D: Dim> Aabb<D> {
     /// The box grown by `margin` on every side.
     pub fn expanded(&self, margin: f32) -> Self {
         let m = D::Vector::splat(margin);
-        Self { min: self.min - m, max: self.max + m }
+        Self {
+            min: self.min - m,
+            max: self.max + m,
+        }
     }
 
     /// The smallest box holding both.
     pub fn union(&self, other: &Self) -> Self {
-        Self { min: self.min.min(other.min), max: self.max.max(other.max) }
+        Self {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
     }
 
     /// True when the boxes share any point (touching counts).

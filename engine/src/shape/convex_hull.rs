@@ -78,25 +78,39 @@ impl ConvexHull {
             return Err(ShapeError::NotFinite { what: "hull point" });
         }
         if points.len() < 4 {
-            return Err(ShapeError::TooFewPoints { needed: 4, got: points.len() });
+            return Err(ShapeError::TooFewPoints {
+                needed: 4,
+                got: points.len(),
+            });
         }
         if u32::try_from(points.len()).is_err() {
-            return Err(ShapeError::Degenerate { reason: "more points than u32 indices can address" });
+            return Err(ShapeError::Degenerate {
+                reason: "more points than u32 indices can address",
+            });
         }
-        let degenerate = ShapeError::Degenerate { reason: "all points lie on one plane" };
+        let degenerate = || ShapeError::Degenerate {
+            reason: "all points lie on one plane",
+        };
 
         let wide: Vec<DVec3> = points.iter().map(|p| p.as_dvec3()).collect();
         let init = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
-        let (min, max) = wide.iter().fold(init, |(min, max), p| (min.min(*p), max.max(*p)));
+        let (min, max) = wide
+            .iter()
+            .fold(init, |(min, max), p| (min.min(*p), max.max(*p)));
         let extent = (max - min).length();
         if !(extent > 0.0 && extent.is_finite()) {
-            return Err(degenerate);
+            return Err(degenerate());
         }
-        let mut builder = QuickHull::seed(&wide, extent).ok_or(degenerate)?;
+        let mut builder = QuickHull::seed(&wide, extent).ok_or_else(degenerate)?;
         builder.run(3 * points.len() + 16);
 
         // Keep only the vertices the triangles use, in input order.
-        let faces: Vec<[usize; 3]> = builder.faces.iter().filter(|f| f.alive).map(|f| f.v).collect();
+        let faces: Vec<[usize; 3]> = builder
+            .faces
+            .iter()
+            .filter(|f| f.alive)
+            .map(|f| f.v)
+            .collect();
         let mut remap: Vec<Option<u32>> = vec![None; points.len()];
         for &i in faces.iter().flatten() {
             if let Some(slot) = remap.get_mut(i) {
@@ -114,12 +128,12 @@ impl ConvexHull {
         for face in &faces {
             let mut triangle = [0u32; 3];
             for (out, &i) in triangle.iter_mut().zip(face) {
-                *out = remap.get(i).copied().flatten().ok_or(degenerate.clone())?;
+                *out = remap.get(i).copied().flatten().ok_or_else(degenerate)?;
             }
             triangles.push(triangle);
         }
         if vertices.len() < 4 || triangles.len() < 4 {
-            return Err(degenerate);
+            return Err(degenerate());
         }
 
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f32::max);
@@ -128,7 +142,13 @@ impl ConvexHull {
         } else {
             (Vec::new(), Vec::new())
         };
-        Ok(Self { vertices, triangles, bounding_radius, adjacency_offsets, adjacency })
+        Ok(Self {
+            vertices,
+            triangles,
+            bounding_radius,
+            adjacency_offsets,
+            adjacency,
+        })
     }
 
     /// Hull vertices (interior points dropped), local frame.
@@ -154,8 +174,16 @@ impl ConvexHull {
     /// shifted to the centroid and turned into `trace(C)·I − C`.
     pub(crate) fn mass_properties(&self, density: f32) -> MassProperties<D3> {
         let count = self.vertices.len().max(1) as f64;
-        let reference = self.vertices.iter().fold(DVec3::ZERO, |sum, v| sum + v.as_dvec3()) / count;
-        let corner = |i: u32| self.vertices.get(i as usize).map(|v| v.as_dvec3() - reference);
+        let reference = self
+            .vertices
+            .iter()
+            .fold(DVec3::ZERO, |sum, v| sum + v.as_dvec3())
+            / count;
+        let corner = |i: u32| {
+            self.vertices
+                .get(i as usize)
+                .map(|v| v.as_dvec3() - reference)
+        };
 
         let mut volume = 0.0;
         let mut first_moment = DVec3::ZERO;
@@ -172,7 +200,11 @@ impl ConvexHull {
             second_moment += (outer(a) + outer(b) + outer(c) + outer(sum)) * (det / 120.0);
         }
 
-        let offset = if volume > 0.0 { first_moment / volume } else { DVec3::ZERO };
+        let offset = if volume > 0.0 {
+            first_moment / volume
+        } else {
+            DVec3::ZERO
+        };
         let covariance = second_moment - outer(offset) * volume;
         let trace = covariance.x_axis.x + covariance.y_axis.y + covariance.z_axis.z;
         let inertia = (DMat3::from_diagonal(DVec3::splat(trace)) - covariance) * f64::from(density);
@@ -184,14 +216,18 @@ impl ConvexHull {
     }
 
     /// Support by scanning every vertex (the first one wins ties).
+    ///
+    /// Both supports compare `(v - v₀)·dir` rather than `v·dir`: the
+    /// difference is exact for vertices near each other, which keeps the
+    /// comparisons sharp for hulls far from the local origin.
     fn support_linear(&self, dir: Vec3) -> Vec3 {
         let mut vertices = self.vertices.iter().copied();
-        let Some(mut best) = vertices.next() else {
+        let Some(first) = vertices.next() else {
             return Vec3::ZERO;
         };
-        let mut best_dot = best.dot(dir);
+        let (mut best, mut best_dot) = (first, 0.0);
         for v in vertices {
-            let d = v.dot(dir);
+            let d = (v - first).dot(dir);
             if d > best_dot {
                 best = v;
                 best_dot = d;
@@ -207,16 +243,19 @@ impl ConvexHull {
         let Some(&first) = self.vertices.first() else {
             return Vec3::ZERO;
         };
-        let (mut current, mut best_dot) = (0usize, first.dot(dir));
+        let (mut current, mut best_dot) = (0usize, 0.0);
         for _ in 0..self.vertices.len() {
-            let range = match (self.adjacency_offsets.get(current), self.adjacency_offsets.get(current + 1)) {
+            let range = match (
+                self.adjacency_offsets.get(current),
+                self.adjacency_offsets.get(current + 1),
+            ) {
                 (Some(&start), Some(&end)) => start as usize..end as usize,
                 _ => break,
             };
             let mut next = None;
             for &n in self.adjacency.get(range).unwrap_or(&[]) {
-                if let Some(v) = self.vertices.get(n as usize) {
-                    let d = v.dot(dir);
+                if let Some(&v) = self.vertices.get(n as usize) {
+                    let d = (v - first).dot(dir);
                     if d > best_dot {
                         best_dot = d;
                         next = Some(n as usize);
@@ -301,7 +340,16 @@ impl Face {
             return None;
         }
         let normal = normal / length;
-        Some(Self { v, normal, origin: a, neighbors: [0; 3], outside: Vec::new(), alive: true, mark: 0, visible: false })
+        Some(Self {
+            v,
+            normal,
+            origin: a,
+            neighbors: [0; 3],
+            outside: Vec::new(),
+            alive: true,
+            mark: 0,
+            visible: false,
+        })
     }
 
     /// Signed distance of `p` above the face's plane.
@@ -337,11 +385,16 @@ impl<'a> QuickHull<'a> {
         let tolerance = DISTANCE_TOLERANCE * extent;
         let simplex = initial_simplex(points, tolerance)?;
         let [a, b, c, d] = simplex;
-        let centroid = (*points.get(a)? + *points.get(b)? + *points.get(c)? + *points.get(d)?) / 4.0;
+        let centroid =
+            (*points.get(a)? + *points.get(b)? + *points.get(c)? + *points.get(d)?) / 4.0;
         let mut faces = Vec::with_capacity(4);
         for [x, y, z] in [[a, b, c], [a, b, d], [a, c, d], [b, c, d]] {
             let face = Face::new(points, [x, y, z])?;
-            faces.push(if face.distance(centroid) > 0.0 { Face::new(points, [x, z, y])? } else { face });
+            faces.push(if face.distance(centroid) > 0.0 {
+                Face::new(points, [x, z, y])?
+            } else {
+                face
+            });
         }
         // Link each edge to the face holding it reversed.
         let edges: Vec<[usize; 3]> = faces.iter().map(|f| f.v).collect();
@@ -349,7 +402,10 @@ impl<'a> QuickHull<'a> {
             for slot in 0..3 {
                 let (from, to) = (face.v[slot], face.v[(slot + 1) % 3]);
                 face.neighbors[slot] = (0..edges.len()).find(|&g| {
-                    g != f && edges.get(g).is_some_and(|v| (0..3).any(|j| v[j] == to && v[(j + 1) % 3] == from))
+                    g != f
+                        && edges
+                            .get(g)
+                            .is_some_and(|v| (0..3).any(|j| v[j] == to && v[(j + 1) % 3] == from))
                 })?;
             }
         }
@@ -362,15 +418,27 @@ impl<'a> QuickHull<'a> {
             }
         }
         let pending = (0..faces.len()).rev().collect();
-        Some(Self { points, faces, pending, tolerance, visibility: VISIBILITY_TOLERANCE * extent, step: 0 })
+        Some(Self {
+            points,
+            faces,
+            pending,
+            tolerance,
+            visibility: VISIBILITY_TOLERANCE * extent,
+            step: 0,
+        })
     }
 
-    /// Add eyes until no outside points remain or `max_steps` are spent.
-    fn run(&mut self, max_steps: usize) {
-        for _ in 0..max_steps {
-            let Some(f) = self.pending.pop() else {
+    /// Add eyes until no outside points remain or `max_eyes` eyes were tried.
+    ///
+    /// Popping a face that died since it was queued costs no eye; the loop
+    /// still ends, as every push follows an eye and each eye pushes at most
+    /// one face per new triangle.
+    fn run(&mut self, max_eyes: usize) {
+        let mut eyes = 0;
+        while let Some(f) = self.pending.pop() {
+            if eyes >= max_eyes {
                 return;
-            };
+            }
             let Some(face) = self.faces.get(f).filter(|face| face.alive) else {
                 continue;
             };
@@ -385,7 +453,11 @@ impl<'a> QuickHull<'a> {
             let Some((eye, _)) = farthest else {
                 continue;
             };
-            if !self.add_eye(f, eye) {
+            eyes += 1;
+            let ok = self.add_eye(f, eye);
+            self.debug_check(eye);
+            { let p = self.points[114]; let d = self.faces.iter().filter(|f| f.alive).map(|f| f.distance(p)).fold(f64::MIN, f64::max); eprintln!("eye {eye}: 114 max dist {d:e}"); }
+            if !ok {
                 // Skip this eye; keep the face's other outside points.
                 if let Some(face) = self.faces.get_mut(f) {
                     face.outside.retain(|&i| i != eye);
@@ -455,7 +527,11 @@ impl<'a> QuickHull<'a> {
             return false;
         }
         for (pos, edge) in order.iter().filter_map(|&k| horizon.get(k)).enumerate() {
-            if let Some(slot) = self.faces.get_mut(edge.outer).and_then(|f| f.neighbors.get_mut(edge.outer_slot)) {
+            if let Some(slot) = self
+                .faces
+                .get_mut(edge.outer)
+                .and_then(|f| f.neighbors.get_mut(edge.outer_slot))
+            {
                 *slot = base + pos;
             }
         }
@@ -473,7 +549,10 @@ impl<'a> QuickHull<'a> {
             let Some(&p) = self.points.get(i).filter(|_| i != eye) else {
                 continue;
             };
-            if let Some(face) = new_faces.iter_mut().find(|f| f.distance(p) > self.tolerance) {
+            if let Some(face) = new_faces
+                .iter_mut()
+                .find(|f| f.distance(p) > self.tolerance)
+            {
                 face.outside.push(i);
             }
         }
@@ -483,6 +562,27 @@ impl<'a> QuickHull<'a> {
             }
         }
         true
+    }
+
+    fn debug_check(&self, eye: usize) {
+        let verts: Vec<usize> = self
+            .faces
+            .iter()
+            .filter(|f| f.alive)
+            .flat_map(|f| f.v)
+            .collect();
+        let mut worst = 0.0f64;
+        for f in self.faces.iter().filter(|f| f.alive) {
+            for &v in &verts {
+                worst = worst.max(f.distance(self.points[v]));
+            }
+        }
+        if worst > 1e-9 {
+            eprintln!(
+                "after eye {eye}: concavity {worst:e}, faces {}",
+                self.faces.iter().filter(|f| f.alive).count()
+            );
+        }
     }
 
     /// Every edge from a visible face to a non-visible one (tested at `step`).
@@ -496,8 +596,14 @@ impl<'a> QuickHull<'a> {
                     continue;
                 }
                 let (from, to) = (face.v[slot], face.v[(slot + 1) % 3]);
-                let outer_slot = (0..3).find(|&j| other.v[j] == to && other.v[(j + 1) % 3] == from)?;
-                horizon.push(HorizonEdge { from, to, outer, outer_slot });
+                let outer_slot =
+                    (0..3).find(|&j| other.v[j] == to && other.v[(j + 1) % 3] == from)?;
+                horizon.push(HorizonEdge {
+                    from,
+                    to,
+                    outer,
+                    outer_slot,
+                });
             }
         }
         Some(horizon)
@@ -578,4 +684,286 @@ fn farthest(points: &[DVec3], measure: impl Fn(DVec3) -> f64) -> Option<usize> {
         }
     }
     best.map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (64-bit LCG) for test clouds.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        fn in_cube(&mut self) -> Vec3 {
+            Vec3::new(self.next(), self.next(), self.next()) * 2.0 - Vec3::ONE
+        }
+
+        fn on_sphere(&mut self) -> Vec3 {
+            for _ in 0..1000 {
+                let p = self.in_cube();
+                let len = p.length();
+                if len > 0.1 && len <= 1.0 {
+                    return p / len;
+                }
+            }
+            Vec3::X
+        }
+    }
+
+    fn cube_corners(half: Vec3) -> Vec<Vec3> {
+        (0..8)
+            .map(|i| {
+                Vec3::new(
+                    if i & 1 == 0 { -1.0 } else { 1.0 },
+                    if i & 2 == 0 { -1.0 } else { 1.0 },
+                    if i & 4 == 0 { -1.0 } else { 1.0 },
+                ) * half
+            })
+            .collect()
+    }
+
+    fn corners(hull: &ConvexHull, t: &[u32; 3]) -> [DVec3; 3] {
+        t.map(|i| hull.vertices()[i as usize].as_dvec3())
+    }
+
+    /// Largest distance of any of `points` above any face plane of `hull`.
+    fn max_outside(hull: &ConvexHull, points: &[Vec3]) -> f64 {
+        let mut worst = f64::NEG_INFINITY;
+        for t in hull.triangles() {
+            let [a, b, c] = corners(hull, t);
+            let n = (b - a).cross(c - a);
+            assert!(n.length() > 0.0, "degenerate triangle");
+            let n = n.normalize();
+            for p in points {
+                worst = worst.max(n.dot(p.as_dvec3() - a));
+            }
+        }
+        worst
+    }
+
+    /// Checks a closed, consistently oriented triangle mesh and returns V - E + F.
+    fn euler_characteristic(hull: &ConvexHull) -> i64 {
+        let mut directed: Vec<(u32, u32)> = hull
+            .triangles()
+            .iter()
+            .flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)])
+            .collect();
+        directed.sort_unstable();
+        let before = directed.len();
+        directed.dedup();
+        assert_eq!(
+            before,
+            directed.len(),
+            "an edge is used twice in the same direction"
+        );
+        for &(a, b) in &directed {
+            assert!(directed.binary_search(&(b, a)).is_ok(), "open edge");
+        }
+        let edges = directed.len() as i64 / 2;
+        hull.vertices().len() as i64 - edges + hull.triangles().len() as i64
+    }
+
+    #[test]
+    fn cube_with_inner_and_face_points() {
+        let mut points = cube_corners(Vec3::ONE);
+        points.extend([Vec3::ZERO, Vec3::splat(0.3), Vec3::new(-0.5, 0.2, 0.9)]);
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            points.extend([axis, -axis, axis * 0.5 + (Vec3::ONE - axis) * 0.999]);
+        }
+        points.extend(cube_corners(Vec3::ONE)); // duplicates
+        let hull = ConvexHull::new(&points).unwrap();
+        assert_eq!(hull.vertices().len(), 8);
+        assert_eq!(hull.triangles().len(), 12);
+        assert!(max_outside(&hull, hull.vertices()) <= 1e-6);
+        assert!(max_outside(&hull, &points) <= 1e-6);
+        for t in hull.triangles() {
+            let [a, b, c] = corners(&hull, t);
+            // Outward: the normal points away from the cube's centre.
+            assert!((b - a).cross(c - a).dot(a + b + c) > 0.0);
+        }
+        assert_eq!(euler_characteristic(&hull), 2);
+        assert!((hull.bounding_radius() - 3f32.sqrt()).abs() < 1e-6);
+        assert_eq!(
+            hull.support(Vec3::new(1.0, -2.0, 0.5)),
+            Vec3::new(1.0, -1.0, 1.0)
+        );
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let plane = [
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::new(1.0, 1.0, 0.0),
+            Vec3::new(0.3, 0.7, 0.0),
+        ];
+        assert_eq!(
+            ConvexHull::new(&plane),
+            Err(ShapeError::Degenerate {
+                reason: "all points lie on one plane"
+            })
+        );
+        let tilted: Vec<Vec3> = plane
+            .iter()
+            .map(|p| Vec3::new(p.x, p.y, p.x + 2.0 * p.y))
+            .collect();
+        assert!(matches!(
+            ConvexHull::new(&tilted),
+            Err(ShapeError::Degenerate { .. })
+        ));
+        let line: Vec<Vec3> = (0..6).map(|i| Vec3::splat(i as f32)).collect();
+        assert!(matches!(
+            ConvexHull::new(&line),
+            Err(ShapeError::Degenerate { .. })
+        ));
+        assert!(matches!(
+            ConvexHull::new(&[Vec3::ONE; 6]),
+            Err(ShapeError::Degenerate { .. })
+        ));
+        assert_eq!(
+            ConvexHull::new(&[Vec3::ZERO, Vec3::X, Vec3::Y]),
+            Err(ShapeError::TooFewPoints { needed: 4, got: 3 })
+        );
+        let nan = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.0, 0.0, f32::NAN)];
+        assert_eq!(
+            ConvexHull::new(&nan),
+            Err(ShapeError::NotFinite { what: "hull point" })
+        );
+        let inf = [
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::Z,
+            Vec3::new(f32::NEG_INFINITY, 0.0, 0.0),
+        ];
+        assert!(matches!(
+            ConvexHull::new(&inf),
+            Err(ShapeError::NotFinite { .. })
+        ));
+    }
+
+    #[test]
+    fn box_mass_matches_formula() {
+        let half = Vec3::new(0.5, 1.0, 1.5);
+        let density = 2.0;
+        let m = ConvexHull::new(&cube_corners(half))
+            .unwrap()
+            .mass_properties(density);
+        let size = half * 2.0;
+        let mass = density * size.x * size.y * size.z;
+        assert!((m.mass - mass).abs() < 1e-4);
+        assert!(m.local_center.length() < 1e-6);
+        let sq = size * size;
+        let expected =
+            Mat3::from_diagonal(Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * (mass / 12.0));
+        assert!(m.inertia.abs_diff_eq(expected, 1e-4), "{:?}", m.inertia);
+
+        // The same box far from the origin: centroid moves, inertia does not.
+        let offset = Vec3::new(100.0, -40.0, 7.0);
+        let moved: Vec<Vec3> = cube_corners(half).iter().map(|p| *p + offset).collect();
+        let m = ConvexHull::new(&moved).unwrap().mass_properties(density);
+        assert!((m.local_center - offset).length() < 1e-4);
+        assert!(m.inertia.abs_diff_eq(expected, 1e-3));
+    }
+
+    #[test]
+    fn tetrahedron_centroid() {
+        let points = [
+            Vec3::ZERO,
+            Vec3::X * 3.0,
+            Vec3::Y * 3.0,
+            Vec3::Z * 3.0,
+            Vec3::splat(0.2),
+        ];
+        let hull = ConvexHull::new(&points).unwrap();
+        assert_eq!(hull.vertices().len(), 4);
+        let m = hull.mass_properties(1.0);
+        assert!((m.mass - 4.5).abs() < 1e-5);
+        assert!((m.local_center - Vec3::splat(0.75)).length() < 1e-6);
+        // Products of inertia of this tetrahedron are positive about its centroid.
+        assert!(m.inertia.x_axis.y > 0.0 && (m.inertia.x_axis.y - m.inertia.y_axis.x).abs() < 1e-6);
+    }
+
+    #[test]
+    fn random_cloud_is_closed_and_contains_every_point() {
+        let mut rng = Lcg(7);
+        let points: Vec<Vec3> = (0..200)
+            .map(|_| rng.in_cube() * Vec3::new(1.0, 2.0, 0.5))
+            .collect();
+        let hull = ConvexHull::new(&points).unwrap();
+        assert_eq!(euler_characteristic(&hull), 2);
+        let extent = 2.0 * Vec3::new(1.0, 2.0, 0.5).length() as f64;
+        assert!(max_outside(&hull, &points) <= DISTANCE_TOLERANCE * extent);
+        for v in hull.vertices() {
+            assert!(points.contains(v));
+        }
+        assert!(hull.vertices().len() < points.len());
+    }
+
+    #[test]
+    fn noisy_flat_faces_stay_valid() {
+        // Points scattered on the faces of a box, off them by float-noise only.
+        let mut rng = Lcg(99);
+        let mut points = cube_corners(Vec3::ONE);
+        for _ in 0..400 {
+            let mut p = rng.in_cube();
+            let axis = (rng.next() * 3.0) as usize % 3;
+            p[axis] = if rng.next() < 0.5 { -1.0 } else { 1.0 } + (rng.next() - 0.5) * 1e-6;
+            points.push(p);
+        }
+        let hull = ConvexHull::new(&points).unwrap();
+        assert_eq!(euler_characteristic(&hull), 2);
+        assert!(max_outside(&hull, &points) <= DISTANCE_TOLERANCE * 12f64.sqrt());
+        let m = hull.mass_properties(1.0);
+        assert!((m.mass - 8.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn sphere_volume_and_hill_climb_support() {
+        let mut rng = Lcg(12345);
+        let radius = 2.0f32;
+        let points: Vec<Vec3> = (0..500).map(|_| rng.on_sphere() * radius).collect();
+        let hull = ConvexHull::new(&points).unwrap();
+        assert_eq!(euler_characteristic(&hull), 2);
+        assert!(hull.vertices().len() > LINEAR_SUPPORT_MAX);
+        assert!(!hull.adjacency.is_empty());
+        let volume = hull.mass_properties(1.0).mass;
+        let sphere = 4.0 / 3.0 * core::f32::consts::PI * radius.powi(3);
+        assert!(
+            volume < sphere && volume > 0.95 * sphere,
+            "volume {volume} vs {sphere}"
+        );
+        assert!(hull.mass_properties(1.0).local_center.length() < 0.05);
+        for _ in 0..1000 {
+            let dir = rng.in_cube();
+            let climbed = hull.support(dir);
+            let scanned = hull.support_linear(dir);
+            assert!(
+                (climbed.dot(dir) - scanned.dot(dir)).abs() <= 1e-6,
+                "{climbed} vs {scanned}"
+            );
+        }
+        assert!(hull.vertices().contains(&hull.support(Vec3::ZERO)));
+    }
+
+    #[test]
+    fn far_from_origin_cloud() {
+        let mut rng = Lcg(3);
+        let offset = Vec3::new(5000.0, -3000.0, 1000.0);
+        let points: Vec<Vec3> = (0..300).map(|_| rng.on_sphere() + offset).collect();
+        let hull = ConvexHull::new(&points).unwrap();
+        assert_eq!(euler_characteristic(&hull), 2);
+        assert!(max_outside(&hull, &points) <= DISTANCE_TOLERANCE * 4.0);
+        let m = hull.mass_properties(1.0);
+        assert!((m.local_center - offset).length() < 0.05);
+    }
 }

@@ -62,12 +62,19 @@ impl ConvexPolygon {
     /// [`ShapeError::Degenerate`] when the points span no area.
     pub fn new(points: &[Vec2]) -> Result<Self, ShapeError> {
         if points.iter().any(|p| !p.is_finite()) {
-            return Err(ShapeError::NotFinite { what: "polygon point" });
+            return Err(ShapeError::NotFinite {
+                what: "polygon point",
+            });
         }
         if points.len() < 3 {
-            return Err(ShapeError::TooFewPoints { needed: 3, got: points.len() });
+            return Err(ShapeError::TooFewPoints {
+                needed: 3,
+                got: points.len(),
+            });
         }
-        let degenerate = ShapeError::Degenerate { reason: "all points lie on one line" };
+        let degenerate = ShapeError::Degenerate {
+            reason: "all points lie on one line",
+        };
 
         let mut sorted: Vec<DVec2> = points.iter().map(|p| p.as_dvec2()).collect();
         sorted.sort_by(|a, b| lexicographic(*a, *b));
@@ -85,7 +92,10 @@ impl ConvexPolygon {
 
         let vertices: Vec<Vec2> = ring.iter().map(|p| p.as_vec2()).collect();
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f32::max);
-        Ok(Self { vertices, bounding_radius })
+        Ok(Self {
+            vertices,
+            bounding_radius,
+        })
     }
 
     /// Vertices in counter-clockwise order, local frame.
@@ -105,7 +115,11 @@ impl ConvexPolygon {
     /// `f64`, then shifted to the centroid with the parallel axis theorem.
     pub(crate) fn mass_properties(&self, density: f32) -> MassProperties<D2> {
         let count = self.vertices.len().max(1) as f64;
-        let reference = self.vertices.iter().fold(DVec2::ZERO, |sum, v| sum + v.as_dvec2()) / count;
+        let reference = self
+            .vertices
+            .iter()
+            .fold(DVec2::ZERO, |sum, v| sum + v.as_dvec2())
+            / count;
 
         let mut area = 0.0;
         let mut first_moment = DVec2::ZERO;
@@ -120,7 +134,11 @@ impl ConvexPolygon {
             polar_moment += cross / 12.0 * (a.dot(a) + a.dot(b) + b.dot(b));
         }
 
-        let offset = if area > 0.0 { first_moment / area } else { DVec2::ZERO };
+        let offset = if area > 0.0 {
+            first_moment / area
+        } else {
+            DVec2::ZERO
+        };
         let about_centroid = (polar_moment - area * offset.length_squared()).max(0.0);
         let density = f64::from(density);
         MassProperties {
@@ -160,7 +178,9 @@ fn lexicographic(a: DVec2, b: DVec2) -> Ordering {
 /// Diagonal length of the points' bounding box.
 fn extent(points: &[DVec2]) -> f64 {
     let init = (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY));
-    let (min, max) = points.iter().fold(init, |(min, max), p| (min.min(*p), max.max(*p)));
+    let (min, max) = points
+        .iter()
+        .fold(init, |(min, max), p| (min.min(*p), max.max(*p)));
     if points.is_empty() {
         0.0
     } else {
@@ -227,14 +247,20 @@ fn merge_collinear(ring: &[DVec2], tolerance: f64) -> Vec<DVec2> {
         return ring.to_vec();
     }
     let corner = |i: usize| -> f64 {
-        match (ring.get((i + m - 1) % m), ring.get(i), ring.get((i + 1) % m)) {
+        match (
+            ring.get((i + m - 1) % m),
+            ring.get(i),
+            ring.get((i + 1) % m),
+        ) {
             (Some(&prev), Some(&here), Some(&next)) => outside_distance(prev, next, here),
             _ => 0.0,
         }
     };
     let start = (0..m).fold(0, |best, i| if corner(i) > corner(best) { i } else { best });
     // The ring rotated to start at the sharpest corner, closed by repeating it.
-    let closed: Vec<DVec2> = (0..=m).filter_map(|k| ring.get((start + k) % m).copied()).collect();
+    let closed: Vec<DVec2> = (0..=m)
+        .filter_map(|k| ring.get((start + k) % m).copied())
+        .collect();
 
     let mut kept: Vec<DVec2> = closed.first().copied().into_iter().collect();
     let mut budget = MERGE_WORK_PER_VERTEX * m;
@@ -246,7 +272,9 @@ fn merge_collinear(ring: &[DVec2], tolerance: f64) -> Vec<DVec2> {
         let fits = match (closed.get(anchor), closed.get(end)) {
             (Some(&a), Some(&b)) if budget >= skipped.len() => {
                 budget -= skipped.len();
-                skipped.iter().all(|&p| outside_distance(a, b, p) <= tolerance)
+                skipped
+                    .iter()
+                    .all(|&p| outside_distance(a, b, p) <= tolerance)
             }
             _ => false,
         };
@@ -261,7 +289,9 @@ fn merge_collinear(ring: &[DVec2], tolerance: f64) -> Vec<DVec2> {
 
 /// Consecutive vertex pairs of a closed polygon, the last back to the first.
 fn edges<T: Copy>(ring: &[T]) -> impl Iterator<Item = (T, T)> + '_ {
-    ring.iter().copied().zip(ring.iter().copied().cycle().skip(1))
+    ring.iter()
+        .copied()
+        .zip(ring.iter().copied().cycle().skip(1))
 }
 
 /// Signed area of a polygon (positive when counter-clockwise).
@@ -298,7 +328,12 @@ mod tests {
         let polygon = ConvexPolygon::new(&points).unwrap();
         assert_eq!(polygon.vertices().len(), 4);
         assert!(is_ccw_convex(polygon.vertices()));
-        for corner in [Vec2::ZERO, Vec2::new(2.0, 0.0), Vec2::new(2.0, 2.0), Vec2::new(0.0, 2.0)] {
+        for corner in [
+            Vec2::ZERO,
+            Vec2::new(2.0, 0.0),
+            Vec2::new(2.0, 2.0),
+            Vec2::new(0.0, 2.0),
+        ] {
             assert!(polygon.vertices().contains(&corner));
         }
         assert!((polygon.bounding_radius() - 8f32.sqrt()).abs() < 1e-6);
@@ -307,7 +342,12 @@ mod tests {
     #[test]
     fn nearly_collinear_points_are_merged() {
         // Points along the bottom edge off the line by float rounding only.
-        let mut points = vec![Vec2::new(0.0, 0.0), Vec2::new(3.0, 0.0), Vec2::new(3.0, 3.0), Vec2::new(0.0, 3.0)];
+        let mut points = vec![
+            Vec2::new(0.0, 0.0),
+            Vec2::new(3.0, 0.0),
+            Vec2::new(3.0, 3.0),
+            Vec2::new(0.0, 3.0),
+        ];
         for i in 1..30 {
             points.push(Vec2::new(0.1 * i as f32, -1e-8 * (i % 3) as f32));
         }
@@ -342,29 +382,57 @@ mod tests {
 
     #[test]
     fn rejects_bad_input() {
-        let line = [Vec2::new(0.0, 0.0), Vec2::new(1.0, 1.0), Vec2::new(2.0, 2.0), Vec2::new(-3.0, -3.0)];
+        let line = [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(2.0, 2.0),
+            Vec2::new(-3.0, -3.0),
+        ];
         assert_eq!(
             ConvexPolygon::new(&line),
-            Err(ShapeError::Degenerate { reason: "all points lie on one line" })
+            Err(ShapeError::Degenerate {
+                reason: "all points lie on one line"
+            })
         );
         let same = [Vec2::ONE; 5];
-        assert!(matches!(ConvexPolygon::new(&same), Err(ShapeError::Degenerate { .. })));
+        assert!(matches!(
+            ConvexPolygon::new(&same),
+            Err(ShapeError::Degenerate { .. })
+        ));
         let nan = [Vec2::ZERO, Vec2::X, Vec2::new(f32::NAN, 1.0)];
-        assert_eq!(ConvexPolygon::new(&nan), Err(ShapeError::NotFinite { what: "polygon point" }));
+        assert_eq!(
+            ConvexPolygon::new(&nan),
+            Err(ShapeError::NotFinite {
+                what: "polygon point"
+            })
+        );
         let inf = [Vec2::ZERO, Vec2::X, Vec2::new(0.0, f32::INFINITY)];
-        assert!(matches!(ConvexPolygon::new(&inf), Err(ShapeError::NotFinite { .. })));
+        assert!(matches!(
+            ConvexPolygon::new(&inf),
+            Err(ShapeError::NotFinite { .. })
+        ));
         assert_eq!(
             ConvexPolygon::new(&[Vec2::ZERO, Vec2::X]),
             Err(ShapeError::TooFewPoints { needed: 3, got: 2 })
         );
-        assert!(matches!(ConvexPolygon::new(&[]), Err(ShapeError::TooFewPoints { got: 0, .. })));
+        assert!(matches!(
+            ConvexPolygon::new(&[]),
+            Err(ShapeError::TooFewPoints { got: 0, .. })
+        ));
     }
 
     #[test]
     fn rectangle_mass_matches_box_formula() {
         let (w, h, density) = (2.0f32, 0.5f32, 3.0f32);
-        let points = [Vec2::new(-1.0, -0.25), Vec2::new(1.0, -0.25), Vec2::new(1.0, 0.25), Vec2::new(-1.0, 0.25)];
-        let m = ConvexPolygon::new(&points).unwrap().mass_properties(density);
+        let points = [
+            Vec2::new(-1.0, -0.25),
+            Vec2::new(1.0, -0.25),
+            Vec2::new(1.0, 0.25),
+            Vec2::new(-1.0, 0.25),
+        ];
+        let m = ConvexPolygon::new(&points)
+            .unwrap()
+            .mass_properties(density);
         let mass = density * w * h;
         assert!((m.mass - mass).abs() < 1e-5);
         assert!(m.local_center.length() < 1e-6);
@@ -375,7 +443,10 @@ mod tests {
     fn offset_polygon_keeps_its_frame() {
         // A unit square far from the origin, and a right triangle.
         let offset = Vec2::new(1000.0, -250.0);
-        let square: Vec<Vec2> = [Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y].iter().map(|p| *p + offset).collect();
+        let square: Vec<Vec2> = [Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y]
+            .iter()
+            .map(|p| *p + offset)
+            .collect();
         let polygon = ConvexPolygon::new(&square).unwrap();
         assert!(polygon.vertices().contains(&offset));
         let m = polygon.mass_properties(2.0);
@@ -383,7 +454,11 @@ mod tests {
         assert!((m.local_center - (offset + Vec2::splat(0.5))).length() < 1e-4);
         assert!((m.inertia - 2.0 * 2.0 / 12.0).abs() < 1e-5);
 
-        let triangle = [Vec2::new(1.0, 1.0), Vec2::new(4.0, 1.0), Vec2::new(1.0, 7.0)];
+        let triangle = [
+            Vec2::new(1.0, 1.0),
+            Vec2::new(4.0, 1.0),
+            Vec2::new(1.0, 7.0),
+        ];
         let m = ConvexPolygon::new(&triangle).unwrap().mass_properties(1.0);
         assert!((m.mass - 9.0).abs() < 1e-5);
         assert!((m.local_center - Vec2::new(2.0, 3.0)).length() < 1e-5);
@@ -393,9 +468,17 @@ mod tests {
 
     #[test]
     fn support_picks_the_extreme_vertex() {
-        let points = [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(1.0, 1.0), Vec2::new(-1.0, 1.0)];
+        let points = [
+            Vec2::new(-1.0, -1.0),
+            Vec2::new(1.0, -1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(-1.0, 1.0),
+        ];
         let polygon = ConvexPolygon::new(&points).unwrap();
         assert_eq!(polygon.support(Vec2::new(2.0, 0.5)), Vec2::new(1.0, 1.0));
-        assert_eq!(polygon.support(Vec2::new(-0.1, -3.0)), Vec2::new(-1.0, -1.0));
+        assert_eq!(
+            polygon.support(Vec2::new(-0.1, -3.0)),
+            Vec2::new(-1.0, -1.0)
+        );
     }
 }

@@ -34,12 +34,17 @@ pub enum ShapeError {
 impl fmt::Display for ShapeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ShapeError::NotFinite { what } => write!(f, "{what} must be finite (got NaN or infinity)"),
+            ShapeError::NotFinite { what } => {
+                write!(f, "{what} must be finite (got NaN or infinity)")
+            }
             ShapeError::NonPositiveSize { what, value } => {
                 write!(f, "{what} must be greater than zero (got {value})")
             }
             ShapeError::TooFewPoints { needed, got } => {
-                write!(f, "a convex hull needs at least {needed} points (got {got})")
+                write!(
+                    f,
+                    "a convex hull needs at least {needed} points (got {got})"
+                )
             }
             ShapeError::Degenerate { reason } => write!(f, "the points are degenerate: {reason}"),
         }

@@ -26,14 +26,25 @@ pub(crate) fn mass_properties_2d(shape: &ShapeKind<D2>, density: f32) -> MassPro
     match shape {
         ShapeKind::Ball { radius } => {
             let mass = density * PI * radius * radius;
-            MassProperties { mass, local_center: Vec2::ZERO, inertia: 0.5 * mass * radius * radius }
+            MassProperties {
+                mass,
+                local_center: Vec2::ZERO,
+                inertia: 0.5 * mass * radius * radius,
+            }
         }
         ShapeKind::Cuboid { half_extents } => {
             let size = *half_extents * 2.0;
             let mass = density * size.x * size.y;
-            MassProperties { mass, local_center: Vec2::ZERO, inertia: mass * size.length_squared() / 12.0 }
+            MassProperties {
+                mass,
+                local_center: Vec2::ZERO,
+                inertia: mass * size.length_squared() / 12.0,
+            }
         }
-        ShapeKind::Capsule { half_height, radius } => {
+        ShapeKind::Capsule {
+            half_height,
+            radius,
+        } => {
             let (h, r) = (*half_height, *radius);
             // Rectangle 2r x 2h plus a disc split into two half discs at ±h.
             let rect = density * 4.0 * r * h;
@@ -45,7 +56,11 @@ pub(crate) fn mass_properties_2d(shape: &ShapeKind<D2>, density: f32) -> MassPro
             let half_disc_about_centroid = half * (0.5 * r * r - c * c);
             let offset = h + c;
             let caps_inertia = 2.0 * (half_disc_about_centroid + half * offset * offset);
-            MassProperties { mass: rect + disc, local_center: Vec2::ZERO, inertia: rect_inertia + caps_inertia }
+            MassProperties {
+                mass: rect + disc,
+                local_center: Vec2::ZERO,
+                inertia: rect_inertia + caps_inertia,
+            }
         }
         ShapeKind::ConvexHull(polygon) => polygon.mass_properties(density),
     }
@@ -57,16 +72,27 @@ pub(crate) fn mass_properties_3d(shape: &ShapeKind<D3>, density: f32) -> MassPro
         ShapeKind::Ball { radius } => {
             let mass = density * 4.0 / 3.0 * PI * radius.powi(3);
             let i = 0.4 * mass * radius * radius;
-            MassProperties { mass, local_center: Vec3::ZERO, inertia: Mat3::from_diagonal(Vec3::splat(i)) }
+            MassProperties {
+                mass,
+                local_center: Vec3::ZERO,
+                inertia: Mat3::from_diagonal(Vec3::splat(i)),
+            }
         }
         ShapeKind::Cuboid { half_extents } => {
             let size = *half_extents * 2.0;
             let mass = density * size.x * size.y * size.z;
             let sq = size * size;
             let diagonal = Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * (mass / 12.0);
-            MassProperties { mass, local_center: Vec3::ZERO, inertia: Mat3::from_diagonal(diagonal) }
+            MassProperties {
+                mass,
+                local_center: Vec3::ZERO,
+                inertia: Mat3::from_diagonal(diagonal),
+            }
         }
-        ShapeKind::Capsule { half_height, radius } => {
+        ShapeKind::Capsule {
+            half_height,
+            radius,
+        } => {
             let (h, r) = (*half_height, *radius);
             // Cylinder of height 2h plus a sphere split into hemispheres at ±h.
             let cylinder = density * PI * r * r * 2.0 * h;
@@ -96,18 +122,26 @@ mod tests {
 
     #[test]
     fn capsule_with_tiny_segment_is_a_ball() {
-        let capsule = Shape::<D3>::capsule(1e-4, 1.0).unwrap().mass_properties(2.0);
+        let capsule = Shape::<D3>::capsule(1e-4, 1.0)
+            .unwrap()
+            .mass_properties(2.0);
         let ball = Shape::<D3>::ball(1.0).unwrap().mass_properties(2.0);
         assert!((capsule.mass - ball.mass).abs() / ball.mass < 1e-3);
-        assert!((capsule.inertia.x_axis.x - ball.inertia.x_axis.x).abs() / ball.inertia.x_axis.x < 1e-3);
-        let capsule = Shape::<D2>::capsule(1e-4, 1.0).unwrap().mass_properties(2.0);
+        assert!(
+            (capsule.inertia.x_axis.x - ball.inertia.x_axis.x).abs() / ball.inertia.x_axis.x < 1e-3
+        );
+        let capsule = Shape::<D2>::capsule(1e-4, 1.0)
+            .unwrap()
+            .mass_properties(2.0);
         let disc = Shape::<D2>::ball(1.0).unwrap().mass_properties(2.0);
         assert!((capsule.inertia - disc.inertia).abs() / disc.inertia < 1e-3);
     }
 
     #[test]
     fn cuboid_inertia_matches_formula() {
-        let m = Shape::<D3>::cuboid(Vec3::new(0.5, 1.0, 1.5)).unwrap().mass_properties(1.0);
+        let m = Shape::<D3>::cuboid(Vec3::new(0.5, 1.0, 1.5))
+            .unwrap()
+            .mass_properties(1.0);
         assert!((m.mass - 6.0).abs() < 1e-5);
         assert!((m.inertia.x_axis.x - 6.0 * (4.0 + 9.0) / 12.0).abs() < 1e-4);
     }

@@ -90,19 +90,28 @@ impl<D: Dim> Shape<D> {
     /// Errors: [`ShapeError::NotFinite`] or [`ShapeError::NonPositiveSize`].
     pub fn ball(radius: f32) -> Result<Self, ShapeError> {
         let radius = check_size("ball radius", radius)?;
-        Ok(Self { kind: ShapeKind::Ball { radius } })
+        Ok(Self {
+            kind: ShapeKind::Ball { radius },
+        })
     }
 
     /// A box with the given half extents in metres (each > 0).
     pub fn cuboid(half_extents: D::Vector) -> Result<Self, ShapeError> {
         if !half_extents.is_finite() {
-            return Err(ShapeError::NotFinite { what: "cuboid half extents" });
+            return Err(ShapeError::NotFinite {
+                what: "cuboid half extents",
+            });
         }
         let smallest = half_extents.min_element();
         if smallest <= 0.0 {
-            return Err(ShapeError::NonPositiveSize { what: "cuboid half extent", value: smallest });
+            return Err(ShapeError::NonPositiveSize {
+                what: "cuboid half extent",
+                value: smallest,
+            });
         }
-        Ok(Self { kind: ShapeKind::Cuboid { half_extents } })
+        Ok(Self {
+            kind: ShapeKind::Cuboid { half_extents },
+        })
     }
 
     /// A capsule: the segment from `-half_height` to `+half_height` along local
@@ -110,7 +119,12 @@ impl<D: Dim> Shape<D> {
     pub fn capsule(half_height: f32, radius: f32) -> Result<Self, ShapeError> {
         let half_height = check_size("capsule half height", half_height)?;
         let radius = check_size("capsule radius", radius)?;
-        Ok(Self { kind: ShapeKind::Capsule { half_height, radius } })
+        Ok(Self {
+            kind: ShapeKind::Capsule {
+                half_height,
+                radius,
+            },
+        })
     }
 
     /// Mass, local centre of mass and inertia about it for a uniform
@@ -123,7 +137,9 @@ impl<D: Dim> Shape<D> {
     pub fn aabb(&self, pose: &Pose<D>) -> Aabb<D> {
         match &self.kind {
             ShapeKind::Ball { radius } => Aabb::around(pose.translation, *radius),
-            _ => Aabb::of_support(|dir| pose.transform_point(self.support(pose.inverse_transform_vector(dir)))),
+            _ => Aabb::of_support(|dir| {
+                pose.transform_point(self.support(pose.inverse_transform_vector(dir)))
+            }),
         }
     }
 
@@ -143,7 +159,10 @@ impl<D: Dim> Shape<D> {
     /// True for shapes with flat faces (cuboid, hull): the ones the manifold
     /// perturbs to gather several contact points.
     pub fn is_polyhedral(&self) -> bool {
-        matches!(self.kind, ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_))
+        matches!(
+            self.kind,
+            ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_)
+        )
     }
 
     /// Radius of the smallest origin-centred ball holding the shape, metres.
@@ -151,7 +170,10 @@ impl<D: Dim> Shape<D> {
         match &self.kind {
             ShapeKind::Ball { radius } => *radius,
             ShapeKind::Cuboid { half_extents } => half_extents.length(),
-            ShapeKind::Capsule { half_height, radius } => half_height + radius,
+            ShapeKind::Capsule {
+                half_height,
+                radius,
+            } => half_height + radius,
             ShapeKind::ConvexHull(hull) => hull.bounding_radius(),
         }
     }
@@ -183,7 +205,9 @@ impl Shape<D2> {
     /// Errors: [`ShapeError::NotFinite`], [`ShapeError::TooFewPoints`] (fewer
     /// than 3), [`ShapeError::Degenerate`] (all points on one line).
     pub fn convex_polygon(points: &[Vec2]) -> Result<Self, ShapeError> {
-        Ok(Self { kind: ShapeKind::ConvexHull(ConvexPolygon::new(points)?) })
+        Ok(Self {
+            kind: ShapeKind::ConvexHull(ConvexPolygon::new(points)?),
+        })
     }
 }
 
@@ -193,7 +217,9 @@ impl Shape<D3> {
     /// Errors: [`ShapeError::NotFinite`], [`ShapeError::TooFewPoints`] (fewer
     /// than 4), [`ShapeError::Degenerate`] (all points on one plane).
     pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
-        Ok(Self { kind: ShapeKind::ConvexHull(ConvexHull::new(points)?) })
+        Ok(Self {
+            kind: ShapeKind::ConvexHull(ConvexHull::new(points)?),
+        })
     }
 }
 
@@ -221,8 +247,14 @@ mod tests {
 
     #[test]
     fn constructors_reject_bad_sizes() {
-        assert!(matches!(Shape::<D3>::ball(0.0), Err(ShapeError::NonPositiveSize { .. })));
-        assert!(matches!(Shape::<D3>::ball(f32::NAN), Err(ShapeError::NotFinite { .. })));
+        assert!(matches!(
+            Shape::<D3>::ball(0.0),
+            Err(ShapeError::NonPositiveSize { .. })
+        ));
+        assert!(matches!(
+            Shape::<D3>::ball(f32::NAN),
+            Err(ShapeError::NotFinite { .. })
+        ));
         assert!(matches!(
             Shape::<D2>::cuboid(Vec2::new(1.0, -1.0)),
             Err(ShapeError::NonPositiveSize { .. })
@@ -231,7 +263,10 @@ mod tests {
             Shape::<D3>::cuboid(Vec3::new(1.0, f32::INFINITY, 1.0)),
             Err(ShapeError::NotFinite { .. })
         ));
-        assert!(matches!(Shape::<D3>::capsule(1.0, 0.0), Err(ShapeError::NonPositiveSize { .. })));
+        assert!(matches!(
+            Shape::<D3>::capsule(1.0, 0.0),
+            Err(ShapeError::NonPositiveSize { .. })
+        ));
         assert!(Shape::<D3>::capsule(0.5, 0.25).is_ok());
     }
 

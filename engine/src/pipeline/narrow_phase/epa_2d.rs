@@ -38,7 +38,11 @@ struct Polygon {
 
 /// Penetration of the pair whose Minkowski difference `pair` is, given GJK's
 /// overlapping `simplex`. `tolerance` is absolute, in metres.
-pub fn penetration<P: PairSupport<Vec2>>(pair: &P, simplex: &Simplex<Vec2>, tolerance: f32) -> Penetration<Vec2> {
+pub fn penetration<P: PairSupport<Vec2>>(
+    pair: &P,
+    simplex: &Simplex<Vec2>,
+    tolerance: f32,
+) -> Penetration<Vec2> {
     let triangle = match grow_to_triangle(pair, simplex, tolerance) {
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
@@ -72,7 +76,10 @@ fn grow_to_triangle<P: PairSupport<Vec2>>(
     let mut points: [SupportPoint<Vec2>; 3] = [SupportPoint::default(); 3];
     let mut len = 0;
     for p in simplex.vertices() {
-        if points[..len].iter().all(|q| (q.w - p.w).length() > tolerance) {
+        if points[..len]
+            .iter()
+            .all(|q| (q.w - p.w).length() > tolerance)
+        {
             points[len] = *p;
             len += 1;
         }
@@ -116,7 +123,9 @@ fn distance_from_hull(hull: &[SupportPoint<Vec2>], w: Vec2) -> f32 {
     let r = w - hull[0].w;
     match hull.len() {
         1 => r.length(),
-        _ => r.dot((hull[1].w - hull[0].w).perp().normalize_or_zero()).abs(),
+        _ => r
+            .dot((hull[1].w - hull[0].w).perp().normalize_or_zero())
+            .abs(),
     }
 }
 
@@ -135,7 +144,10 @@ fn touching(simplex: &Simplex<Vec2>, normal: Vec2) -> Penetration<Vec2> {
 /// The outward edge from `a` to `b` of a counter-clockwise polygon.
 fn edge(a: Vec2, b: Vec2) -> Option<Edge> {
     let normal = Vec2::new(b.y - a.y, a.x - b.x).try_normalize()?;
-    Some(Edge { normal, distance: 0.5 * (normal.dot(a) + normal.dot(b)) })
+    Some(Edge {
+        normal,
+        distance: 0.5 * (normal.dot(a) + normal.dot(b)),
+    })
 }
 
 impl Polygon {
@@ -168,7 +180,9 @@ impl Polygon {
     /// degenerate or closer than `floor` (rounding broke convexity).
     fn insert(&mut self, i: usize, w: SupportPoint<Vec2>, floor: f32) -> bool {
         let j = (i + 1) % self.vertices.len();
-        let (Some(first), Some(second)) = (edge(self.vertices[i].w, w.w), edge(w.w, self.vertices[j].w)) else {
+        let (Some(first), Some(second)) =
+            (edge(self.vertices[i].w, w.w), edge(w.w, self.vertices[j].w))
+        else {
             return false;
         };
         if first.distance < floor || second.distance < floor {

@@ -50,7 +50,10 @@ impl Eq for Queued {}
 
 impl Ord for Queued {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        other.distance.total_cmp(&self.distance).then_with(|| other.face.cmp(&self.face))
+        other
+            .distance
+            .total_cmp(&self.distance)
+            .then_with(|| other.face.cmp(&self.face))
     }
 }
 
@@ -68,7 +71,11 @@ struct Polytope {
 
 /// Penetration of the pair whose Minkowski difference `pair` is, given GJK's
 /// overlapping `simplex`. `tolerance` is absolute, in metres.
-pub fn penetration<P: PairSupport<Vec3>>(pair: &P, simplex: &Simplex<Vec3>, tolerance: f32) -> Penetration<Vec3> {
+pub fn penetration<P: PairSupport<Vec3>>(
+    pair: &P,
+    simplex: &Simplex<Vec3>,
+    tolerance: f32,
+) -> Penetration<Vec3> {
     let tetrahedron = match grow_to_tetrahedron(pair, simplex, tolerance) {
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
@@ -102,7 +109,10 @@ fn grow_to_tetrahedron<P: PairSupport<Vec3>>(
     let mut points: [SupportPoint<Vec3>; 4] = [SupportPoint::default(); 4];
     let mut len = 0;
     for p in simplex.vertices() {
-        if points[..len].iter().all(|q| (q.w - p.w).length() > tolerance) {
+        if points[..len]
+            .iter()
+            .all(|q| (q.w - p.w).length() > tolerance)
+        {
             points[len] = *p;
             len += 1;
         }
@@ -133,16 +143,38 @@ fn grow_to_tetrahedron<P: PairSupport<Vec3>>(
 /// axes, directions across the segment, or both sides of the triangle.
 fn growth_directions(hull: &[SupportPoint<Vec3>]) -> ([Vec3; 6], usize) {
     match hull.len() {
-        1 => ([Vec3::X, Vec3::NEG_X, Vec3::Y, Vec3::NEG_Y, Vec3::Z, Vec3::NEG_Z], 6),
+        1 => (
+            [
+                Vec3::X,
+                Vec3::NEG_X,
+                Vec3::Y,
+                Vec3::NEG_Y,
+                Vec3::Z,
+                Vec3::NEG_Z,
+            ],
+            6,
+        ),
         2 => {
             let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
             let (u, v) = axis.any_orthonormal_pair();
             // Six directions 60 degrees apart around the segment.
             let (s, c) = (0.866_025_4, 0.5);
-            ([u, -u, u * c + v * s, -(u * c + v * s), u * c - v * s, -(u * c - v * s)], 6)
+            (
+                [
+                    u,
+                    -u,
+                    u * c + v * s,
+                    -(u * c + v * s),
+                    u * c - v * s,
+                    -(u * c - v * s),
+                ],
+                6,
+            )
         }
         _ => {
-            let n = (hull[1].w - hull[0].w).cross(hull[2].w - hull[0].w).normalize_or(Vec3::Y);
+            let n = (hull[1].w - hull[0].w)
+                .cross(hull[2].w - hull[0].w)
+                .normalize_or(Vec3::Y);
             ([n, -n, n, -n, n, -n], 2)
         }
     }
@@ -158,7 +190,9 @@ fn distance_from_hull(hull: &[SupportPoint<Vec3>], w: Vec3) -> f32 {
             (r - axis * r.dot(axis)).length()
         }
         _ => {
-            let n = (hull[1].w - hull[0].w).cross(hull[2].w - hull[0].w).normalize_or_zero();
+            let n = (hull[1].w - hull[0].w)
+                .cross(hull[2].w - hull[0].w)
+                .normalize_or_zero();
             r.dot(n).abs()
         }
     }
@@ -206,8 +240,17 @@ impl Polytope {
         let normal = (b - a).cross(c - a).try_normalize()?;
         let distance = (normal.dot(a) + normal.dot(b) + normal.dot(c)) / 3.0;
         let index = self.faces.len() as u32;
-        self.faces.push(Face { vertices, neighbours, normal, distance, alive: true });
-        self.queue.push(Queued { distance, face: index });
+        self.faces.push(Face {
+            vertices,
+            neighbours,
+            normal,
+            distance,
+            alive: true,
+        });
+        self.queue.push(Queued {
+            distance,
+            face: index,
+        });
         Some(index)
     }
 
@@ -230,7 +273,7 @@ impl Polytope {
     /// `w` to the horizon. False when rounding broke the polytope.
     fn expand(&mut self, closest: u32, w: SupportPoint<Vec3>, tolerance: f32) -> bool {
         let floor = self.faces[closest as usize].distance - tolerance;
-        let Some(horizon) = self.horizon(closest, w.w) else {
+        let Some(horizon) = self.horizon(closest, w.w, tolerance) else {
             return false;
         };
         let apex = self.vertices.len() as u32;
@@ -260,7 +303,9 @@ impl Polytope {
     fn link_fan(&mut self, first: u32, count: u32) -> bool {
         for k in first..first + count {
             let a = self.faces[k as usize].vertices[1];
-            let Some(next) = (first..first + count).find(|&j| self.faces[j as usize].vertices[0] == a) else {
+            let Some(next) =
+                (first..first + count).find(|&j| self.faces[j as usize].vertices[0] == a)
+            else {
                 return false;
             };
             self.faces[k as usize].neighbours[1] = next;
@@ -271,7 +316,10 @@ impl Polytope {
 
     /// The faces `w` sees, removed by a depth-first walk from `closest`; the
     /// horizon edges as (face that stays, its edge index), in loop order.
-    fn horizon(&mut self, closest: u32, w: Vec3) -> Option<Vec<(u32, usize)>> {
+    /// Faces `w` lies on (within `tolerance`) go too: otherwise a support
+    /// point in the middle of an edge of the Minkowski difference leaves a
+    /// new face with no area.
+    fn horizon(&mut self, closest: u32, w: Vec3, tolerance: f32) -> Option<Vec<(u32, usize)>> {
         let mut horizon = Vec::with_capacity(16);
         let mut stack: Vec<(u32, usize)> = Vec::with_capacity(32);
         self.faces[closest as usize].alive = false;
@@ -290,7 +338,7 @@ impl Polytope {
             if !face.alive {
                 continue;
             }
-            if face.normal.dot(w) - face.distance > 0.0 {
+            if face.normal.dot(w) - face.distance > -tolerance {
                 self.faces[f as usize].alive = false;
                 for step in [2, 1] {
                     let e = (edge + step) % 3;
@@ -309,7 +357,9 @@ impl Polytope {
         let face = self.faces[closest as usize];
         let p = face.normal * face.distance;
         let (holder, weights) = self.locate(closest, p);
-        let [a, b, c] = self.faces[holder as usize].vertices.map(|i| self.vertices[i as usize]);
+        let [a, b, c] = self.faces[holder as usize]
+            .vertices
+            .map(|i| self.vertices[i as usize]);
         let combine = |pick: fn(&SupportPoint<Vec3>) -> Vec3| {
             pick(&a) * weights[0] + pick(&b) * weights[1] + pick(&c) * weights[2]
         };
@@ -333,7 +383,9 @@ impl Polytope {
             let face = &self.faces[current as usize];
             let [a, b, c] = face.vertices.map(|i| self.vertices[i as usize].w);
             let weights = barycentric(p, a, b, c, normal);
-            let (outside, least) = (0..3).map(|i| (i, weights[i])).fold((0, f32::INFINITY), |m, x| if x.1 < m.1 { x } else { m });
+            let (outside, least) = (0..3)
+                .map(|i| (i, weights[i]))
+                .fold((0, f32::INFINITY), |m, x| if x.1 < m.1 { x } else { m });
             if least >= -COPLANAR || !least.is_finite() {
                 return (current, clamp_weights(weights));
             }
@@ -344,7 +396,9 @@ impl Polytope {
             }
             current = next;
         }
-        let [a, b, c] = self.faces[current as usize].vertices.map(|i| self.vertices[i as usize].w);
+        let [a, b, c] = self.faces[current as usize]
+            .vertices
+            .map(|i| self.vertices[i as usize].w);
         (current, clamp_weights(barycentric(p, a, b, c, normal)))
     }
 }

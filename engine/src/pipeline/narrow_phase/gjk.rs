@@ -19,7 +19,6 @@
 use super::{PairSupport, Simplex};
 use crate::math::{Dim, Vector};
 
-
 /// Cap on GJK iterations; polytopes need about 3, rarely over 20.
 pub const MAX_ITERATIONS: u32 = 64;
 
@@ -61,7 +60,11 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
     margin: f32,
     tolerance: f32,
 ) -> GjkResult<D::Vector> {
-    let dir = if first_dir.length_squared() > 0.0 { first_dir } else { D::Vector::axes()[0] };
+    let dir = if first_dir.length_squared() > 0.0 {
+        first_dir
+    } else {
+        D::Vector::axes()[0]
+    };
     let mut simplex = Simplex::single(pair.support_point(dir));
     let mut v = simplex.points[0].w;
     let mut dist_sq = v.length_squared();
@@ -81,7 +84,6 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
             return GjkResult::Apart;
         }
         let converged = dist_sq - vw <= tolerance * dist_sq.sqrt();
-        if std::env::var("TMP_GJK").is_ok() { eprintln!("gjk len {} v {v:?} dist {} w {:?} vw {vw} conv {converged}", simplex.len, dist_sq.sqrt(), w.w); }
         let repeated = simplex.vertices().iter().any(|p| p.w == w.w);
         if converged || repeated {
             return separated::<D>(&simplex, v, dist_sq);
@@ -93,7 +95,7 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
         if simplex.len == D::N + 1 {
             return GjkResult::Overlapping(simplex);
         }
-        if !(next_dist_sq < dist_sq) {
+        if next_dist_sq >= dist_sq || next_dist_sq.is_nan() {
             return separated::<D>(&previous, v, dist_sq);
         }
         v = next_v;
@@ -106,7 +108,11 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
     }
 }
 
-fn separated<D: Dim>(simplex: &Simplex<D::Vector>, v: D::Vector, dist_sq: f32) -> GjkResult<D::Vector> {
+fn separated<D: Dim>(
+    simplex: &Simplex<D::Vector>,
+    v: D::Vector,
+    dist_sq: f32,
+) -> GjkResult<D::Vector> {
     GjkResult::Separated(ClosestPoints {
         distance: dist_sq.sqrt(),
         point_a: simplex.combine(|p| p.a),

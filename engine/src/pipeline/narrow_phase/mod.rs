@@ -91,7 +91,9 @@ impl<D: Dim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>> PairSupport<D::
     #[inline]
     fn support_point(&self, dir: D::Vector) -> SupportPoint<D::Vector> {
         let a = self.a.support(dir);
-        let b = self.b_in_a.transform_point(self.b.support(self.b_in_a.inverse_transform_vector(-dir)));
+        let b = self
+            .b_in_a
+            .transform_point(self.b.support(self.b_in_a.inverse_transform_vector(-dir)));
         SupportPoint { w: a - b, a, b }
     }
 }
@@ -114,7 +116,9 @@ struct PairScale {
 
 impl PairScale {
     fn new<D: Dim>(a: &Shape<D>, b: &Shape<D>) -> Self {
-        Self { size: a.bounding_radius().max(b.bounding_radius()) }
+        Self {
+            size: a.bounding_radius().max(b.bounding_radius()),
+        }
     }
 
     fn tolerance(&self) -> f32 {
@@ -126,7 +130,12 @@ impl PairScale {
 /// they do not overlap. See the module docs for conventions.
 ///
 /// Poses holding NaN or infinities give `None`.
-pub fn contact<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &Pose<D>) -> Option<Contact<D>> {
+pub fn contact<D: Dim>(
+    a: &Shape<D>,
+    pose_a: &Pose<D>,
+    b: &Shape<D>,
+    pose_b: &Pose<D>,
+) -> Option<Contact<D>> {
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return None;
     }
@@ -141,7 +150,11 @@ pub fn contact<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &Po
 }
 
 /// [`contact`] in A's local frame, with B placed by `b_in_a`.
-pub(crate) fn contact_local<D: Dim>(a: &Shape<D>, b: &Shape<D>, b_in_a: &Pose<D>) -> Option<Penetration<D::Vector>> {
+pub(crate) fn contact_local<D: Dim>(
+    a: &Shape<D>,
+    b: &Shape<D>,
+    b_in_a: &Pose<D>,
+) -> Option<Penetration<D::Vector>> {
     let scale = PairScale::new(a, b);
     let radii = a.radius() + b.radius();
     let (core_a, core_b) = (Core(a), Core(b));
@@ -183,7 +196,12 @@ pub fn distance<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &P
     let scale = PairScale::new(a, b);
     let (core_a, core_b) = (Core(a), Core(b));
     let cores = MinkowskiPair::new(&core_a, &core_b, b_in_a);
-    match gjk::gjk::<D, _>(&cores, -b_in_a.translation, f32::INFINITY, scale.tolerance()) {
+    match gjk::gjk::<D, _>(
+        &cores,
+        -b_in_a.translation,
+        f32::INFINITY,
+        scale.tolerance(),
+    ) {
         GjkResult::Separated(closest) => (closest.distance - a.radius() - b.radius()).max(0.0),
         GjkResult::Overlapping(_) => 0.0,
         GjkResult::Apart => f32::INFINITY,
@@ -196,30 +214,351 @@ mod tests {
     use crate::math::{D2, D3};
     use glam::{Quat, Vec2, Vec3};
 
-    fn local3(a: &Shape<D3>, b: &Shape<D3>, t: Vec3, q: Quat) -> Option<Penetration<Vec3>> {
-        contact_local(a, b, &Pose::new(t, q))
+    fn pose3(t: Vec3, q: Quat) -> Pose<D3> {
+        Pose::new(t, q)
+    }
+
+    fn hit3(a: &Shape<D3>, pa: Pose<D3>, b: &Shape<D3>, pb: Pose<D3>) -> Contact<D3> {
+        let c = contact(a, &pa, b, &pb).expect("overlapping");
+        assert_finite_contact(&c);
+        c
+    }
+
+    fn assert_finite_contact<D: Dim>(c: &Contact<D>) {
+        assert!(
+            c.depth.is_finite()
+                && c.normal.is_finite()
+                && c.point_a.is_finite()
+                && c.point_b.is_finite()
+        );
+        assert!((c.normal.length() - 1.0).abs() < 1e-5);
+        let gap = (c.point_a - c.point_b - c.normal * c.depth).length();
+        assert!(gap < 1e-4, "witnesses disagree with depth·normal by {gap}");
+    }
+
+    fn unit_box() -> Shape<D3> {
+        Shape::cuboid(Vec3::splat(0.5)).unwrap()
     }
 
     #[test]
-    fn ball_against_its_own_copy_offset_slightly() {
-        let ball = Shape::<D3>::ball(0.875).unwrap();
-        let hit = local3(&ball, &ball, Vec3::new(-2.4e-5, -6.3e-5, 2.4e-5), Quat::IDENTITY).unwrap();
-        let exact = 1.75 - Vec3::new(-2.4e-5, -6.3e-5, 2.4e-5).length();
-        assert!((hit.depth - exact).abs() < 1e-4, "depth {} vs {exact}, {} iterations", hit.depth, hit.iterations);
+    fn box_resting_on_box_gives_face_normal() {
+        let ground = Shape::<D3>::cuboid(Vec3::new(5.0, 0.5, 5.0)).unwrap();
+        let c = hit3(
+            &ground,
+            Pose::identity(),
+            &unit_box(),
+            pose3(Vec3::new(0.3, 0.99, -0.2), Quat::IDENTITY),
+        );
+        assert!((c.depth - 0.01).abs() < 1e-5);
+        assert!((c.normal - Vec3::Y).length() < 1e-5);
     }
-}
-#[cfg(test)]
-mod scratch {
-    use super::*;
-    use crate::math::D3;
-    use glam::{Quat, Vec3};
+
     #[test]
-    fn scratch_case() {
-        let a = Shape::<D3>::cuboid(Vec3::new(253.38387258569284,221.14075952809975,166.18344665383847)).unwrap();
-        let b = Shape::<D3>::cuboid(Vec3::new(0.29749452171721047,0.31870204405459324,0.21347356157336206)).unwrap();
-        let pa = Pose::new(Vec3::ZERO, Quat::from_xyzw(0.06430520682954015,-0.16107758341621203,0.05394300387094644,0.9833661600994732));
-        let pb = Pose::new(Vec3::new(261.81828159309475,263.401109751032,-49.9659946577055), Quat::from_xyzw(0.3064201827587376,0.25132121231843624,0.7532256579668871,-0.52497183545143));
-        let c = contact_local(&a, &b, &pa.inv_mul(&pb));
-        eprintln!("{c:?}");
+    fn epa_grows_a_segment_through_the_origin() {
+        // GJK can stop on a segment through the origin (two boxes on their centre line).
+        let b = unit_box();
+        let pair = MinkowskiPair::new(&b, &b, Pose::<D3>::identity());
+        let mut simplex = Simplex::single(pair.support_point(Vec3::ONE));
+        simplex.push(pair.support_point(-Vec3::ONE));
+        let p = epa_3d::penetration(&pair, &simplex, 1e-6);
+        assert!((p.depth - 1.0).abs() < 1e-5, "depth {}", p.depth);
+        assert!(
+            p.normal.abs().max_element() > 0.99999,
+            "normal {:?} is a face normal",
+            p.normal
+        );
+    }
+
+    #[test]
+    fn epa_grows_a_triangle_and_a_point() {
+        let b = unit_box();
+        let pair = MinkowskiPair::new(&b, &b, Pose::<D3>::identity());
+        let mut triangle = Simplex::single(pair.support_point(Vec3::new(1.0, 1.0, 0.1)));
+        triangle.push(pair.support_point(Vec3::new(-1.0, 0.1, 1.0)));
+        triangle.push(pair.support_point(Vec3::new(0.1, -1.0, -1.0)));
+        let p = epa_3d::penetration(&pair, &triangle, 1e-6);
+        assert!((p.depth - 1.0).abs() < 1e-5);
+        // Touching at a vertex: the only point is the origin.
+        let offset = pose3(Vec3::ONE, Quat::IDENTITY);
+        let touching = MinkowskiPair::new(&b, &b, offset);
+        let corner = touching.support_point(Vec3::ONE);
+        assert!(corner.w.length() < 1e-6);
+        let p = epa_3d::penetration(&touching, &Simplex::single(corner), 1e-6);
+        assert!(p.depth < 1e-5 && p.normal.is_finite());
+    }
+
+    #[test]
+    fn balls_on_their_centre_line_keep_the_normal_on_the_line() {
+        let ball = Shape::<D3>::ball(1.0).unwrap();
+        let c = hit3(
+            &ball,
+            Pose::identity(),
+            &ball,
+            pose3(Vec3::new(0.0, 0.0, 1.5), Quat::IDENTITY),
+        );
+        assert!((c.depth - 0.5).abs() < 1e-6);
+        assert!((c.normal - Vec3::Z).length() < 1e-6);
+        let c = hit3(
+            &unit_box(),
+            Pose::identity(),
+            &unit_box(),
+            pose3(Vec3::new(0.0, 0.0, 0.75), Quat::IDENTITY),
+        );
+        assert!((c.depth - 0.25).abs() < 1e-6);
+        assert!((c.normal - Vec3::Z).length() < 1e-6);
+    }
+
+    #[test]
+    fn shapes_against_their_own_copy() {
+        let q = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1);
+        let p = pose3(Vec3::new(1.0, 2.0, 3.0), q);
+        let cuboid = Shape::<D3>::cuboid(Vec3::new(0.25, 0.8, 0.7)).unwrap();
+        assert!((hit3(&cuboid, p, &cuboid, p).depth - 0.5).abs() < 1e-5);
+        let ball = Shape::<D3>::ball(0.8).unwrap();
+        assert!((hit3(&ball, p, &ball, p).depth - 1.6).abs() < 1e-5);
+        let capsule = Shape::<D3>::capsule(0.5, 0.3).unwrap();
+        let c = hit3(&capsule, p, &capsule, p);
+        assert!((c.depth - 0.6).abs() < 1e-5);
+        assert!(
+            c.normal.dot(q * Vec3::Y).abs() < 1e-4,
+            "normal across the axis"
+        );
+        let hull = Shape::<D3>::convex_hull(&[
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0),
+        ])
+        .unwrap();
+        let c = hit3(&hull, p, &hull, p);
+        assert!(c.depth > 0.0 && c.depth < 1.0);
+    }
+
+    #[test]
+    fn nearly_concentric_balls_and_boxes() {
+        let offset = Vec3::new(-2.4e-5, -6.3e-5, 2.4e-5);
+        let ball = Shape::<D3>::ball(0.875).unwrap();
+        let c = hit3(
+            &ball,
+            Pose::identity(),
+            &ball,
+            pose3(offset, Quat::IDENTITY),
+        );
+        assert!((c.depth - (1.75 - offset.length())).abs() < 1e-5);
+        let cuboid = Shape::<D3>::cuboid(Vec3::new(0.25, 0.8, 0.7)).unwrap();
+        let q = Quat::from_rotation_y(0.4);
+        let c = hit3(&cuboid, pose3(Vec3::ZERO, q), &cuboid, pose3(q * offset, q));
+        assert!(
+            (c.depth - (0.5 - offset.x.abs())).abs() < 1e-5,
+            "depth {}",
+            c.depth
+        );
+    }
+
+    #[test]
+    fn thin_boxes() {
+        let plate = Shape::<D3>::cuboid(Vec3::new(1.0, 0.001, 1.0)).unwrap();
+        let c = hit3(
+            &plate,
+            Pose::identity(),
+            &plate,
+            pose3(Vec3::new(0.3, 0.0015, 0.2), Quat::from_rotation_y(0.3)),
+        );
+        assert!((c.depth - 0.0005).abs() < 1e-6);
+        assert!(c.normal.y > 0.99999);
+    }
+
+    #[test]
+    fn size_ratio_of_a_thousand() {
+        let big = Shape::<D3>::cuboid(Vec3::splat(500.0)).unwrap();
+        let small = Shape::<D3>::cuboid(Vec3::splat(0.5)).unwrap();
+        let c = hit3(
+            &big,
+            Pose::identity(),
+            &small,
+            pose3(Vec3::new(120.0, 500.3, -40.0), Quat::IDENTITY),
+        );
+        assert!((c.depth - 0.2).abs() < 1e-4, "depth {}", c.depth);
+        assert!((c.normal - Vec3::Y).length() < 1e-5);
+    }
+
+    #[test]
+    fn far_from_the_origin_matches_near_it() {
+        let q = Quat::from_rotation_z(0.2);
+        let near = hit3(
+            &unit_box(),
+            Pose::identity(),
+            &unit_box(),
+            pose3(Vec3::new(0.2, 0.9, 0.1), q),
+        );
+        let far_origin = Vec3::new(1000.0, -1000.0, 500.0);
+        let far = hit3(
+            &unit_box(),
+            pose3(far_origin, Quat::IDENTITY),
+            &unit_box(),
+            pose3(far_origin + Vec3::new(0.2, 0.9, 0.1), q),
+        );
+        assert!((near.depth - far.depth).abs() < 1e-4);
+        assert!((near.normal - far.normal).length() < 1e-4);
+    }
+
+    #[test]
+    fn nearly_coplanar_hull_faces() {
+        let mut points = vec![];
+        for i in 0..6 {
+            for j in 0..6 {
+                let (x, z) = (i as f32 / 5.0 - 0.5, j as f32 / 5.0 - 0.5);
+                points.push(Vec3::new(x, 0.5 + 1e-6 * (x * 7.0 + z * 3.0).sin(), z));
+                points.push(Vec3::new(x, -0.5, z));
+            }
+        }
+        let hull = Shape::<D3>::convex_hull(&points).unwrap();
+        let c = hit3(
+            &hull,
+            Pose::identity(),
+            &unit_box(),
+            pose3(Vec3::new(0.1, 0.98, 0.05), Quat::from_rotation_y(0.2)),
+        );
+        assert!((c.depth - 0.02).abs() < 1e-5);
+        assert!(c.normal.y > 0.99999);
+    }
+
+    #[test]
+    fn epa_at_its_cap_returns_a_finite_lower_bound() {
+        // A negative tolerance can never be met: EPA runs to its cap or until
+        // the polytope cannot grow, and must still answer.
+        let hull = Shape::<D3>::convex_hull(
+            &(0..200)
+                .map(|i| {
+                    let t = i as f32 * 2.399_963;
+                    let y = 1.0 - 2.0 * (i as f32 + 0.5) / 200.0;
+                    let r = (1.0 - y * y).sqrt();
+                    Vec3::new(r * t.cos(), y, r * t.sin())
+                })
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let pair = MinkowskiPair::new(
+            &hull,
+            &hull,
+            pose3(Vec3::new(0.01, 0.0, 0.0), Quat::IDENTITY),
+        );
+        let GjkResult::Overlapping(simplex) = gjk::gjk::<D3, _>(&pair, Vec3::X, 0.0, 1e-6) else {
+            panic!("overlapping")
+        };
+        let p = epa_3d::penetration(&pair, &simplex, -1.0);
+        assert!(p.depth.is_finite() && p.normal.is_finite() && p.point_a.is_finite());
+        assert!(p.depth <= 2.0 && p.iterations <= epa_3d::MAX_ITERATIONS);
+    }
+
+    #[test]
+    fn bad_poses_give_no_contact_and_no_nan() {
+        let b = unit_box();
+        assert!(contact(
+            &b,
+            &Pose::identity(),
+            &b,
+            &pose3(Vec3::new(f32::NAN, 0.0, 0.0), Quat::IDENTITY)
+        )
+        .is_none());
+        assert_eq!(
+            distance(
+                &b,
+                &Pose::identity(),
+                &b,
+                &pose3(Vec3::splat(f32::INFINITY), Quat::IDENTITY)
+            ),
+            f32::INFINITY
+        );
+        let huge = pose3(Vec3::splat(1e30), Quat::IDENTITY);
+        if let Some(c) = contact(&b, &huge, &b, &huge) {
+            assert!(c.depth.is_finite() && c.normal.is_finite());
+        }
+    }
+
+    #[test]
+    fn distance_between_separated_shapes() {
+        let d = distance(
+            &unit_box(),
+            &Pose::identity(),
+            &Shape::ball(0.5).unwrap(),
+            &pose3(Vec3::new(2.0, 0.0, 0.0), Quat::IDENTITY),
+        );
+        assert!((d - 1.0).abs() < 1e-6);
+        let c = Shape::<D3>::capsule(0.5, 0.25).unwrap();
+        let d = distance(
+            &c,
+            &Pose::identity(),
+            &c,
+            &pose3(Vec3::new(1.5, 0.3, 0.0), Quat::IDENTITY),
+        );
+        assert!((d - 1.0).abs() < 1e-6);
+    }
+
+    fn hit2(a: &Shape<D2>, pa: Pose<D2>, b: &Shape<D2>, pb: Pose<D2>) -> Contact<D2> {
+        let c = contact(a, &pa, b, &pb).expect("overlapping");
+        assert_finite_contact(&c);
+        c
+    }
+
+    #[test]
+    fn two_d_box_resting_and_touching() {
+        let ground = Shape::<D2>::cuboid(Vec2::new(5.0, 0.5)).unwrap();
+        let b = Shape::<D2>::cuboid(Vec2::splat(0.5)).unwrap();
+        let c = hit2(
+            &ground,
+            Pose::identity(),
+            &b,
+            Pose::new(Vec2::new(0.3, 0.99), 0.0),
+        );
+        assert!((c.depth - 0.01).abs() < 1e-5);
+        assert!((c.normal - Vec2::Y).length() < 1e-5);
+        // Exactly touching: either no contact or a zero-depth one.
+        if let Some(c) = contact(
+            &ground,
+            &Pose::identity(),
+            &b,
+            &Pose::new(Vec2::new(0.0, 1.0), 0.0),
+        ) {
+            assert!(c.depth < 1e-5);
+        }
+    }
+
+    #[test]
+    fn two_d_epa_grows_a_segment_through_the_origin() {
+        let b = Shape::<D2>::cuboid(Vec2::new(0.5, 0.25)).unwrap();
+        let pair = MinkowskiPair::new(&b, &b, Pose::<D2>::identity());
+        let mut simplex = Simplex::single(pair.support_point(Vec2::ONE));
+        simplex.push(pair.support_point(-Vec2::ONE));
+        let p = epa_2d::penetration(&pair, &simplex, 1e-6);
+        assert!((p.depth - 0.5).abs() < 1e-6);
+        assert!(p.normal.y.abs() > 0.99999);
+    }
+
+    #[test]
+    fn two_d_own_copy_and_concentric() {
+        let p = Pose::<D2>::new(Vec2::new(3.0, -1.0), 0.7);
+        let disc = Shape::<D2>::ball(0.4).unwrap();
+        assert!((hit2(&disc, p, &disc, p).depth - 0.8).abs() < 1e-5);
+        let capsule = Shape::<D2>::capsule(0.5, 0.2).unwrap();
+        assert!((hit2(&capsule, p, &capsule, p).depth - 0.4).abs() < 1e-5);
+        let polygon = Shape::<D2>::convex_polygon(&[
+            Vec2::new(-1.0, -0.5),
+            Vec2::new(1.0, -0.5),
+            Vec2::new(0.0, 0.5),
+        ])
+        .unwrap();
+        let c = hit2(&polygon, p, &polygon, p);
+        assert!(c.depth > 0.0);
+        // Far from the origin and thin.
+        let plate = Shape::<D2>::cuboid(Vec2::new(1.0, 0.001)).unwrap();
+        let far = Vec2::new(1000.0, -1000.0);
+        let c = hit2(
+            &plate,
+            Pose::new(far, 0.0),
+            &plate,
+            Pose::new(far + Vec2::new(0.3, 0.0015), 0.0),
+        );
+        assert!((c.depth - 0.0005).abs() < 1e-4);
     }
 }

@@ -30,7 +30,10 @@ pub struct Simplex<V> {
 impl<V: Vector> Simplex<V> {
     /// The simplex with one vertex.
     pub fn single(p: SupportPoint<V>) -> Self {
-        let mut s = Self { len: 1, ..Default::default() };
+        let mut s = Self {
+            len: 1,
+            ..Default::default()
+        };
         s.points[0] = p;
         s.weights[0] = 1.0;
         s
@@ -69,12 +72,20 @@ impl<V: Vector> Simplex<V> {
 
 /// Closest point to the origin on segment `points[i]..points[j]`: the kept
 /// indices and their weights (one or two).
-pub(crate) fn closest_on_segment<V: Vector>(s: &Simplex<V>, i: usize, j: usize) -> (V, [usize; 2], [f32; 2], usize) {
+pub(crate) fn closest_on_segment<V: Vector>(
+    s: &Simplex<V>,
+    i: usize,
+    j: usize,
+) -> (V, [usize; 2], [f32; 2], usize) {
     let a = s.points[i].w;
     let b = s.points[j].w;
     let ab = b - a;
     let denom = ab.length_squared();
-    let t = if denom > 0.0 { (-a.dot(ab) / denom).clamp(0.0, 1.0) } else { 0.0 };
+    let t = if denom > 0.0 {
+        (-a.dot(ab) / denom).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     if t <= 0.0 {
         (a, [i, j], [1.0, 0.0], 1)
     } else if t >= 1.0 {
@@ -107,6 +118,10 @@ pub(crate) fn point_or_segment_direction<V: Vector>(s: &Simplex<V>, v: V) -> V {
         dir * (1.0 / len)
     } else {
         let len = v.length();
-        if len > 0.0 { v * (1.0 / len) } else { V::axes()[1] }
+        if len > 0.0 {
+            v * (1.0 / len)
+        } else {
+            V::axes()[1]
+        }
     }
 }

@@ -46,21 +46,24 @@ fn origin_outside_edge(s: &Simplex<Vec2>, i: usize, j: usize, k: usize) -> bool 
     side_of_k == 0.0 || side_of_origin * side_of_k < 0.0
 }
 
+/// Closest point on a segment, kept indices, weights and how many are kept.
+type SegmentFeature = (Vec2, [usize; 2], [f32; 2], usize);
+
 fn reduce_triangle(s: &mut Simplex<Vec2>) -> Vec2 {
     const EDGES: [(usize, usize, usize); 3] = [(0, 1, 2), (1, 2, 0), (2, 0, 1)];
-    let mut best: Option<(f32, Vec2, [usize; 2], [f32; 2], usize)> = None;
+    let mut best: Option<(f32, SegmentFeature)> = None;
     for &(i, j, k) in &EDGES {
         if !origin_outside_edge(s, i, j, k) {
             continue;
         }
-        let (p, idx, w, n) = closest_on_segment(s, i, j);
-        let d = p.length_squared();
+        let feature = closest_on_segment(s, i, j);
+        let d = feature.0.length_squared();
         if best.is_none_or(|b| d < b.0) {
-            best = Some((d, p, idx, w, n));
+            best = Some((d, feature));
         }
     }
     match best {
-        Some((_, p, idx, w, n)) => {
+        Some((_, (p, idx, w, n))) => {
             s.keep(&idx[..n], &w[..n]);
             p
         }
@@ -86,16 +89,28 @@ mod tests {
     use crate::pipeline::narrow_phase::SupportPoint;
 
     fn simplex(points: &[Vec2]) -> Simplex<Vec2> {
-        let mut s = Simplex::single(SupportPoint { w: points[0], a: points[0], b: Vec2::ZERO });
+        let mut s = Simplex::single(SupportPoint {
+            w: points[0],
+            a: points[0],
+            b: Vec2::ZERO,
+        });
         for &p in &points[1..] {
-            s.push(SupportPoint { w: p, a: p, b: Vec2::ZERO });
+            s.push(SupportPoint {
+                w: p,
+                a: p,
+                b: Vec2::ZERO,
+            });
         }
         s
     }
 
     #[test]
     fn triangle_holding_origin_keeps_all() {
-        let mut s = simplex(&[Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(0.0, 1.0)]);
+        let mut s = simplex(&[
+            Vec2::new(-1.0, -1.0),
+            Vec2::new(1.0, -1.0),
+            Vec2::new(0.0, 1.0),
+        ]);
         assert_eq!(reduce(&mut s), Vec2::ZERO);
         assert_eq!(s.len, 3);
         assert!(s.combine(|p| p.w).length() < 1e-6);
@@ -103,7 +118,11 @@ mod tests {
 
     #[test]
     fn triangle_reduces_to_closest_edge() {
-        let mut s = simplex(&[Vec2::new(-1.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(0.0, 3.0)]);
+        let mut s = simplex(&[
+            Vec2::new(-1.0, 1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.0, 3.0),
+        ]);
         let p = reduce(&mut s);
         assert!((p - Vec2::new(0.0, 1.0)).length() < 1e-6);
         assert_eq!(s.len, 2);
@@ -111,7 +130,11 @@ mod tests {
 
     #[test]
     fn collinear_triangle_gives_closest_segment_point() {
-        let mut s = simplex(&[Vec2::new(-1.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(3.0, 1.0)]);
+        let mut s = simplex(&[
+            Vec2::new(-1.0, 1.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(3.0, 1.0),
+        ]);
         let p = reduce(&mut s);
         assert!((p - Vec2::new(0.0, 1.0)).length() < 1e-6);
         assert!(p.is_finite());

@@ -34,7 +34,9 @@ pub fn reduce(s: &mut Simplex<Vec3>) -> Vec3 {
 /// origin close to it: the plane's normal keeps the digits the weights lose.
 fn project_on_plane(s: &Simplex<Vec3>) -> Option<Vec3> {
     let a = s.points[0].w;
-    let n = (s.points[1].w - a).cross(s.points[2].w - a).try_normalize()?;
+    let n = (s.points[1].w - a)
+        .cross(s.points[2].w - a)
+        .try_normalize()?;
     Some(n * n.dot(a))
 }
 
@@ -122,7 +124,12 @@ fn origin_outside_face(s: &Simplex<Vec3>, t: [usize; 3], k: usize) -> bool {
 }
 
 fn reduce_tetrahedron(s: &mut Simplex<Vec3>) -> Vec3 {
-    const FACES: [([usize; 3], usize); 4] = [([0, 1, 2], 3), ([0, 3, 1], 2), ([0, 2, 3], 1), ([1, 3, 2], 0)];
+    const FACES: [([usize; 3], usize); 4] = [
+        ([0, 1, 2], 3),
+        ([0, 3, 1], 2),
+        ([0, 2, 3], 1),
+        ([1, 3, 2], 0),
+    ];
     let mut best: Option<(f32, Feature)> = None;
     for &(t, k) in &FACES {
         if !origin_outside_face(s, t, k) {
@@ -162,9 +169,17 @@ mod tests {
     use crate::pipeline::narrow_phase::SupportPoint;
 
     fn simplex(points: &[Vec3]) -> Simplex<Vec3> {
-        let mut s = Simplex::single(SupportPoint { w: points[0], a: points[0], b: Vec3::ZERO });
+        let mut s = Simplex::single(SupportPoint {
+            w: points[0],
+            a: points[0],
+            b: Vec3::ZERO,
+        });
         for &p in &points[1..] {
-            s.push(SupportPoint { w: p, a: p, b: Vec3::ZERO });
+            s.push(SupportPoint {
+                w: p,
+                a: p,
+                b: Vec3::ZERO,
+            });
         }
         s
     }
@@ -184,7 +199,11 @@ mod tests {
 
     #[test]
     fn triangle_face_region() {
-        let mut s = simplex(&[Vec3::new(-1.0, 1.0, -1.0), Vec3::new(1.0, 1.0, -1.0), Vec3::new(0.0, 1.0, 1.0)]);
+        let mut s = simplex(&[
+            Vec3::new(-1.0, 1.0, -1.0),
+            Vec3::new(1.0, 1.0, -1.0),
+            Vec3::new(0.0, 1.0, 1.0),
+        ]);
         let p = reduce(&mut s);
         assert!((p - Vec3::Y).length() < 1e-6);
         assert_eq!(s.len, 3);
