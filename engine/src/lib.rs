@@ -20,20 +20,40 @@
 //! assert!((hit.normal - Vec3::Y).length() < 1e-5); // from A towards B
 //! ```
 
+pub mod body;
+pub mod error;
 pub mod math;
 pub mod pipeline;
+pub mod settings;
 pub mod shape;
+pub mod world;
 
+pub use body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc};
+pub use error::WorldError;
 pub use glam;
 pub use math::{Dim, Pose, Rot2, D2, D3};
+pub use settings::Settings;
+pub use world::{ContactPair, World};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
 pub mod d2 {
+    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::error::WorldError;
     pub use crate::pipeline::narrow_phase::{contact, distance};
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.
     pub type Dim = crate::math::D2;
+    /// A 2D world.
+    pub type World = crate::world::World<crate::math::D2>;
+    /// 2D world settings.
+    pub type Settings = crate::settings::Settings<crate::math::D2>;
+    /// A 2D body description.
+    pub type BodyDesc = crate::body::BodyDesc<crate::math::D2>;
+    /// A 2D collider description.
+    pub type ColliderDesc = crate::body::ColliderDesc<crate::math::D2>;
+    /// A 2D body.
+    pub type Body = crate::body::Body<crate::math::D2>;
     /// A 2D convex shape.
     pub type Shape = crate::shape::Shape<crate::math::D2>;
     /// What a 2D shape is.
@@ -50,11 +70,23 @@ pub mod d2 {
 
 /// The 3D engine: `Vec3` points, rotations as unit quaternions.
 pub mod d3 {
+    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::error::WorldError;
     pub use crate::pipeline::narrow_phase::{contact, distance};
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.
     pub type Dim = crate::math::D3;
+    /// A 3D world.
+    pub type World = crate::world::World<crate::math::D3>;
+    /// 3D world settings.
+    pub type Settings = crate::settings::Settings<crate::math::D3>;
+    /// A 3D body description.
+    pub type BodyDesc = crate::body::BodyDesc<crate::math::D3>;
+    /// A 3D collider description.
+    pub type ColliderDesc = crate::body::ColliderDesc<crate::math::D3>;
+    /// A 3D body.
+    pub type Body = crate::body::Body<crate::math::D3>;
     /// A 3D convex shape.
     pub type Shape = crate::shape::Shape<crate::math::D3>;
     /// What a 3D shape is.

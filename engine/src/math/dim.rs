@@ -120,6 +120,51 @@ macro_rules! impl_vector {
 impl_vector!(Vec2, Vec2::Y);
 impl_vector!(Vec3, Vec3::Y);
 
+/// Angular quantities (angular velocity, torque, angular impulse): `f32` about
+/// Z in 2D, a `Vec3` in 3D.
+pub trait Angular:
+    Copy
+    + Debug
+    + Default
+    + PartialEq
+    + Send
+    + Sync
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<f32, Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + 'static
+{
+    /// Dot product (plain product in 2D).
+    fn dot(self, other: Self) -> f32;
+    /// True when no component is NaN or infinite.
+    fn is_finite(self) -> bool;
+}
+
+impl Angular for f32 {
+    #[inline]
+    fn dot(self, other: Self) -> f32 {
+        self * other
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+}
+
+impl Angular for Vec3 {
+    #[inline]
+    fn dot(self, other: Self) -> f32 {
+        Vec3::dot(self, other)
+    }
+    #[inline]
+    fn is_finite(self) -> bool {
+        Vec3::is_finite(self)
+    }
+}
+
 /// A spatial dimension: [`D2`] or [`D3`]. The complete list of what differs.
 pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'static {
     /// Number of spatial dimensions (2 or 3).
@@ -133,7 +178,7 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// A rotation as users give it: an angle in radians (2D) or a unit [`Quat`] (3D).
     type Angle: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// Angular velocity: radians per second about Z (2D, `f32`) or an axis-rate vector (3D).
-    type AngularVector: Copy + Debug + Default + PartialEq + Send + Sync + 'static;
+    type AngularVector: Angular;
     /// Rotational inertia about the centre of mass: a scalar (2D) or a 3x3 tensor (3D), kg·m².
     type Inertia: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// The general convex shape: a polygon (2D) or a polyhedron (3D).
@@ -158,6 +203,27 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     fn compose(a: Self::Rotation, b: Self::Rotation) -> Self::Rotation;
     /// The inverse rotation.
     fn invert(r: Self::Rotation) -> Self::Rotation;
+
+    /// `r × v`: the angular quantity of a linear one applied at lever `r`.
+    fn cross(r: Self::Vector, v: Self::Vector) -> Self::AngularVector;
+    /// `ω × r`: the velocity of lever `r` spinning at `ω`.
+    fn angular_cross(w: Self::AngularVector, r: Self::Vector) -> Self::Vector;
+    /// The zero inertia (inverse of a body that cannot turn).
+    fn zero_inertia() -> Self::Inertia;
+    /// The inverse of an inertia (zero stays zero: a body that cannot turn).
+    fn invert_inertia(inertia: Self::Inertia) -> Self::Inertia;
+    /// A local inverse inertia seen in world space under rotation `r`.
+    fn rotate_inertia(r: Self::Rotation, local: Self::Inertia) -> Self::Inertia;
+    /// Applies an (inverse) inertia to an angular quantity.
+    fn mul_inertia(inertia: Self::Inertia, a: Self::AngularVector) -> Self::AngularVector;
+    /// The rotation after spinning at `w` for `dt` seconds, renormalised.
+    fn integrate_rotation(r: Self::Rotation, w: Self::AngularVector, dt: f32) -> Self::Rotation;
+    /// Unit tangents across unit normal `n`: one in 2D, two in 3D; the count.
+    fn tangents(n: Self::Vector) -> ([Self::Vector; 2], usize);
+    /// Small rotations that tilt a shape across normal `n` by `angle`, for
+    /// manifold perturbation: two in 2D (±angle), four in 3D (about axes
+    /// 90 degrees apart around `n`); the count.
+    fn tilts(n: Self::Vector, angle: f32) -> ([Self::Rotation; 4], usize);
 
     /// Reduces a GJK simplex to the smallest sub-simplex whose hull holds the
     /// point closest to the origin, and returns that point.
@@ -226,6 +292,40 @@ impl Dim for D2 {
     fn reduce_simplex(simplex: &mut Simplex<Vec2>) -> Vec2 {
         simplex_2d::reduce(simplex)
     }
+    #[inline]
+    fn cross(r: Vec2, v: Vec2) -> f32 {
+        r.perp_dot(v)
+    }
+    #[inline]
+    fn angular_cross(w: f32, r: Vec2) -> Vec2 {
+        r.perp() * w
+    }
+    fn zero_inertia() -> f32 {
+        0.0
+    }
+    fn invert_inertia(inertia: f32) -> f32 {
+        if inertia > 0.0 { 1.0 / inertia } else { 0.0 }
+    }
+    #[inline]
+    fn rotate_inertia(_r: Rot2, local: f32) -> f32 {
+        local
+    }
+    #[inline]
+    fn mul_inertia(inertia: f32, a: f32) -> f32 {
+        inertia * a
+    }
+    fn integrate_rotation(r: Rot2, w: f32, dt: f32) -> Rot2 {
+        // First order on the unit circle, then back onto it (Box2D's b2IntegrateRotation).
+        let h = w * dt;
+        Rot2 { cos: r.cos - h * r.sin, sin: r.sin + h * r.cos }.normalize()
+    }
+    fn tangents(n: Vec2) -> ([Vec2; 2], usize) {
+        ([-n.perp(), Vec2::ZERO], 1)
+    }
+    fn tilts(_n: Vec2, angle: f32) -> ([Rot2; 4], usize) {
+        let r = Rot2::from_angle(angle);
+        ([r, r.inverse(), Rot2::IDENTITY, Rot2::IDENTITY], 2)
+    }
     fn feature_direction(simplex: &Simplex<Vec2>, v: Vec2) -> Vec2 {
         simplex_2d::feature_direction(simplex, v)
     }
@@ -282,6 +382,50 @@ impl Dim for D3 {
     #[inline]
     fn reduce_simplex(simplex: &mut Simplex<Vec3>) -> Vec3 {
         simplex_3d::reduce(simplex)
+    }
+    #[inline]
+    fn cross(r: Vec3, v: Vec3) -> Vec3 {
+        r.cross(v)
+    }
+    #[inline]
+    fn angular_cross(w: Vec3, r: Vec3) -> Vec3 {
+        w.cross(r)
+    }
+    fn zero_inertia() -> Mat3 {
+        Mat3::ZERO
+    }
+    fn invert_inertia(inertia: Mat3) -> Mat3 {
+        let det = inertia.determinant();
+        if det.abs() > f32::MIN_POSITIVE && det.is_finite() {
+            inertia.inverse()
+        } else {
+            Mat3::ZERO
+        }
+    }
+    #[inline]
+    fn rotate_inertia(r: Quat, local: Mat3) -> Mat3 {
+        let m = Mat3::from_quat(r);
+        m * local * m.transpose()
+    }
+    #[inline]
+    fn mul_inertia(inertia: Mat3, a: Vec3) -> Vec3 {
+        inertia * a
+    }
+    fn integrate_rotation(r: Quat, w: Vec3, dt: f32) -> Quat {
+        // q' = q + dt/2 (w, 0) q, renormalised.
+        let dq = Quat::from_xyzw(w.x, w.y, w.z, 0.0) * r;
+        let q = Quat::from_xyzw(r.x + 0.5 * dt * dq.x, r.y + 0.5 * dt * dq.y, r.z + 0.5 * dt * dq.z, r.w + 0.5 * dt * dq.w);
+        let len = q.length();
+        if len > 0.0 && len.is_finite() { q * (1.0 / len) } else { r }
+    }
+    fn tangents(n: Vec3) -> ([Vec3; 2], usize) {
+        let (t1, t2) = n.any_orthonormal_pair();
+        ([t1, t2], 2)
+    }
+    fn tilts(n: Vec3, angle: f32) -> ([Quat; 4], usize) {
+        let (u, v) = n.any_orthonormal_pair();
+        let about = |axis: Vec3| Quat::from_axis_angle(axis, angle);
+        ([about(u), about(v), about(-u), about(-v)], 4)
     }
     fn feature_direction(simplex: &Simplex<Vec3>, v: Vec3) -> Vec3 {
         simplex_3d::feature_direction(simplex, v)

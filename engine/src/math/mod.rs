@@ -4,6 +4,6 @@ pub mod dim;
 mod pose;
 mod rot2;
 
-pub use dim::{Dim, Vector, D2, D3};
+pub use dim::{Angular, Dim, Vector, D2, D3};
 pub use pose::Pose;
 pub use rot2::Rot2;

@@ -23,6 +23,7 @@
 pub mod epa_2d;
 pub mod epa_3d;
 pub mod gjk;
+pub(crate) mod perturb;
 mod simplex;
 pub mod simplex_2d;
 pub mod simplex_3d;
@@ -130,17 +131,25 @@ impl PairScale {
 /// they do not overlap. See the module docs for conventions.
 ///
 /// Poses holding NaN or infinities give `None`.
-pub fn contact<D: Dim>(
+pub fn contact<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &Pose<D>) -> Option<Contact<D>> {
+    speculative_contact(a, pose_a, b, pose_b, 0.0)
+}
+
+/// Like [`contact`], but also reports pairs up to `margin` metres apart, with
+/// a negative depth (minus the distance): what a solver needs to stop bodies
+/// before they meet.
+pub fn speculative_contact<D: Dim>(
     a: &Shape<D>,
     pose_a: &Pose<D>,
     b: &Shape<D>,
     pose_b: &Pose<D>,
+    margin: f32,
 ) -> Option<Contact<D>> {
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return None;
     }
     let b_in_a = pose_a.inv_mul(pose_b);
-    let local = contact_local(a, b, &b_in_a)?;
+    let local = contact_local(a, b, &b_in_a, margin)?;
     Some(Contact {
         depth: local.depth,
         normal: pose_a.transform_vector(local.normal),
@@ -149,19 +158,20 @@ pub fn contact<D: Dim>(
     })
 }
 
-/// [`contact`] in A's local frame, with B placed by `b_in_a`.
+/// [`speculative_contact`] in A's local frame, with B placed by `b_in_a`.
 pub(crate) fn contact_local<D: Dim>(
     a: &Shape<D>,
     b: &Shape<D>,
     b_in_a: &Pose<D>,
+    margin: f32,
 ) -> Option<Penetration<D::Vector>> {
     let scale = PairScale::new(a, b);
-    let radii = a.radius() + b.radius();
+    let reach = a.radius() + b.radius() + margin;
     let (core_a, core_b) = (Core(a), Core(b));
     let cores = MinkowskiPair::new(&core_a, &core_b, *b_in_a);
-    let core = match gjk::gjk::<D, _>(&cores, -b_in_a.translation, radii, scale.tolerance()) {
+    let core = match gjk::gjk::<D, _>(&cores, -b_in_a.translation, reach, scale.tolerance()) {
         GjkResult::Apart => return None,
-        GjkResult::Separated(closest) if closest.distance > radii => return None,
+        GjkResult::Separated(closest) if closest.distance > reach => return None,
         GjkResult::Separated(closest) => Penetration {
             depth: -closest.distance,
             normal: closest.normal,
@@ -175,10 +185,11 @@ pub(crate) fn contact_local<D: Dim>(
 }
 
 /// The contact of the full shapes from that of their cores (`depth < 0` when
-/// the cores are apart): each witness moves out by its shape's radius.
+/// the cores are apart): each witness moves out by its shape's radius. The
+/// depth is negative only when the shapes are apart (speculative contacts).
 fn grow_by_radii<V: Vector>(core: Penetration<V>, radius_a: f32, radius_b: f32) -> Penetration<V> {
     Penetration {
-        depth: (core.depth + radius_a + radius_b).max(0.0),
+        depth: core.depth + radius_a + radius_b,
         normal: core.normal,
         point_a: core.point_a + core.normal * radius_a,
         point_b: core.point_b - core.normal * radius_b,

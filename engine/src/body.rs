@@ -1,0 +1,342 @@
+//! Rigid bodies and their colliders: what users describe, and what the world
+//! keeps.
+
+use slotmap::new_key_type;
+
+use crate::error::WorldError;
+use crate::math::{Angular, Dim, Pose, Vector};
+use crate::shape::Shape;
+
+new_key_type! {
+    /// A body in a [`crate::World`]. After [`crate::World::remove_body`] the
+    /// handle is stale: lookups give `None` and never another body, even if
+    /// its slot is reused.
+    pub struct BodyHandle;
+}
+
+/// How a body moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BodyKind {
+    /// Moved by forces and contacts.
+    Dynamic,
+    /// Never moves (infinite mass): the ground.
+    Fixed,
+    /// Moves at the velocity the user sets, pushes dynamic bodies, is never pushed.
+    Kinematic,
+}
+
+/// A body's description, built with chained setters and given to
+/// [`crate::World::add_body`], which checks every value.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct BodyDesc<D: Dim> {
+    kind: BodyKind,
+    position: D::Vector,
+    rotation: D::Angle,
+    linear_velocity: D::Vector,
+    angular_velocity: D::AngularVector,
+    linear_damping: f32,
+    angular_damping: f32,
+    gravity_scale: f32,
+}
+
+impl<D: Dim> BodyDesc<D> {
+    fn of_kind(kind: BodyKind) -> Self {
+        Self {
+            kind,
+            position: D::Vector::ZERO,
+            rotation: D::angle_of(D::identity()),
+            linear_velocity: D::Vector::ZERO,
+            angular_velocity: D::AngularVector::default(),
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+            gravity_scale: 1.0,
+        }
+    }
+
+    /// A body moved by forces and contacts.
+    pub fn dynamic() -> Self {
+        Self::of_kind(BodyKind::Dynamic)
+    }
+
+    /// A body that never moves.
+    pub fn fixed() -> Self {
+        Self::of_kind(BodyKind::Fixed)
+    }
+
+    /// A body moved only by the velocity the user gives it.
+    pub fn kinematic() -> Self {
+        Self::of_kind(BodyKind::Kinematic)
+    }
+
+    /// Position of the body's origin (the shape's local origin), metres.
+    pub fn position(mut self, position: D::Vector) -> Self {
+        self.position = position;
+        self
+    }
+
+    /// Orientation: an angle in radians (2D) or a unit quaternion (3D).
+    pub fn rotation(mut self, rotation: D::Angle) -> Self {
+        self.rotation = rotation;
+        self
+    }
+
+    /// Velocity of the centre of mass, m/s.
+    pub fn linear_velocity(mut self, v: D::Vector) -> Self {
+        self.linear_velocity = v;
+        self
+    }
+
+    /// Angular velocity, rad/s (about Z in 2D).
+    pub fn angular_velocity(mut self, w: D::AngularVector) -> Self {
+        self.angular_velocity = w;
+        self
+    }
+
+    /// Linear damping, 1/s (>= 0): velocity decays as `v / (1 + dt·damping)`.
+    pub fn linear_damping(mut self, damping: f32) -> Self {
+        self.linear_damping = damping;
+        self
+    }
+
+    /// Angular damping, 1/s (>= 0).
+    pub fn angular_damping(mut self, damping: f32) -> Self {
+        self.angular_damping = damping;
+        self
+    }
+
+    /// Multiplier on the world's gravity for this body (1 by default).
+    pub fn gravity_scale(mut self, scale: f32) -> Self {
+        self.gravity_scale = scale;
+        self
+    }
+
+    /// Checks every value: finite, dampings non-negative.
+    pub(crate) fn validate(&self) -> Result<(), WorldError> {
+        let finite = |ok: bool, what| if ok { Ok(()) } else { Err(WorldError::NotFinite { what }) };
+        finite(self.position.is_finite(), "body position")?;
+        finite(D::angle_is_finite(self.rotation), "body rotation")?;
+        finite(self.linear_velocity.is_finite(), "body linear velocity")?;
+        finite(self.angular_velocity.is_finite(), "body angular velocity")?;
+        for (what, value) in [
+            ("linear damping", self.linear_damping),
+            ("angular damping", self.angular_damping),
+            ("gravity scale", self.gravity_scale.abs()),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(WorldError::OutOfRange { what, value });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A collider's description: its shape and material.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColliderDesc<D: Dim> {
+    shape: Shape<D>,
+    density: f32,
+    friction: f32,
+    restitution: f32,
+}
+
+impl<D: Dim> ColliderDesc<D> {
+    /// A collider of `shape` with density 1, friction 0.6, restitution 0.
+    pub fn new(shape: Shape<D>) -> Self {
+        Self { shape, density: 1.0, friction: 0.6, restitution: 0.0 }
+    }
+
+    /// Density, kg/m² in 2D and kg/m³ in 3D (> 0).
+    pub fn density(mut self, density: f32) -> Self {
+        self.density = density;
+        self
+    }
+
+    /// Coulomb friction coefficient (>= 0); a pair uses `sqrt(a * b)`.
+    pub fn friction(mut self, friction: f32) -> Self {
+        self.friction = friction;
+        self
+    }
+
+    /// Restitution, 0 (no bounce) to 1 (elastic); a pair uses the larger.
+    pub fn restitution(mut self, restitution: f32) -> Self {
+        self.restitution = restitution;
+        self
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), WorldError> {
+        let check = |what, value: f32, ok: bool| if ok { Ok(()) } else { Err(WorldError::OutOfRange { what, value }) };
+        check("density", self.density, self.density.is_finite() && self.density > 0.0)?;
+        check("friction", self.friction, self.friction.is_finite() && self.friction >= 0.0)?;
+        check("restitution", self.restitution, (0.0..=1.0).contains(&self.restitution))
+    }
+}
+
+/// A body in the world. Read it with [`crate::World::body`]; change it with
+/// [`crate::World::body_mut`].
+#[derive(Clone, Debug)]
+pub struct Body<D: Dim> {
+    pub(crate) kind: BodyKind,
+    /// Pose of the body's origin.
+    pub(crate) pose: Pose<D>,
+    /// Centre of mass in the body's frame.
+    pub(crate) local_center: D::Vector,
+    pub(crate) linear_velocity: D::Vector,
+    pub(crate) angular_velocity: D::AngularVector,
+    pub(crate) mass: f32,
+    pub(crate) inv_mass: f32,
+    pub(crate) inv_inertia_local: D::Inertia,
+    pub(crate) linear_damping: f32,
+    pub(crate) angular_damping: f32,
+    pub(crate) gravity_scale: f32,
+    pub(crate) force: D::Vector,
+    pub(crate) torque: D::AngularVector,
+    pub(crate) shape: Shape<D>,
+    pub(crate) friction: f32,
+    pub(crate) restitution: f32,
+}
+
+impl<D: Dim> Body<D> {
+    pub(crate) fn new(desc: &BodyDesc<D>, collider: ColliderDesc<D>) -> Self {
+        let props = collider.shape.mass_properties(collider.density);
+        let moves = desc.kind == BodyKind::Dynamic;
+        Self {
+            kind: desc.kind,
+            pose: Pose::new(desc.position, desc.rotation),
+            local_center: props.local_center,
+            linear_velocity: if desc.kind == BodyKind::Fixed { D::Vector::ZERO } else { desc.linear_velocity },
+            angular_velocity: if desc.kind == BodyKind::Fixed { D::AngularVector::default() } else { desc.angular_velocity },
+            mass: if moves { props.mass } else { 0.0 },
+            inv_mass: if moves && props.mass > 0.0 { 1.0 / props.mass } else { 0.0 },
+            inv_inertia_local: D::invert_inertia(if moves { props.inertia } else { D::zero_inertia() }),
+            linear_damping: desc.linear_damping,
+            angular_damping: desc.angular_damping,
+            gravity_scale: desc.gravity_scale,
+            force: D::Vector::ZERO,
+            torque: D::AngularVector::default(),
+            shape: collider.shape,
+            friction: collider.friction,
+            restitution: collider.restitution,
+        }
+    }
+
+    /// How the body moves.
+    pub fn kind(&self) -> BodyKind {
+        self.kind
+    }
+
+    /// Position of the body's origin, metres.
+    pub fn position(&self) -> D::Vector {
+        self.pose.translation
+    }
+
+    /// Orientation: an angle in radians (2D) or a unit quaternion (3D).
+    pub fn rotation(&self) -> D::Angle {
+        D::angle_of(self.pose.rotation)
+    }
+
+    /// The full pose of the body's origin.
+    pub fn pose(&self) -> Pose<D> {
+        self.pose
+    }
+
+    /// Velocity of the centre of mass, m/s.
+    pub fn linear_velocity(&self) -> D::Vector {
+        self.linear_velocity
+    }
+
+    /// Angular velocity, rad/s.
+    pub fn angular_velocity(&self) -> D::AngularVector {
+        self.angular_velocity
+    }
+
+    /// Mass in kg (0 for fixed and kinematic bodies).
+    pub fn mass(&self) -> f32 {
+        self.mass
+    }
+
+    /// Centre of mass in world space, metres.
+    pub fn center_of_mass(&self) -> D::Vector {
+        self.pose.transform_point(self.local_center)
+    }
+
+    /// The collider's shape.
+    pub fn shape(&self) -> &Shape<D> {
+        &self.shape
+    }
+
+    /// Moves the body's origin to `position` (metres). Errors on NaN or infinity.
+    pub fn set_position(&mut self, position: D::Vector) -> Result<(), WorldError> {
+        if !position.is_finite() {
+            return Err(WorldError::NotFinite { what: "body position" });
+        }
+        self.pose.translation = position;
+        Ok(())
+    }
+
+    /// Sets the orientation. Errors on NaN or infinity.
+    pub fn set_rotation(&mut self, rotation: D::Angle) -> Result<(), WorldError> {
+        if !D::angle_is_finite(rotation) {
+            return Err(WorldError::NotFinite { what: "body rotation" });
+        }
+        self.pose.rotation = D::rotation_from_angle(rotation);
+        Ok(())
+    }
+
+    /// Sets the velocity of the centre of mass (m/s); ignored for fixed bodies.
+    pub fn set_linear_velocity(&mut self, v: D::Vector) -> Result<(), WorldError> {
+        if !v.is_finite() {
+            return Err(WorldError::NotFinite { what: "body linear velocity" });
+        }
+        if self.kind != BodyKind::Fixed {
+            self.linear_velocity = v;
+        }
+        Ok(())
+    }
+
+    /// Sets the angular velocity (rad/s); ignored for fixed bodies.
+    pub fn set_angular_velocity(&mut self, w: D::AngularVector) -> Result<(), WorldError> {
+        if !w.is_finite() {
+            return Err(WorldError::NotFinite { what: "body angular velocity" });
+        }
+        if self.kind != BodyKind::Fixed {
+            self.angular_velocity = w;
+        }
+        Ok(())
+    }
+
+    /// Adds a force (newtons) at the centre of mass for the next step.
+    pub fn apply_force(&mut self, force: D::Vector) -> Result<(), WorldError> {
+        if !force.is_finite() {
+            return Err(WorldError::NotFinite { what: "force" });
+        }
+        self.force += force;
+        Ok(())
+    }
+
+    /// Adds a torque (N·m) for the next step.
+    pub fn apply_torque(&mut self, torque: D::AngularVector) -> Result<(), WorldError> {
+        if !torque.is_finite() {
+            return Err(WorldError::NotFinite { what: "torque" });
+        }
+        self.torque += torque;
+        Ok(())
+    }
+
+    /// Changes the velocity at once by an impulse (N·s) applied at the world point `at`.
+    pub fn apply_impulse(&mut self, impulse: D::Vector, at: D::Vector) -> Result<(), WorldError> {
+        if !(impulse.is_finite() && at.is_finite()) {
+            return Err(WorldError::NotFinite { what: "impulse" });
+        }
+        if self.kind == BodyKind::Dynamic {
+            self.linear_velocity += impulse * self.inv_mass;
+            let r = at - self.center_of_mass();
+            self.angular_velocity += D::mul_inertia(self.inv_inertia_world(), D::cross(r, impulse));
+        }
+        Ok(())
+    }
+
+    /// Inverse inertia in world space.
+    pub(crate) fn inv_inertia_world(&self) -> D::Inertia {
+        D::rotate_inertia(self.pose.rotation, self.inv_inertia_local)
+    }
+}

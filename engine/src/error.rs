@@ -1,0 +1,45 @@
+//! Errors at the world's API boundary: one enum, a variant per cause.
+
+use core::fmt;
+
+use crate::shape::ShapeError;
+
+/// Why the world refused a call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorldError {
+    /// A shape could not be built.
+    Shape(ShapeError),
+    /// A position, rotation or velocity had a NaN or infinite component.
+    NotFinite {
+        /// Which input.
+        what: &'static str,
+    },
+    /// A density, friction, restitution, damping or time step was out of range.
+    OutOfRange {
+        /// Which input.
+        what: &'static str,
+        /// The value given.
+        value: f32,
+    },
+    /// The handle names a body that was removed (or never existed).
+    StaleHandle,
+}
+
+impl fmt::Display for WorldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorldError::Shape(e) => write!(f, "invalid shape: {e}"),
+            WorldError::NotFinite { what } => write!(f, "{what} must be finite (got NaN or infinity)"),
+            WorldError::OutOfRange { what, value } => write!(f, "{what} is out of range (got {value})"),
+            WorldError::StaleHandle => write!(f, "the body was removed or never existed"),
+        }
+    }
+}
+
+impl std::error::Error for WorldError {}
+
+impl From<ShapeError> for WorldError {
+    fn from(e: ShapeError) -> Self {
+        WorldError::Shape(e)
+    }
+}

@@ -1,0 +1,762 @@
+//! Broad phase: a dynamic AABB tree of fattened boxes that keeps the set of
+//! candidate pairs from one step to the next.
+//!
+//! [`BroadPhase`] stores one *proxy* per collider: the caller's key and the
+//! collider's box grown by a margin (the *fat* box). It reports every pair of
+//! proxies whose fat boxes overlap; the narrow phase then decides which of
+//! those really touch. The same code serves 2D and 3D.
+//!
+//! How it works:
+//! 1. Every proxy is a leaf of a binary tree whose internal nodes hold the
+//!    union of their children's boxes. Nodes live in one `Vec` with a free
+//!    list; links are `u32` indices.
+//! 2. Inserting a leaf walks down from the root choosing, at each node, the
+//!    cheapest of "pair with this node" and "descend into a child" under the
+//!    surface-area heuristic. The cost is the box's *perimeter*, the sum of
+//!    its extents, which ranks boxes the same way in both dimensions.
+//! 3. The new leaf and its chosen sibling get a fresh parent; walking back to
+//!    the root, every ancestor is refitted and AVL-balanced: when one child is
+//!    taller than the other by two, the taller child is rotated up. The tree
+//!    height stays within about 1.44 log2(n).
+//! 4. Removing a leaf frees its parent and links the sibling to the
+//!    grandparent, then refits and balances upwards the same way.
+//! 5. [`BroadPhase::update`] re-inserts a proxy only when its tight box leaves
+//!    its fat box, so slow bodies stay put for many steps; moved proxies are
+//!    remembered in a move buffer.
+//! 6. [`BroadPhase::update_pairs`] drops the stored pairs whose fat boxes no
+//!    longer overlap (or whose proxy was removed), queries the tree with each
+//!    moved proxy's fat box to find new pairs, then sorts and deduplicates.
+//!    Two proxies that did not move cannot start overlapping, so the result
+//!    always equals the brute-force set, at a cost of O(pairs + moved log n).
+//!
+//! Limits: fat boxes grow by a fixed margin in every direction (no
+//! velocity-based prediction) and a fat box is never shrunk while the tight
+//! box stays inside it. Handles of removed proxies are recycled by later
+//! insertions, so a stale [`ProxyId`] may name a newer proxy; one that names
+//! no proxy is ignored. Keys are expected to be unique; two proxies with the
+//! same key never pair with each other. Boxes with NaN corners never overlap
+//! anything.
+//!
+//! References: E. Catto, "Dynamic AABB Trees", GDC 2019, and the dynamic
+//! tree of Box2D (v2.4 `b2_dynamic_tree`, v3 `dynamic_tree.c`); J. Goldsmith
+//! and J. Salmon, "Automatic Creation of Object Hierarchies for Ray Tracing",
+//! IEEE CG&A 1987 (surface-area heuristic); G. Adelson-Velsky and E. Landis,
+//! 1962 (AVL balancing).
+
+use crate::math::{Dim, Vector};
+use crate::shape::Aabb;
+
+/// Index meaning "no node".
+const NULL: u32 = u32::MAX;
+/// The `height` of a node on the free list.
+const FREE: i32 = -1;
+
+/// A handle to one proxy of a [`BroadPhase`], returned by [`BroadPhase::insert`].
+///
+/// Removing a proxy makes its handle available to later insertions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProxyId(u32);
+
+/// One node of the tree: a leaf (a proxy), an internal node or a free slot.
+#[derive(Clone, Debug)]
+struct Node<D: Dim> {
+    /// Leaf: the fat box. Internal: the union of the children's boxes.
+    aabb: Aabb<D>,
+    /// Parent node, or `NULL` at the root and on free slots.
+    parent: u32,
+    /// Both children of an internal node; `NULL` for leaves and free slots.
+    children: [u32; 2],
+    /// 0 for a leaf, 1 + the taller child's height for an internal node, `FREE` when unused.
+    height: i32,
+    /// The caller's key (leaves only).
+    key: u64,
+    /// True exactly when this slot's index waits in the move buffer.
+    moved: bool,
+}
+
+/// A stored pair: keys in ascending order, then the proxies in matching order.
+type Pair = (u64, u64, u32, u32);
+
+/// The incremental broad phase: a dynamic AABB tree with persistent pairs.
+/// See the [module documentation](self) for how it works.
+#[derive(Clone, Debug)]
+pub struct BroadPhase<D: Dim> {
+    /// Node pool: leaves, internal nodes and free slots.
+    nodes: Vec<Node<D>>,
+    /// Free slots of `nodes`, reused last-in first-out.
+    free: Vec<u32>,
+    /// The root node, or `NULL` when empty.
+    root: u32,
+    /// How far fat boxes extend beyond the tight boxes, metres.
+    margin: f32,
+    /// Number of live proxies.
+    proxy_count: usize,
+    /// Proxies inserted or re-inserted since the last [`BroadPhase::update_pairs`].
+    move_buffer: Vec<u32>,
+    /// Current overlapping proxy pairs, sorted, without duplicates.
+    pairs: Vec<Pair>,
+    /// `pairs` projected to keys, sorted, without duplicates: the public result.
+    key_pairs: Vec<(u64, u64)>,
+    /// Pairs found in the current [`BroadPhase::update_pairs`].
+    fresh: Vec<Pair>,
+    /// Traversal stack reused between queries.
+    stack: Vec<u32>,
+}
+
+/// The generic "surface area" of a box: the sum of its extents.
+fn perimeter<D: Dim>(aabb: &Aabb<D>) -> f32 {
+    (aabb.max - aabb.min).dot(D::Vector::splat(1.0))
+}
+
+/// Calls `visit` with every leaf of the tree under `root` whose box overlaps
+/// `aabb`, until it returns false. Each node is pushed at most once, so the
+/// stack never holds more than `nodes.len()` entries.
+fn visit_overlaps<D: Dim>(
+    nodes: &[Node<D>],
+    root: u32,
+    aabb: &Aabb<D>,
+    stack: &mut Vec<u32>,
+    mut visit: impl FnMut(u32) -> bool,
+) {
+    stack.clear();
+    if root != NULL {
+        stack.push(root);
+    }
+    while let Some(index) = stack.pop() {
+        let node = &nodes[index as usize];
+        if !node.aabb.overlaps(aabb) {
+            continue;
+        }
+        if node.height == 0 {
+            if !visit(index) {
+                break;
+            }
+        } else {
+            stack.extend(node.children);
+        }
+    }
+    stack.clear();
+}
+
+impl<D: Dim> BroadPhase<D> {
+    /// An empty broad phase whose fat boxes extend `margin` metres beyond the
+    /// boxes given (e.g. 0.1). A negative or non-finite margin counts as zero.
+    pub fn new(margin: f32) -> Self {
+        let margin = if margin.is_finite() {
+            margin.max(0.0)
+        } else {
+            0.0
+        };
+        Self {
+            nodes: Vec::new(),
+            free: Vec::new(),
+            root: NULL,
+            margin,
+            proxy_count: 0,
+            move_buffer: Vec::new(),
+            pairs: Vec::new(),
+            key_pairs: Vec::new(),
+            fresh: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Adds a proxy for the caller's stable `key` (e.g. a collider index) with
+    /// tight box `aabb`; stores the box grown by the margin. The proxy takes
+    /// part in the next [`update_pairs`](Self::update_pairs).
+    pub fn insert(&mut self, key: u64, aabb: Aabb<D>) -> ProxyId {
+        let leaf = self.allocate(aabb.expanded(self.margin), key, 0);
+        self.insert_leaf(leaf);
+        self.mark_moved(leaf);
+        self.proxy_count += 1;
+        ProxyId(leaf)
+    }
+
+    /// Removes a proxy; its pairs disappear at the next
+    /// [`update_pairs`](Self::update_pairs). A handle naming no proxy is ignored.
+    pub fn remove(&mut self, proxy: ProxyId) {
+        let Some(leaf) = self.leaf(proxy) else { return };
+        self.remove_leaf(leaf);
+        self.release(leaf);
+        self.proxy_count -= 1;
+    }
+
+    /// Gives a proxy its new tight box. While the box stays inside the stored
+    /// fat box nothing changes and this returns false; otherwise the proxy is
+    /// re-inserted with a new fat box, joins the move buffer, and this returns
+    /// true. A handle naming no proxy is ignored (false).
+    pub fn update(&mut self, proxy: ProxyId, aabb: Aabb<D>) -> bool {
+        let Some(leaf) = self.leaf(proxy) else {
+            return false;
+        };
+        if self.nodes[leaf as usize].aabb.contains(&aabb) {
+            return false;
+        }
+        self.remove_leaf(leaf);
+        self.nodes[leaf as usize].aabb = aabb.expanded(self.margin);
+        self.insert_leaf(leaf);
+        self.mark_moved(leaf);
+        true
+    }
+
+    /// Calls `callback` with the key of every proxy whose fat box overlaps
+    /// `aabb` (touching counts), in no particular but deterministic order,
+    /// until `callback` returns false.
+    pub fn query(&self, aabb: &Aabb<D>, mut callback: impl FnMut(u64) -> bool) {
+        let mut stack = Vec::with_capacity(64);
+        visit_overlaps(&self.nodes, self.root, aabb, &mut stack, |leaf| {
+            callback(self.nodes[leaf as usize].key)
+        });
+    }
+
+    /// All pairs `(key_a, key_b)` with `key_a < key_b` whose fat boxes
+    /// overlap, sorted ascending, deduplicated.
+    ///
+    /// Incremental: only proxies moved since the last call are queried
+    /// against the tree, and the result is the persistent set = previous
+    /// pairs still overlapping + new pairs.
+    pub fn update_pairs(&mut self) -> &[(u64, u64)] {
+        // 1. Keep the stored pairs whose proxies are alive and still overlap.
+        let nodes = &self.nodes;
+        let live = |proxy: u32, key: u64| {
+            nodes
+                .get(proxy as usize)
+                .filter(|n| n.height == 0 && n.key == key)
+        };
+        self.pairs.retain(
+            |&(key_a, key_b, a, b)| match (live(a, key_a), live(b, key_b)) {
+                (Some(a), Some(b)) => a.aabb.overlaps(&b.aabb),
+                _ => false,
+            },
+        );
+
+        // 2. Query the tree with every moved proxy.
+        let mut moved = std::mem::take(&mut self.move_buffer);
+        self.fresh.clear();
+        for &proxy in &moved {
+            let node = &mut self.nodes[proxy as usize];
+            let pending = std::mem::replace(&mut node.moved, false);
+            if !pending || node.height != 0 {
+                continue;
+            }
+            let (fat, key) = (node.aabb, node.key);
+            let nodes = &self.nodes;
+            let fresh = &mut self.fresh;
+            visit_overlaps(nodes, self.root, &fat, &mut self.stack, |other| {
+                let other_key = nodes[other as usize].key;
+                if other_key < key {
+                    fresh.push((other_key, key, other, proxy));
+                } else if key < other_key {
+                    fresh.push((key, other_key, proxy, other));
+                }
+                true
+            });
+        }
+        moved.clear();
+        self.move_buffer = moved;
+
+        // 3. Merge: both runs are sorted, so the stable sort only merges them.
+        self.fresh.sort_unstable();
+        self.pairs.append(&mut self.fresh);
+        self.pairs.sort();
+        self.pairs.dedup();
+        self.key_pairs.clear();
+        self.key_pairs
+            .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));
+        self.key_pairs.dedup();
+        &self.key_pairs
+    }
+
+    /// Number of proxies.
+    pub fn len(&self) -> usize {
+        self.proxy_count
+    }
+
+    /// True when there are no proxies.
+    pub fn is_empty(&self) -> bool {
+        self.proxy_count == 0
+    }
+
+    /// The stored fat box of a proxy, or `None` for a handle naming no proxy.
+    pub fn fat_aabb(&self, proxy: ProxyId) -> Option<&Aabb<D>> {
+        self.leaf(proxy).map(|leaf| &self.nodes[leaf as usize].aabb)
+    }
+
+    /// Height of the tree: 0 when empty or holding one proxy, otherwise the
+    /// number of edges from the root to the deepest leaf.
+    pub fn height(&self) -> usize {
+        match self.nodes.get(self.root as usize) {
+            Some(root) => root.height.max(0) as usize,
+            None => 0,
+        }
+    }
+
+    /// The node index of a live proxy.
+    fn leaf(&self, proxy: ProxyId) -> Option<u32> {
+        let node = self.nodes.get(proxy.0 as usize)?;
+        (node.height == 0).then_some(proxy.0)
+    }
+
+    /// Puts a leaf into the move buffer unless it already waits there.
+    fn mark_moved(&mut self, leaf: u32) {
+        let node = &mut self.nodes[leaf as usize];
+        if !node.moved {
+            node.moved = true;
+            self.move_buffer.push(leaf);
+        }
+    }
+
+    /// A detached node, from the free list when possible. A reused slot keeps
+    /// its `moved` flag, which mirrors its presence in the move buffer.
+    fn allocate(&mut self, aabb: Aabb<D>, key: u64, height: i32) -> u32 {
+        if let Some(index) = self.free.pop() {
+            let node = &mut self.nodes[index as usize];
+            node.aabb = aabb;
+            node.parent = NULL;
+            node.children = [NULL; 2];
+            node.height = height;
+            node.key = key;
+            return index;
+        }
+        let node = Node {
+            aabb,
+            parent: NULL,
+            children: [NULL; 2],
+            height,
+            key,
+            moved: false,
+        };
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Returns a detached node to the free list.
+    fn release(&mut self, index: u32) {
+        let node = &mut self.nodes[index as usize];
+        node.parent = NULL;
+        node.children = [NULL; 2];
+        node.height = FREE;
+        self.free.push(index);
+    }
+
+    /// Height of a node in use.
+    fn height_of(&self, index: u32) -> i32 {
+        self.nodes[index as usize].height
+    }
+
+    /// Makes `new` the child of `parent` that `old` was.
+    fn replace_child(&mut self, parent: u32, old: u32, new: u32) {
+        for child in &mut self.nodes[parent as usize].children {
+            if *child == old {
+                *child = new;
+            }
+        }
+    }
+
+    /// Recomputes an internal node's box and height from its children.
+    fn refit(&mut self, index: u32) {
+        let [a, b] = self.nodes[index as usize].children;
+        let aabb = self.nodes[a as usize]
+            .aabb
+            .union(&self.nodes[b as usize].aabb);
+        let height = 1 + self.height_of(a).max(self.height_of(b));
+        let node = &mut self.nodes[index as usize];
+        node.aabb = aabb;
+        node.height = height;
+    }
+
+    /// Balances, then refits, every node from `index` up to the root.
+    fn refit_upwards(&mut self, mut index: u32) {
+        while index != NULL {
+            index = self.balance(index);
+            self.refit(index);
+            index = self.nodes[index as usize].parent;
+        }
+    }
+
+    /// Restores the AVL condition at an internal node whose subtrees are
+    /// balanced; returns the node now at its place.
+    fn balance(&mut self, index: u32) -> u32 {
+        let [a, b] = self.nodes[index as usize].children;
+        let skew = self.height_of(b) - self.height_of(a);
+        if skew > 1 {
+            self.rotate(index, 1)
+        } else if skew < -1 {
+            self.rotate(index, 0)
+        } else {
+            index
+        }
+    }
+
+    /// Lifts the child of `index` in `slot` (the taller, an internal node)
+    /// into the place of `index`. The lifted node keeps its taller child and
+    /// hands its shorter one down to `index`. Returns the lifted node.
+    fn rotate(&mut self, index: u32, slot: usize) -> u32 {
+        let lifted = self.nodes[index as usize].children[slot];
+        let [f, g] = self.nodes[lifted as usize].children;
+        let (tall, short) = if self.height_of(f) >= self.height_of(g) {
+            (f, g)
+        } else {
+            (g, f)
+        };
+        let parent = self.nodes[index as usize].parent;
+        self.nodes[lifted as usize].parent = parent;
+        if parent == NULL {
+            self.root = lifted;
+        } else {
+            self.replace_child(parent, index, lifted);
+        }
+        self.nodes[lifted as usize].children = [index, tall];
+        self.nodes[index as usize].parent = lifted;
+        self.nodes[index as usize].children[slot] = short;
+        self.nodes[short as usize].parent = index;
+        self.refit(index);
+        self.refit(lifted);
+        lifted
+    }
+
+    /// The node the surface-area heuristic pairs a new box with: descend
+    /// while a child is cheaper than making a new parent right here.
+    fn best_sibling(&self, aabb: &Aabb<D>) -> u32 {
+        let mut index = self.root;
+        while self.height_of(index) > 0 {
+            let node = &self.nodes[index as usize];
+            let combined = perimeter(&node.aabb.union(aabb));
+            // A new parent here has the combined box.
+            let here = 2.0 * combined;
+            // Descending grows this node (and so every ancestor's share) anyway.
+            let inherited = 2.0 * (combined - perimeter(&node.aabb));
+            let descend = |child: u32| {
+                let child = &self.nodes[child as usize];
+                let grown = perimeter(&child.aabb.union(aabb));
+                let own = if child.height == 0 {
+                    grown
+                } else {
+                    grown - perimeter(&child.aabb)
+                };
+                own + inherited
+            };
+            let [a, b] = node.children;
+            let (cost_a, cost_b) = (descend(a), descend(b));
+            if here < cost_a && here < cost_b {
+                break;
+            }
+            index = if cost_a <= cost_b { a } else { b };
+        }
+        index
+    }
+
+    /// Links a detached leaf into the tree.
+    fn insert_leaf(&mut self, leaf: u32) {
+        if self.root == NULL {
+            self.root = leaf;
+            self.nodes[leaf as usize].parent = NULL;
+            return;
+        }
+        let aabb = self.nodes[leaf as usize].aabb;
+        let sibling = self.best_sibling(&aabb);
+        let grand = self.nodes[sibling as usize].parent;
+        let union = aabb.union(&self.nodes[sibling as usize].aabb);
+        let parent = self.allocate(union, 0, self.height_of(sibling) + 1);
+        let node = &mut self.nodes[parent as usize];
+        node.parent = grand;
+        node.children = [sibling, leaf];
+        self.nodes[sibling as usize].parent = parent;
+        self.nodes[leaf as usize].parent = parent;
+        if grand == NULL {
+            self.root = parent;
+        } else {
+            self.replace_child(grand, sibling, parent);
+        }
+        self.refit_upwards(grand);
+    }
+
+    /// Unlinks a leaf from the tree; its parent is freed and its sibling
+    /// takes the parent's place.
+    fn remove_leaf(&mut self, leaf: u32) {
+        let parent = self.nodes[leaf as usize].parent;
+        self.nodes[leaf as usize].parent = NULL;
+        if parent == NULL {
+            self.root = NULL;
+            return;
+        }
+        let [a, b] = self.nodes[parent as usize].children;
+        let sibling = if a == leaf { b } else { a };
+        let grand = self.nodes[parent as usize].parent;
+        self.nodes[sibling as usize].parent = grand;
+        if grand == NULL {
+            self.root = sibling;
+        } else {
+            self.replace_child(grand, parent, sibling);
+        }
+        self.release(parent);
+        self.refit_upwards(grand);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{D2, D3};
+
+    /// A small deterministic linear congruential generator.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next_f32(&mut self) -> f32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+        fn below(&mut self, n: usize) -> usize {
+            ((self.next_f32() * n as f32) as usize).min(n - 1)
+        }
+    }
+
+    /// A vector with every component uniform in `[lo, hi)`.
+    fn random_vector<D: Dim>(rng: &mut Lcg, lo: f32, hi: f32) -> D::Vector {
+        let mut v = D::Vector::ZERO;
+        for &axis in D::Vector::axes() {
+            v += axis * (lo + (hi - lo) * rng.next_f32());
+        }
+        v
+    }
+
+    fn random_box<D: Dim>(rng: &mut Lcg, world: f32) -> Aabb<D> {
+        let min = random_vector::<D>(rng, 0.0, world);
+        Aabb::new(min, min + random_vector::<D>(rng, 0.1, 1.5))
+    }
+
+    /// Brute-force pairs over the fat boxes of the live proxies.
+    fn brute_pairs<D: Dim>(bp: &BroadPhase<D>, live: &[(u64, ProxyId)]) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        for (i, &(ka, pa)) in live.iter().enumerate() {
+            for &(kb, pb) in &live[i + 1..] {
+                let (a, b) = (bp.fat_aabb(pa).unwrap(), bp.fat_aabb(pb).unwrap());
+                if ka != kb && a.overlaps(b) {
+                    out.push((ka.min(kb), ka.max(kb)));
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Checks links, heights, boxes, balance, counts and the move buffer.
+    fn validate<D: Dim>(bp: &BroadPhase<D>) {
+        let mut reached = 0;
+        let mut leaves = 0;
+        let mut stack = Vec::new();
+        if bp.root != NULL {
+            assert_eq!(bp.nodes[bp.root as usize].parent, NULL);
+            stack.push(bp.root);
+        }
+        while let Some(i) = stack.pop() {
+            reached += 1;
+            let node = &bp.nodes[i as usize];
+            if node.height == 0 {
+                leaves += 1;
+                continue;
+            }
+            let [a, b] = node.children;
+            let (na, nb) = (&bp.nodes[a as usize], &bp.nodes[b as usize]);
+            assert!(na.parent == i && nb.parent == i);
+            assert_eq!(node.height, 1 + na.height.max(nb.height));
+            assert!((na.height - nb.height).abs() <= 1, "unbalanced");
+            assert_eq!(node.aabb, na.aabb.union(&nb.aabb));
+            stack.extend([a, b]);
+        }
+        assert_eq!(leaves, bp.len());
+        assert_eq!(reached + bp.free.len(), bp.nodes.len());
+        for (i, node) in bp.nodes.iter().enumerate() {
+            assert_eq!(node.moved, bp.move_buffer.contains(&(i as u32)));
+        }
+    }
+
+    fn check<D: Dim>(bp: &mut BroadPhase<D>, live: &[(u64, ProxyId)]) {
+        let expected = brute_pairs(bp, live);
+        assert_eq!(bp.update_pairs(), &expected[..]);
+        validate(bp);
+    }
+
+    fn pairs_match_brute_force<D: Dim>(seed: u64) {
+        let mut rng = Lcg(seed);
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let mut live = Vec::new();
+        for key in 0..400u64 {
+            let proxy = bp.insert(key * 3 + 7, random_box::<D>(&mut rng, 20.0));
+            live.push((key * 3 + 7, proxy));
+        }
+        check(&mut bp, &live);
+        assert!(!bp.update_pairs().is_empty());
+        for round in 0..6 {
+            for &(_, proxy) in &live {
+                if rng.next_f32() < 0.3 {
+                    let fat = *bp.fat_aabb(proxy).unwrap();
+                    let step = if round % 2 == 0 { 0.5 } else { 3.0 };
+                    let shift = random_vector::<D>(&mut rng, -step, step);
+                    let tight = Aabb::new(fat.min + shift, fat.max + shift).expanded(-0.1);
+                    bp.update(proxy, tight);
+                }
+            }
+            check(&mut bp, &live);
+        }
+        // Remove every fifth proxy, then use the stale handles.
+        let mut kept = Vec::new();
+        for (i, &(key, proxy)) in live.iter().enumerate() {
+            if i % 5 == 0 {
+                bp.remove(proxy);
+            } else {
+                kept.push((key, proxy));
+            }
+        }
+        let removed: Vec<ProxyId> = live.iter().step_by(5).map(|&(_, p)| p).collect();
+        check(&mut bp, &kept);
+        for &proxy in &removed {
+            assert!(bp.fat_aabb(proxy).is_none());
+            assert!(!bp.update(proxy, random_box::<D>(&mut rng, 20.0)));
+            bp.remove(proxy);
+        }
+        assert_eq!(bp.len(), 320);
+        // New proxies reuse the freed slots.
+        for key in 1000..1040u64 {
+            let proxy = bp.insert(key, random_box::<D>(&mut rng, 20.0));
+            kept.push((key, proxy));
+        }
+        check(&mut bp, &kept);
+        // Nothing moved: the pairs persist unchanged.
+        let before = bp.update_pairs().to_vec();
+        assert_eq!(bp.update_pairs(), &before[..]);
+    }
+
+    #[test]
+    fn pairs_match_brute_force_2d() {
+        pairs_match_brute_force::<D2>(1);
+        pairs_match_brute_force::<D2>(99);
+    }
+
+    #[test]
+    fn pairs_match_brute_force_3d() {
+        pairs_match_brute_force::<D3>(2);
+        pairs_match_brute_force::<D3>(77);
+    }
+
+    fn small_moves_stay<D: Dim>() {
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let tight = Aabb::<D>::around(D::Vector::ZERO, 0.5);
+        let proxy = bp.insert(1, tight);
+        let fat = *bp.fat_aabb(proxy).unwrap();
+        assert_eq!(fat, tight.expanded(0.1));
+        let nudge = D::Vector::splat(0.05);
+        assert!(!bp.update(proxy, Aabb::new(tight.min + nudge, tight.max + nudge)));
+        assert_eq!(bp.fat_aabb(proxy), Some(&fat));
+        let far = D::Vector::splat(0.5);
+        assert!(bp.update(proxy, Aabb::new(tight.min + far, tight.max + far)));
+        assert_ne!(bp.fat_aabb(proxy), Some(&fat));
+    }
+
+    #[test]
+    fn moves_within_margin_do_not_reinsert() {
+        small_moves_stay::<D2>();
+        small_moves_stay::<D3>();
+    }
+
+    fn query_matches<D: Dim>() {
+        let mut rng = Lcg(5);
+        let mut bp = BroadPhase::<D>::new(0.05);
+        let proxies: Vec<_> = (0..300u64)
+            .map(|k| bp.insert(k, random_box::<D>(&mut rng, 15.0)))
+            .collect();
+        for _ in 0..50 {
+            let probe = random_box::<D>(&mut rng, 15.0).expanded(1.0);
+            let mut found = Vec::new();
+            bp.query(&probe, |key| {
+                found.push(key);
+                true
+            });
+            found.sort_unstable();
+            let expected: Vec<u64> = (0..300u64)
+                .filter(|&k| bp.fat_aabb(proxies[k as usize]).unwrap().overlaps(&probe))
+                .collect();
+            assert_eq!(found, expected);
+            let mut count = 0;
+            bp.query(&probe, |_| {
+                count += 1;
+                false
+            });
+            assert_eq!(count, expected.len().min(1));
+        }
+    }
+
+    #[test]
+    fn query_matches_brute_force() {
+        query_matches::<D2>();
+        query_matches::<D3>();
+    }
+
+    fn line_height<D: Dim>() {
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let x = D::Vector::axes()[0];
+        for i in 0..1000u64 {
+            bp.insert(i, Aabb::around(x * i as f32, 0.4));
+        }
+        validate(&bp);
+        assert!(bp.height() <= 30, "height {}", bp.height());
+        // Neighbours touch through their margins: 999 pairs.
+        assert_eq!(bp.update_pairs().len(), 999);
+    }
+
+    #[test]
+    fn height_stays_logarithmic() {
+        line_height::<D2>();
+        line_height::<D3>();
+    }
+
+    #[test]
+    fn arbitrary_calls_never_panic() {
+        let mut rng = Lcg(11);
+        let mut bp = BroadPhase::<D2>::new(f32::NAN);
+        let mut handles = vec![ProxyId(0), ProxyId(u32::MAX)];
+        bp.remove(ProxyId(3));
+        assert!(bp.update_pairs().is_empty());
+        for step in 0..3000 {
+            let mut aabb = random_box::<D2>(&mut rng, 10.0);
+            if step % 97 == 0 {
+                aabb.min = glam::Vec2::NAN;
+            }
+            let pick = handles[rng.below(handles.len())];
+            match rng.below(5) {
+                0 | 1 => handles.push(bp.insert(rng.below(50) as u64, aabb)),
+                2 => bp.remove(pick),
+                3 => {
+                    bp.update(pick, aabb);
+                }
+                _ => {
+                    bp.update_pairs();
+                }
+            }
+        }
+        let pairs = bp.update_pairs().to_vec();
+        assert!(pairs.windows(2).all(|w| w[0] < w[1]) && pairs.iter().all(|p| p.0 < p.1));
+        validate(&bp);
+    }
+
+    #[test]
+    fn deterministic() {
+        let run = || {
+            let mut rng = Lcg(3);
+            let mut bp = BroadPhase::<D3>::new(0.1);
+            let ids: Vec<_> = (0..200u64)
+                .map(|k| bp.insert(k, random_box::<D3>(&mut rng, 10.0)))
+                .collect();
+            for &id in ids.iter().step_by(3) {
+                bp.update(id, random_box::<D3>(&mut rng, 10.0));
+            }
+            bp.update_pairs().to_vec()
+        };
+        assert_eq!(run(), run());
+    }
+}

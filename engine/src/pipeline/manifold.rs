@@ -1,0 +1,220 @@
+//! Incremental contact manifolds, after Bullet's `btPersistentManifold`.
+//!
+//! Each touching pair keeps up to `D::MAX_MANIFOLD_POINTS` points (2 in 2D,
+//! 4 in 3D), anchored in each body's local frame so they follow the bodies.
+//! Every step:
+//! 1. refresh: recompute each kept point's world position and separation
+//!    along the new normal; drop it when it separates or slides farther than
+//!    the breaking threshold;
+//! 2. merge: the narrow phase's new point replaces a kept point within the
+//!    threshold (keeping its accumulated impulses, for warm starting) or is
+//!    added;
+//! 3. perturb: while the manifold is not full and both shapes are polyhedral,
+//!    gather more points from tilted copies of the pair (`perturb`);
+//! 4. reduce: over capacity, keep the deepest point and those spanning the
+//!    largest area.
+//!
+//! GJK and EPA give no feature ids, so points are matched by position.
+
+use crate::math::{Dim, Pose, Vector};
+use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_contact, Contact};
+use crate::shape::Shape;
+
+/// One contact point, anchored on both bodies.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ManifoldPoint<V> {
+    /// The point on A's surface in A's body frame.
+    pub local_a: V,
+    /// The point on B's surface in B's body frame.
+    pub local_b: V,
+    /// Separation along the normal, metres: negative when overlapping.
+    pub separation: f32,
+    /// Accumulated normal impulse, N·s (kept for warm starting).
+    pub normal_impulse: f32,
+    /// Accumulated friction impulses along the tangents, N·s.
+    pub tangent_impulse: [f32; 2],
+}
+
+/// The contact points of one pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifold<D: Dim> {
+    /// Unit normal in world space, from A towards B.
+    pub normal: D::Vector,
+    /// One slot more than kept, for the point being merged before reduction.
+    points: [ManifoldPoint<D::Vector>; 5],
+    len: usize,
+}
+
+impl<D: Dim> Default for Manifold<D> {
+    fn default() -> Self {
+        Self { normal: D::Vector::unit_y(), points: [ManifoldPoint::default(); 5], len: 0 }
+    }
+}
+
+/// The pair as the manifold sees it: shapes and body poses.
+pub(crate) struct PairView<'a, D: Dim> {
+    pub shape_a: &'a Shape<D>,
+    pub pose_a: Pose<D>,
+    pub shape_b: &'a Shape<D>,
+    pub pose_b: Pose<D>,
+}
+
+/// Distances that govern a manifold, metres.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ManifoldTuning {
+    /// Keep contacts up to this far apart (speculative).
+    pub margin: f32,
+    /// Drop points that separate or slide this far; merge points this close.
+    pub breaking: f32,
+}
+
+impl<D: Dim> Manifold<D> {
+    /// The points in use.
+    pub fn points(&self) -> &[ManifoldPoint<D::Vector>] {
+        &self.points[..self.len]
+    }
+
+    /// The points in use, for the solver to store impulses.
+    pub(crate) fn points_mut(&mut self) -> &mut [ManifoldPoint<D::Vector>] {
+        &mut self.points[..self.len]
+    }
+
+    /// World position of a point on A and on B.
+    pub fn world_points(&self, pose_a: &Pose<D>, pose_b: &Pose<D>, i: usize) -> (D::Vector, D::Vector) {
+        let p = &self.points[i];
+        (pose_a.transform_point(p.local_a), pose_b.transform_point(p.local_b))
+    }
+
+    /// One step of the manifold: refresh, merge, perturb, reduce.
+    pub(crate) fn update(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) {
+        let Some(fresh) = speculative_contact(pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b, tuning.margin)
+        else {
+            self.len = 0;
+            return;
+        };
+        self.normal = fresh.normal;
+        self.refresh(pair, tuning.breaking);
+        self.merge(pair, &fresh, tuning.breaking);
+        if self.len < D::MAX_MANIFOLD_POINTS && pair.shape_a.is_polyhedral() && pair.shape_b.is_polyhedral() {
+            let normal = self.normal;
+            let mut extra = [Contact::<D> { depth: 0.0, normal, point_a: normal, point_b: normal }; 4];
+            let mut count = 0;
+            perturbed_contacts(
+                pair.shape_a,
+                &pair.pose_a,
+                pair.shape_b,
+                &pair.pose_b,
+                normal,
+                tuning.breaking,
+                tuning.margin,
+                |c| {
+                    extra[count] = c;
+                    count += 1;
+                },
+            );
+            for c in &extra[..count] {
+                self.merge(pair, c, tuning.breaking);
+            }
+        }
+    }
+
+    /// Step 1: world points and separations of the kept points along the
+    /// current normal; points that separate or slide too far go.
+    fn refresh(&mut self, pair: &PairView<'_, D>, breaking: f32) {
+        let normal = self.normal;
+        let mut kept = 0;
+        for i in 0..self.len {
+            let (pa, pb) = self.world_points(&pair.pose_a, &pair.pose_b, i);
+            let d = pb - pa;
+            let separation = d.dot(normal);
+            let slide = (d - normal * separation).length();
+            if separation <= breaking && slide <= breaking {
+                self.points[kept] = ManifoldPoint { separation, ..self.points[i] };
+                kept += 1;
+            }
+        }
+        self.len = kept;
+    }
+
+    /// Step 2: a new point replaces the nearest kept one within `breaking`
+    /// (keeping its impulses) or joins the manifold, reduced when over capacity.
+    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) {
+        let point = ManifoldPoint {
+            local_a: pair.pose_a.inverse_transform_point(c.point_a),
+            local_b: pair.pose_b.inverse_transform_point(c.point_b),
+            separation: -c.depth,
+            normal_impulse: 0.0,
+            tangent_impulse: [0.0; 2],
+        };
+        let nearest = self.points()
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i, (p.local_a - point.local_a).length_squared()))
+            .filter(|&(_, d)| d <= breaking * breaking)
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        if let Some((i, _)) = nearest {
+            let kept = self.points[i];
+            self.points[i] = ManifoldPoint { normal_impulse: kept.normal_impulse, tangent_impulse: kept.tangent_impulse, ..point };
+        } else if self.len < self.points.len() {
+            self.points[self.len] = point;
+            self.len += 1;
+            if self.len > D::MAX_MANIFOLD_POINTS {
+                self.reduce(pair);
+            }
+        }
+    }
+
+    /// Step 4: keeps `D::MAX_MANIFOLD_POINTS`: the deepest point, the one
+    /// farthest from it, then those adding the most area.
+    fn reduce(&mut self, pair: &PairView<'_, D>) {
+        let world: Vec<D::Vector> = (0..self.len).map(|i| self.world_points(&pair.pose_a, &pair.pose_b, i).0).collect();
+        let mut chosen: Vec<usize> = Vec::with_capacity(D::MAX_MANIFOLD_POINTS);
+        let deepest = (0..self.len).min_by(|&i, &j| self.points[i].separation.total_cmp(&self.points[j].separation));
+        chosen.extend(deepest);
+        while chosen.len() < D::MAX_MANIFOLD_POINTS {
+            let spread = |i: usize| area_gain::<D>(&world, &chosen, i);
+            let next = (0..self.len).filter(|i| !chosen.contains(i)).max_by(|&i, &j| spread(i).total_cmp(&spread(j)));
+            match next {
+                Some(i) => chosen.push(i),
+                None => break,
+            }
+        }
+        let old = self.points;
+        for (slot, &i) in chosen.iter().enumerate() {
+            self.points[slot] = old[i];
+        }
+        self.len = chosen.len();
+    }
+}
+
+/// How much point `i` widens the chosen points: distance from a single
+/// point, distance from the line of two, summed triangle areas beyond that.
+fn area_gain<D: Dim>(world: &[D::Vector], chosen: &[usize], i: usize) -> f32 {
+    let p = world[i];
+    match chosen {
+        [] => 0.0,
+        [a] => (p - world[*a]).length_squared(),
+        [a, b] => {
+            let (a, b) = (world[*a], world[*b]);
+            let ab = b - a;
+            let t = (p - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE);
+            (p - (a + ab * t)).length_squared()
+        }
+        _ => {
+            let mut sum = 0.0;
+            for k in 0..chosen.len() {
+                let a = world[chosen[k]];
+                let b = world[chosen[(k + 1) % chosen.len()]];
+                sum += triangle_area::<D>(a, b, p);
+            }
+            sum
+        }
+    }
+}
+
+/// Twice the area of a triangle, in either dimension: sqrt(|u|²|v|² - (u·v)²).
+fn triangle_area<D: Dim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f32 {
+    let (u, v) = (b - a, c - a);
+    let d = u.length_squared() * v.length_squared() - u.dot(v) * u.dot(v);
+    d.max(0.0).sqrt()
+}

@@ -1,0 +1,242 @@
+//! Soft-step sequential impulses (Catto; Box2D v3's `solver.c` and
+//! `contact_solver.c`).
+//!
+//! 1. Prepare: per manifold point, anchors relative to each centre of mass,
+//!    effective masses of the normal and tangent rows, and the approach speed
+//!    (for restitution).
+//! 2. Per substep: integrate velocities; warm start with the accumulated
+//!    impulses; solve with a soft push-out bias; integrate positions; relax
+//!    (solve again without bias, so push-out adds no energy).
+//! 3. Restitution once, for points that approached faster than the threshold.
+//! 4. Store the accumulated impulses back into the manifolds.
+//!
+//! Impulses are accumulated and clamped: normal >= 0, each friction row
+//! within `friction * normal`. Contacts are solved in the pair order of the
+//! broad phase, so results do not depend on threads.
+
+use super::integrate::{integrate_positions, integrate_velocities, SolverBody};
+use super::manifold::Manifold;
+use crate::math::{Angular, Dim, Vector};
+use crate::settings::Settings;
+
+/// Soft constraint coefficients for one substep (Box2D's `b2Softness`).
+#[derive(Copy, Clone, Debug)]
+struct Softness {
+    bias_rate: f32,
+    mass_scale: f32,
+    impulse_scale: f32,
+}
+
+impl Softness {
+    fn new(hertz: f32, damping_ratio: f32, h: f32) -> Self {
+        if hertz <= 0.0 {
+            return Self { bias_rate: 0.0, mass_scale: 1.0, impulse_scale: 0.0 };
+        }
+        let omega = 2.0 * core::f32::consts::PI * hertz;
+        let a1 = 2.0 * damping_ratio + h * omega;
+        let a2 = h * omega * a1;
+        let a3 = 1.0 / (1.0 + a2);
+        Self { bias_rate: omega / a1, mass_scale: a2 * a3, impulse_scale: a3 }
+    }
+}
+
+#[derive(Copy, Clone, Debug, Default)]
+struct ConstraintPoint<D: Dim> {
+    /// Lever arms from each centre of mass to the contact midpoint, world.
+    r_a: D::Vector,
+    r_b: D::Vector,
+    /// Each surface point relative to its centre, in the body's rotated frame.
+    local_a: D::Vector,
+    local_b: D::Vector,
+    normal_mass: f32,
+    tangent_mass: [f32; 2],
+    normal_impulse: f32,
+    tangent_impulse: [f32; 2],
+    max_normal_impulse: f32,
+    /// Normal velocity before solving, m/s (negative when approaching).
+    approach_speed: f32,
+}
+
+/// The rows of one manifold.
+#[derive(Clone, Debug)]
+pub(crate) struct ContactConstraint<D: Dim> {
+    pub body_a: usize,
+    pub body_b: usize,
+    normal: D::Vector,
+    tangents: [D::Vector; 2],
+    tangent_count: usize,
+    friction: f32,
+    restitution: f32,
+    points: [ConstraintPoint<D>; 4],
+    len: usize,
+}
+
+/// What the solver needs of a manifold's pair.
+pub(crate) struct ContactInput<'m, D: Dim> {
+    pub body_a: usize,
+    pub body_b: usize,
+    pub friction: f32,
+    pub restitution: f32,
+    pub manifold: &'m Manifold<D>,
+}
+
+fn effective_mass<D: Dim>(a: &SolverBody<D>, b: &SolverBody<D>, r_a: D::Vector, r_b: D::Vector, dir: D::Vector) -> f32 {
+    let ra = D::cross(r_a, dir);
+    let rb = D::cross(r_b, dir);
+    let k = a.inv_mass + b.inv_mass + D::mul_inertia(a.inv_inertia, ra).dot(ra) + D::mul_inertia(b.inv_inertia, rb).dot(rb);
+    if k > 0.0 { 1.0 / k } else { 0.0 }
+}
+
+fn relative_velocity<D: Dim>(a: &SolverBody<D>, b: &SolverBody<D>, r_a: D::Vector, r_b: D::Vector) -> D::Vector {
+    (b.linear_velocity + D::angular_cross(b.angular_velocity, r_b)) - (a.linear_velocity + D::angular_cross(a.angular_velocity, r_a))
+}
+
+fn apply_impulse<D: Dim>(bodies: &mut [SolverBody<D>], ia: usize, ib: usize, r_a: D::Vector, r_b: D::Vector, p: D::Vector) {
+    let a = &mut bodies[ia];
+    a.linear_velocity -= p * a.inv_mass;
+    a.angular_velocity -= D::mul_inertia(a.inv_inertia, D::cross(r_a, p));
+    let b = &mut bodies[ib];
+    b.linear_velocity += p * b.inv_mass;
+    b.angular_velocity += D::mul_inertia(b.inv_inertia, D::cross(r_b, p));
+}
+
+/// Step 1: the constraint of one manifold.
+pub(crate) fn prepare<D: Dim>(input: &ContactInput<'_, D>, bodies: &[SolverBody<D>], pose_of: impl Fn(usize) -> crate::math::Pose<D>) -> ContactConstraint<D> {
+    let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
+    let normal = input.manifold.normal;
+    let (tangents, tangent_count) = D::tangents(normal);
+    let (pose_a, pose_b) = (pose_of(input.body_a), pose_of(input.body_b));
+    let mut c = ContactConstraint {
+        body_a: input.body_a,
+        body_b: input.body_b,
+        normal,
+        tangents,
+        tangent_count,
+        friction: input.friction,
+        restitution: input.restitution,
+        points: [ConstraintPoint::default(); 4],
+        len: input.manifold.points().len().min(4),
+    };
+    for (i, mp) in input.manifold.points().iter().take(4).enumerate() {
+        let (pa, pb) = input.manifold.world_points(&pose_a, &pose_b, i);
+        let mid = (pa + pb) * 0.5;
+        let (r_a, r_b) = (mid - a.center, mid - b.center);
+        let mut tangent_mass = [0.0; 2];
+        for (k, t) in tangents.iter().take(tangent_count).enumerate() {
+            tangent_mass[k] = effective_mass(a, b, r_a, r_b, *t);
+        }
+        c.points[i] = ConstraintPoint {
+            r_a,
+            r_b,
+            local_a: D::inverse_rotate(a.rotation, pa - a.center),
+            local_b: D::inverse_rotate(b.rotation, pb - b.center),
+            normal_mass: effective_mass(a, b, r_a, r_b, normal),
+            tangent_mass,
+            normal_impulse: mp.normal_impulse,
+            tangent_impulse: mp.tangent_impulse,
+            max_normal_impulse: 0.0,
+            approach_speed: relative_velocity(a, b, r_a, r_b).dot(normal),
+        };
+    }
+    c
+}
+
+fn warm_start<D: Dim>(c: &ContactConstraint<D>, bodies: &mut [SolverBody<D>]) {
+    for p in &c.points[..c.len] {
+        let mut impulse = c.normal * p.normal_impulse;
+        for k in 0..c.tangent_count {
+            impulse += c.tangents[k] * p.tangent_impulse[k];
+        }
+        apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, impulse);
+    }
+}
+
+/// One pass over a constraint's rows; `soft` is `None` in the relax pass.
+fn solve_contact<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<D>], soft: Option<Softness>, settings: &Settings<D>, inv_h: f32) {
+    for i in 0..c.len {
+        let (a, b) = (&bodies[c.body_a], &bodies[c.body_b]);
+        let p = c.points[i];
+        let world_a = a.center + D::rotate(a.rotation, p.local_a);
+        let world_b = b.center + D::rotate(b.rotation, p.local_b);
+        let separation = (world_b - world_a).dot(c.normal);
+        let (bias, mass_scale, impulse_scale) = if separation > 0.0 {
+            // Speculative: let the bodies close the gap this substep, no more.
+            (separation * inv_h, 1.0, 0.0)
+        } else if let Some(s) = soft {
+            let overlap_beyond_slop = (separation + settings.linear_slop).min(0.0);
+            ((s.bias_rate * overlap_beyond_slop).max(-settings.max_push_out_speed), s.mass_scale, s.impulse_scale)
+        } else {
+            (0.0, 1.0, 0.0)
+        };
+        let vn = relative_velocity(a, b, p.r_a, p.r_b).dot(c.normal);
+        let impulse = -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
+        let total = (p.normal_impulse + impulse).max(0.0);
+        let applied = total - p.normal_impulse;
+        c.points[i].normal_impulse = total;
+        c.points[i].max_normal_impulse = p.max_normal_impulse.max(applied);
+        apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, c.normal * applied);
+    }
+    for i in 0..c.len {
+        let p = c.points[i];
+        let limit = c.friction * p.normal_impulse;
+        for k in 0..c.tangent_count {
+            let t = c.tangents[k];
+            let vt = relative_velocity(&bodies[c.body_a], &bodies[c.body_b], p.r_a, p.r_b).dot(t);
+            let old = c.points[i].tangent_impulse[k];
+            let total = (old - p.tangent_mass[k] * vt).clamp(-limit, limit);
+            c.points[i].tangent_impulse[k] = total;
+            apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, t * (total - old));
+        }
+    }
+}
+
+/// Step 3: bounce points that approached faster than the threshold.
+fn apply_restitution<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<D>], threshold: f32) {
+    if c.restitution == 0.0 {
+        return;
+    }
+    for i in 0..c.len {
+        let p = c.points[i];
+        if p.approach_speed > -threshold || p.max_normal_impulse == 0.0 {
+            continue;
+        }
+        let vn = relative_velocity(&bodies[c.body_a], &bodies[c.body_b], p.r_a, p.r_b).dot(c.normal);
+        let impulse = -p.normal_mass * (vn + c.restitution * p.approach_speed);
+        let total = (p.normal_impulse + impulse).max(0.0);
+        c.points[i].normal_impulse = total;
+        apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, c.normal * (total - p.normal_impulse));
+    }
+}
+
+/// Steps 2 and 3: the substep loop over prepared constraints, then restitution.
+pub(crate) fn solve<D: Dim>(constraints: &mut [ContactConstraint<D>], bodies: &mut [SolverBody<D>], settings: &Settings<D>, dt: f32) {
+    let substeps = settings.substeps.max(1);
+    let h = dt / substeps as f32;
+    let inv_h = 1.0 / h;
+    let hertz = settings.contact_hertz.min(0.25 * inv_h);
+    let soft = Softness::new(hertz, settings.contact_damping_ratio, h);
+    for _ in 0..substeps {
+        integrate_velocities(bodies, h);
+        for c in constraints.iter() {
+            warm_start(c, bodies);
+        }
+        for c in constraints.iter_mut() {
+            solve_contact(c, bodies, Some(soft), settings, inv_h);
+        }
+        integrate_positions(bodies, h);
+        for c in constraints.iter_mut() {
+            solve_contact(c, bodies, None, settings, inv_h);
+        }
+    }
+    for c in constraints.iter_mut() {
+        apply_restitution(c, bodies, settings.restitution_threshold);
+    }
+}
+
+/// Step 4: the accumulated impulses back into the manifold, for warm starting.
+pub(crate) fn store_impulses<D: Dim>(c: &ContactConstraint<D>, manifold: &mut Manifold<D>) {
+    for (mp, p) in manifold.points_mut().iter_mut().zip(&c.points[..c.len]) {
+        mp.normal_impulse = p.normal_impulse;
+        mp.tangent_impulse = p.tangent_impulse;
+    }
+}

@@ -1,0 +1,47 @@
+//! World settings, with Box2D v3's defaults.
+
+use crate::math::{Dim, Vector};
+
+/// How a world steps. Public fields; [`Settings::default`] gives Box2D v3's
+/// tuning for 60 Hz steps of metre-sized bodies.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Settings<D: Dim> {
+    /// Gravity, m/s². Default: 9.81 down the Y axis.
+    pub gravity: D::Vector,
+    /// Solver substeps per step. Default 4.
+    pub substeps: u32,
+    /// Contact stiffness, Hz: how fast overlap is pushed out. Default 30.
+    pub contact_hertz: f32,
+    /// Contact damping ratio. Default 10 (heavily damped, no bounce from the spring).
+    pub contact_damping_ratio: f32,
+    /// Fastest speed at which overlap is pushed out, m/s. Default 3.
+    pub max_push_out_speed: f32,
+    /// Approach speed above which restitution applies, m/s. Default 1.
+    pub restitution_threshold: f32,
+    /// Overlap allowed to stay, metres. Default 0.005.
+    pub linear_slop: f32,
+    /// Contacts are kept and solved speculatively this far apart, metres. Default 4 × slop.
+    pub speculative_distance: f32,
+    /// A manifold point is dropped when it separates or slides this far, metres. Default 0.02.
+    pub contact_breaking_threshold: f32,
+    /// Broad-phase boxes are grown by this much so pairs persist, metres. Default 0.1.
+    pub aabb_margin: f32,
+}
+
+impl<D: Dim> Default for Settings<D> {
+    fn default() -> Self {
+        let linear_slop = 0.005;
+        Self {
+            gravity: D::Vector::unit_y() * -9.81,
+            substeps: 4,
+            contact_hertz: 30.0,
+            contact_damping_ratio: 10.0,
+            max_push_out_speed: 3.0,
+            restitution_threshold: 1.0,
+            linear_slop,
+            speculative_distance: 4.0 * linear_slop,
+            contact_breaking_threshold: 0.02,
+            aabb_margin: 0.1,
+        }
+    }
+}

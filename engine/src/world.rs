@@ -1,0 +1,264 @@
+//! The world: bodies, their contacts, and `step()`, which reads as the
+//! pipeline's table of contents.
+
+use rayon::prelude::*;
+use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
+
+use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc};
+use crate::error::WorldError;
+use crate::math::{Angular, Dim, Pose, Vector};
+use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
+use crate::pipeline::integrate::SolverBody;
+use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
+use crate::pipeline::solver::{self, ContactInput};
+use crate::settings::Settings;
+
+/// A touching (or nearly touching) pair and its manifold.
+#[derive(Clone, Debug)]
+pub struct ContactPair<D: Dim> {
+    /// The first body (the lower broad-phase key).
+    pub body_a: BodyHandle,
+    /// The second body.
+    pub body_b: BodyHandle,
+    /// The pair's contact points; the normal points from A to B.
+    pub manifold: Manifold<D>,
+    key: (u64, u64),
+}
+
+/// A physics world in dimension `D`: use `tumble::d2::World` or `tumble::d3::World`.
+pub struct World<D: Dim> {
+    settings: Settings<D>,
+    bodies: SlotMap<BodyHandle, Body<D>>,
+    proxies: SecondaryMap<BodyHandle, ProxyId>,
+    broad_phase: BroadPhase<D>,
+    /// Sorted by key, so the solver's order never depends on threads.
+    pairs: Vec<ContactPair<D>>,
+}
+
+/// A body's box for the broad phase: its shape's bounds plus the speculative distance.
+fn bounds_of<D: Dim>(body: &Body<D>, settings: &Settings<D>) -> crate::shape::Aabb<D> {
+    body.shape.aabb(&body.pose).expanded(settings.speculative_distance)
+}
+
+fn key_of(handle: BodyHandle) -> u64 {
+    handle.data().as_ffi()
+}
+
+fn handle_of(key: u64) -> BodyHandle {
+    BodyHandle::from(KeyData::from_ffi(key))
+}
+
+impl<D: Dim> World<D> {
+    /// An empty world.
+    pub fn new(settings: Settings<D>) -> Self {
+        Self {
+            broad_phase: BroadPhase::new(settings.aabb_margin),
+            settings,
+            bodies: SlotMap::with_key(),
+            proxies: SecondaryMap::new(),
+            pairs: Vec::new(),
+        }
+    }
+
+    /// The settings the world steps with.
+    pub fn settings(&self) -> &Settings<D> {
+        &self.settings
+    }
+
+    /// Adds a body with one collider. Errors on NaN or infinite values and
+    /// out-of-range material (density <= 0, friction < 0, restitution outside 0..=1).
+    pub fn add_body(&mut self, body: BodyDesc<D>, collider: ColliderDesc<D>) -> Result<BodyHandle, WorldError> {
+        body.validate()?;
+        collider.validate()?;
+        let body = Body::new(&body, collider);
+        let aabb = bounds_of(&body, &self.settings);
+        let handle = self.bodies.insert(body);
+        let proxy = self.broad_phase.insert(key_of(handle), aabb);
+        self.proxies.insert(handle, proxy);
+        Ok(handle)
+    }
+
+    /// Removes a body; its handle goes stale. Returns the body, or `None` for a stale handle.
+    pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
+        let body = self.bodies.remove(handle)?;
+        if let Some(proxy) = self.proxies.remove(handle) {
+            self.broad_phase.remove(proxy);
+        }
+        self.pairs.retain(|p| p.body_a != handle && p.body_b != handle);
+        Some(body)
+    }
+
+    /// The body, or `None` for a stale handle.
+    pub fn body(&self, handle: BodyHandle) -> Option<&Body<D>> {
+        self.bodies.get(handle)
+    }
+
+    /// The body to change, or `None` for a stale handle.
+    pub fn body_mut(&mut self, handle: BodyHandle) -> Option<&mut Body<D>> {
+        self.bodies.get_mut(handle)
+    }
+
+    /// Every body with its handle, in a stable order.
+    pub fn bodies(&self) -> impl Iterator<Item = (BodyHandle, &Body<D>)> {
+        self.bodies.iter()
+    }
+
+    /// Number of bodies.
+    pub fn body_count(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// The pairs the narrow phase kept this step, with their manifolds.
+    pub fn contact_pairs(&self) -> &[ContactPair<D>] {
+        &self.pairs
+    }
+
+    /// Advances the world by `dt` seconds. A `dt` that is not finite and
+    /// positive does nothing; [`World::try_step`] says why.
+    pub fn step(&mut self, dt: f32) {
+        let _ = self.try_step(dt);
+    }
+
+    /// Advances the world by `dt` seconds, or errors when `dt` is not finite and positive.
+    ///
+    /// The pipeline: broad phase, narrow phase with manifolds, then the
+    /// solver, whose substeps integrate velocities, solve contacts and
+    /// integrate positions (stages 1, 5 and 6 interleaved, Box2D v3's soft step).
+    pub fn try_step(&mut self, dt: f32) -> Result<(), WorldError> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(WorldError::OutOfRange { what: "time step", value: dt });
+        }
+        self.update_broad_phase();
+        self.update_manifolds();
+        self.solve(dt);
+        Ok(())
+    }
+
+    /// Stage 2: refit moved bodies' boxes; the sorted candidate pairs.
+    fn update_broad_phase(&mut self) {
+        for (handle, body) in &self.bodies {
+            if body.kind != BodyKind::Fixed {
+                if let Some(&proxy) = self.proxies.get(handle) {
+                    self.broad_phase.update(proxy, bounds_of(body, &self.settings));
+                }
+            }
+        }
+        let candidates = self.broad_phase.update_pairs();
+        let bodies = &self.bodies;
+        let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();
+        let mut pairs = Vec::with_capacity(candidates.len());
+        for &key in candidates {
+            while old.peek().is_some_and(|p| p.key < key) {
+                old.next();
+            }
+            if let Some(kept) = old.next_if(|p| p.key == key) {
+                pairs.push(kept);
+                continue;
+            }
+            let (body_a, body_b) = (handle_of(key.0), handle_of(key.1));
+            let both_move = |h| bodies.get(h).map(|b: &Body<D>| b.kind == BodyKind::Dynamic);
+            if both_move(body_a).unwrap_or(false) || both_move(body_b).unwrap_or(false) {
+                pairs.push(ContactPair { body_a, body_b, manifold: Manifold::default(), key });
+            }
+        }
+        self.pairs = pairs;
+    }
+
+    /// Stages 3 and 4: GJK/EPA and the incremental manifold of every pair, in parallel.
+    fn update_manifolds(&mut self) {
+        let tuning = ManifoldTuning {
+            margin: self.settings.speculative_distance,
+            breaking: self.settings.contact_breaking_threshold,
+        };
+        let bodies = &self.bodies;
+        self.pairs.par_iter_mut().for_each(|pair| {
+            let (Some(a), Some(b)) = (bodies.get(pair.body_a), bodies.get(pair.body_b)) else {
+                return;
+            };
+            let view = PairView { shape_a: &a.shape, pose_a: a.pose, shape_b: &b.shape, pose_b: b.pose };
+            pair.manifold.update(&view, tuning);
+        });
+    }
+
+    /// Stages 1, 5, 6: the soft-step solver over dense body data.
+    fn solve(&mut self, dt: f32) {
+        let handles: Vec<BodyHandle> = self.bodies.keys().collect();
+        let mut index = SecondaryMap::with_capacity(handles.len());
+        let mut states = Vec::with_capacity(handles.len());
+        for (i, &h) in handles.iter().enumerate() {
+            index.insert(h, i);
+            states.push(self.solver_body(&self.bodies[h]));
+        }
+        let poses: Vec<Pose<D>> = handles.iter().map(|&h| self.bodies[h].pose).collect();
+        let mut constraints = Vec::with_capacity(self.pairs.len());
+        let mut owners = Vec::with_capacity(self.pairs.len());
+        for (k, pair) in self.pairs.iter().enumerate() {
+            if pair.manifold.points().is_empty() {
+                continue;
+            }
+            let (a, b) = (&self.bodies[pair.body_a], &self.bodies[pair.body_b]);
+            let input = ContactInput {
+                body_a: index[pair.body_a],
+                body_b: index[pair.body_b],
+                friction: (a.friction * b.friction).sqrt(),
+                restitution: a.restitution.max(b.restitution),
+                manifold: &pair.manifold,
+            };
+            constraints.push(solver::prepare(&input, &states, |i| poses[i]));
+            owners.push(k);
+        }
+        solver::solve(&mut constraints, &mut states, &self.settings, dt);
+        for (c, &k) in constraints.iter().zip(&owners) {
+            solver::store_impulses(c, &mut self.pairs[k].manifold);
+        }
+        for (&h, state) in handles.iter().zip(&states) {
+            Self::write_back(&mut self.bodies[h], state);
+        }
+    }
+
+    fn solver_body(&self, body: &Body<D>) -> SolverBody<D> {
+        let dynamic = body.kind == BodyKind::Dynamic;
+        let linear_acceleration = if dynamic {
+            self.settings.gravity * body.gravity_scale + body.force * body.inv_mass
+        } else {
+            D::Vector::ZERO
+        };
+        let inv_inertia = body.inv_inertia_world();
+        SolverBody {
+            center: body.center_of_mass(),
+            rotation: body.pose.rotation,
+            linear_velocity: body.linear_velocity,
+            angular_velocity: body.angular_velocity,
+            inv_mass: body.inv_mass,
+            inv_inertia,
+            linear_acceleration,
+            angular_acceleration: if dynamic { D::mul_inertia(inv_inertia, body.torque) } else { D::AngularVector::default() },
+            linear_damping: body.linear_damping,
+            angular_damping: body.angular_damping,
+            dynamic,
+        }
+    }
+
+    /// The solved state back into the body; forces are cleared. A state that
+    /// went non-finite (it never should) leaves the body where it was, at rest.
+    fn write_back(body: &mut Body<D>, state: &SolverBody<D>) {
+        body.force = D::Vector::ZERO;
+        body.torque = D::AngularVector::default();
+        if body.kind == BodyKind::Fixed {
+            return;
+        }
+        let pose = Pose {
+            translation: state.center - D::rotate(state.rotation, body.local_center),
+            rotation: state.rotation,
+        };
+        let finite = pose.is_finite() && state.linear_velocity.is_finite() && state.angular_velocity.is_finite();
+        if finite {
+            body.pose = pose;
+            body.linear_velocity = state.linear_velocity;
+            body.angular_velocity = state.angular_velocity;
+        } else {
+            body.linear_velocity = D::Vector::ZERO;
+            body.angular_velocity = D::AngularVector::default();
+        }
+    }
+}
