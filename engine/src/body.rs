@@ -112,7 +112,13 @@ impl<D: Dim> BodyDesc<D> {
 
     /// Checks every value: finite, dampings non-negative.
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
-        let finite = |ok: bool, what| if ok { Ok(()) } else { Err(WorldError::NotFinite { what }) };
+        let finite = |ok: bool, what| {
+            if ok {
+                Ok(())
+            } else {
+                Err(WorldError::NotFinite { what })
+            }
+        };
         finite(self.position.is_finite(), "body position")?;
         finite(D::angle_is_finite(self.rotation), "body rotation")?;
         finite(self.linear_velocity.is_finite(), "body linear velocity")?;
@@ -142,7 +148,12 @@ pub struct ColliderDesc<D: Dim> {
 impl<D: Dim> ColliderDesc<D> {
     /// A collider of `shape` with density 1, friction 0.6, restitution 0.
     pub fn new(shape: Shape<D>) -> Self {
-        Self { shape, density: 1.0, friction: 0.6, restitution: 0.0 }
+        Self {
+            shape,
+            density: 1.0,
+            friction: 0.6,
+            restitution: 0.0,
+        }
     }
 
     /// Density, kg/m² in 2D and kg/m³ in 3D (> 0).
@@ -164,10 +175,28 @@ impl<D: Dim> ColliderDesc<D> {
     }
 
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
-        let check = |what, value: f32, ok: bool| if ok { Ok(()) } else { Err(WorldError::OutOfRange { what, value }) };
-        check("density", self.density, self.density.is_finite() && self.density > 0.0)?;
-        check("friction", self.friction, self.friction.is_finite() && self.friction >= 0.0)?;
-        check("restitution", self.restitution, (0.0..=1.0).contains(&self.restitution))
+        let check = |what, value: f32, ok: bool| {
+            if ok {
+                Ok(())
+            } else {
+                Err(WorldError::OutOfRange { what, value })
+            }
+        };
+        check(
+            "density",
+            self.density,
+            self.density.is_finite() && self.density > 0.0,
+        )?;
+        check(
+            "friction",
+            self.friction,
+            self.friction.is_finite() && self.friction >= 0.0,
+        )?;
+        check(
+            "restitution",
+            self.restitution,
+            (0.0..=1.0).contains(&self.restitution),
+        )
     }
 }
 
@@ -203,11 +232,27 @@ impl<D: Dim> Body<D> {
             kind: desc.kind,
             pose: Pose::new(desc.position, desc.rotation),
             local_center: props.local_center,
-            linear_velocity: if desc.kind == BodyKind::Fixed { D::Vector::ZERO } else { desc.linear_velocity },
-            angular_velocity: if desc.kind == BodyKind::Fixed { D::AngularVector::default() } else { desc.angular_velocity },
+            linear_velocity: if desc.kind == BodyKind::Fixed {
+                D::Vector::ZERO
+            } else {
+                desc.linear_velocity
+            },
+            angular_velocity: if desc.kind == BodyKind::Fixed {
+                D::AngularVector::default()
+            } else {
+                desc.angular_velocity
+            },
             mass: if moves { props.mass } else { 0.0 },
-            inv_mass: if moves && props.mass > 0.0 { 1.0 / props.mass } else { 0.0 },
-            inv_inertia_local: D::invert_inertia(if moves { props.inertia } else { D::zero_inertia() }),
+            inv_mass: if moves && props.mass > 0.0 {
+                1.0 / props.mass
+            } else {
+                0.0
+            },
+            inv_inertia_local: D::invert_inertia(if moves {
+                props.inertia
+            } else {
+                D::zero_inertia()
+            }),
             linear_damping: desc.linear_damping,
             angular_damping: desc.angular_damping,
             gravity_scale: desc.gravity_scale,
@@ -267,7 +312,9 @@ impl<D: Dim> Body<D> {
     /// Moves the body's origin to `position` (metres). Errors on NaN or infinity.
     pub fn set_position(&mut self, position: D::Vector) -> Result<(), WorldError> {
         if !position.is_finite() {
-            return Err(WorldError::NotFinite { what: "body position" });
+            return Err(WorldError::NotFinite {
+                what: "body position",
+            });
         }
         self.pose.translation = position;
         Ok(())
@@ -276,7 +323,9 @@ impl<D: Dim> Body<D> {
     /// Sets the orientation. Errors on NaN or infinity.
     pub fn set_rotation(&mut self, rotation: D::Angle) -> Result<(), WorldError> {
         if !D::angle_is_finite(rotation) {
-            return Err(WorldError::NotFinite { what: "body rotation" });
+            return Err(WorldError::NotFinite {
+                what: "body rotation",
+            });
         }
         self.pose.rotation = D::rotation_from_angle(rotation);
         Ok(())
@@ -285,7 +334,9 @@ impl<D: Dim> Body<D> {
     /// Sets the velocity of the centre of mass (m/s); ignored for fixed bodies.
     pub fn set_linear_velocity(&mut self, v: D::Vector) -> Result<(), WorldError> {
         if !v.is_finite() {
-            return Err(WorldError::NotFinite { what: "body linear velocity" });
+            return Err(WorldError::NotFinite {
+                what: "body linear velocity",
+            });
         }
         if self.kind != BodyKind::Fixed {
             self.linear_velocity = v;
@@ -296,7 +347,9 @@ impl<D: Dim> Body<D> {
     /// Sets the angular velocity (rad/s); ignored for fixed bodies.
     pub fn set_angular_velocity(&mut self, w: D::AngularVector) -> Result<(), WorldError> {
         if !w.is_finite() {
-            return Err(WorldError::NotFinite { what: "body angular velocity" });
+            return Err(WorldError::NotFinite {
+                what: "body angular velocity",
+            });
         }
         if self.kind != BodyKind::Fixed {
             self.angular_velocity = w;

@@ -29,8 +29,12 @@ impl fmt::Display for WorldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WorldError::Shape(e) => write!(f, "invalid shape: {e}"),
-            WorldError::NotFinite { what } => write!(f, "{what} must be finite (got NaN or infinity)"),
-            WorldError::OutOfRange { what, value } => write!(f, "{what} is out of range (got {value})"),
+            WorldError::NotFinite { what } => {
+                write!(f, "{what} must be finite (got NaN or infinity)")
+            }
+            WorldError::OutOfRange { what, value } => {
+                write!(f, "{what} is out of range (got {value})")
+            }
             WorldError::StaleHandle => write!(f, "the body was removed or never existed"),
         }
     }

@@ -37,7 +37,9 @@ pub struct World<D: Dim> {
 
 /// A body's box for the broad phase: its shape's bounds plus the speculative distance.
 fn bounds_of<D: Dim>(body: &Body<D>, settings: &Settings<D>) -> crate::shape::Aabb<D> {
-    body.shape.aabb(&body.pose).expanded(settings.speculative_distance)
+    body.shape
+        .aabb(&body.pose)
+        .expanded(settings.speculative_distance)
 }
 
 fn key_of(handle: BodyHandle) -> u64 {
@@ -67,7 +69,11 @@ impl<D: Dim> World<D> {
 
     /// Adds a body with one collider. Errors on NaN or infinite values and
     /// out-of-range material (density <= 0, friction < 0, restitution outside 0..=1).
-    pub fn add_body(&mut self, body: BodyDesc<D>, collider: ColliderDesc<D>) -> Result<BodyHandle, WorldError> {
+    pub fn add_body(
+        &mut self,
+        body: BodyDesc<D>,
+        collider: ColliderDesc<D>,
+    ) -> Result<BodyHandle, WorldError> {
         body.validate()?;
         collider.validate()?;
         let body = Body::new(&body, collider);
@@ -84,7 +90,8 @@ impl<D: Dim> World<D> {
         if let Some(proxy) = self.proxies.remove(handle) {
             self.broad_phase.remove(proxy);
         }
-        self.pairs.retain(|p| p.body_a != handle && p.body_b != handle);
+        self.pairs
+            .retain(|p| p.body_a != handle && p.body_b != handle);
         Some(body)
     }
 
@@ -126,7 +133,10 @@ impl<D: Dim> World<D> {
     /// integrate positions (stages 1, 5 and 6 interleaved, Box2D v3's soft step).
     pub fn try_step(&mut self, dt: f32) -> Result<(), WorldError> {
         if !(dt.is_finite() && dt > 0.0) {
-            return Err(WorldError::OutOfRange { what: "time step", value: dt });
+            return Err(WorldError::OutOfRange {
+                what: "time step",
+                value: dt,
+            });
         }
         self.update_broad_phase();
         self.update_manifolds();
@@ -139,7 +149,8 @@ impl<D: Dim> World<D> {
         for (handle, body) in &self.bodies {
             if body.kind != BodyKind::Fixed {
                 if let Some(&proxy) = self.proxies.get(handle) {
-                    self.broad_phase.update(proxy, bounds_of(body, &self.settings));
+                    self.broad_phase
+                        .update(proxy, bounds_of(body, &self.settings));
                 }
             }
         }
@@ -158,7 +169,12 @@ impl<D: Dim> World<D> {
             let (body_a, body_b) = (handle_of(key.0), handle_of(key.1));
             let both_move = |h| bodies.get(h).map(|b: &Body<D>| b.kind == BodyKind::Dynamic);
             if both_move(body_a).unwrap_or(false) || both_move(body_b).unwrap_or(false) {
-                pairs.push(ContactPair { body_a, body_b, manifold: Manifold::default(), key });
+                pairs.push(ContactPair {
+                    body_a,
+                    body_b,
+                    manifold: Manifold::default(),
+                    key,
+                });
             }
         }
         self.pairs = pairs;
@@ -175,7 +191,12 @@ impl<D: Dim> World<D> {
             let (Some(a), Some(b)) = (bodies.get(pair.body_a), bodies.get(pair.body_b)) else {
                 return;
             };
-            let view = PairView { shape_a: &a.shape, pose_a: a.pose, shape_b: &b.shape, pose_b: b.pose };
+            let view = PairView {
+                shape_a: &a.shape,
+                pose_a: a.pose,
+                shape_b: &b.shape,
+                pose_b: b.pose,
+            };
             pair.manifold.update(&view, tuning);
         });
     }
@@ -232,7 +253,11 @@ impl<D: Dim> World<D> {
             inv_mass: body.inv_mass,
             inv_inertia,
             linear_acceleration,
-            angular_acceleration: if dynamic { D::mul_inertia(inv_inertia, body.torque) } else { D::AngularVector::default() },
+            angular_acceleration: if dynamic {
+                D::mul_inertia(inv_inertia, body.torque)
+            } else {
+                D::AngularVector::default()
+            },
             linear_damping: body.linear_damping,
             angular_damping: body.angular_damping,
             dynamic,
@@ -251,7 +276,9 @@ impl<D: Dim> World<D> {
             translation: state.center - D::rotate(state.rotation, body.local_center),
             rotation: state.rotation,
         };
-        let finite = pose.is_finite() && state.linear_velocity.is_finite() && state.angular_velocity.is_finite();
+        let finite = pose.is_finite()
+            && state.linear_velocity.is_finite()
+            && state.angular_velocity.is_finite();
         if finite {
             body.pose = pose;
             body.linear_velocity = state.linear_velocity;

@@ -75,5 +75,10 @@ impl Scene for D3 {
 
 /// A fixed ground box whose top face is at `top`.
 pub fn add_ground<D: Scene>(world: &mut World<D>, top: f32) {
-    world.add_body(BodyDesc::fixed().position(D::v(0.0, top - 0.5)), ColliderDesc::new(D::cuboid(100.0, 0.5))).unwrap();
+    world
+        .add_body(
+            BodyDesc::fixed().position(D::v(0.0, top - 0.5)),
+            ColliderDesc::new(D::cuboid(100.0, 0.5)),
+        )
+        .unwrap();
 }

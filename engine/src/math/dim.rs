@@ -304,7 +304,11 @@ impl Dim for D2 {
         0.0
     }
     fn invert_inertia(inertia: f32) -> f32 {
-        if inertia > 0.0 { 1.0 / inertia } else { 0.0 }
+        if inertia > 0.0 {
+            1.0 / inertia
+        } else {
+            0.0
+        }
     }
     #[inline]
     fn rotate_inertia(_r: Rot2, local: f32) -> f32 {
@@ -317,7 +321,11 @@ impl Dim for D2 {
     fn integrate_rotation(r: Rot2, w: f32, dt: f32) -> Rot2 {
         // First order on the unit circle, then back onto it (Box2D's b2IntegrateRotation).
         let h = w * dt;
-        Rot2 { cos: r.cos - h * r.sin, sin: r.sin + h * r.cos }.normalize()
+        Rot2 {
+            cos: r.cos - h * r.sin,
+            sin: r.sin + h * r.cos,
+        }
+        .normalize()
     }
     fn tangents(n: Vec2) -> ([Vec2; 2], usize) {
         ([-n.perp(), Vec2::ZERO], 1)
@@ -414,18 +422,36 @@ impl Dim for D3 {
     fn integrate_rotation(r: Quat, w: Vec3, dt: f32) -> Quat {
         // q' = q + dt/2 (w, 0) q, renormalised.
         let dq = Quat::from_xyzw(w.x, w.y, w.z, 0.0) * r;
-        let q = Quat::from_xyzw(r.x + 0.5 * dt * dq.x, r.y + 0.5 * dt * dq.y, r.z + 0.5 * dt * dq.z, r.w + 0.5 * dt * dq.w);
+        let q = Quat::from_xyzw(
+            r.x + 0.5 * dt * dq.x,
+            r.y + 0.5 * dt * dq.y,
+            r.z + 0.5 * dt * dq.z,
+            r.w + 0.5 * dt * dq.w,
+        );
         let len = q.length();
-        if len > 0.0 && len.is_finite() { q * (1.0 / len) } else { r }
+        if len > 0.0 && len.is_finite() {
+            q * (1.0 / len)
+        } else {
+            r
+        }
     }
     fn tangents(n: Vec3) -> ([Vec3; 2], usize) {
-        let (t1, t2) = n.any_orthonormal_pair();
-        ([t1, t2], 2)
+        // Continuous near the axes, where resting normals live, so that the
+        // friction impulses kept from the last step still point the same way.
+        let reference = if n.x.abs() < 0.57 { Vec3::X } else { Vec3::Y };
+        let t1 = (reference - n * n.dot(reference)).normalize();
+        ([t1, n.cross(t1)], 2)
     }
     fn tilts(n: Vec3, angle: f32) -> ([Quat; 4], usize) {
+        // Diagonal axes: a box whose edges follow the tangent basis then
+        // shows a corner, not an edge's midpoint, to each tilt.
         let (u, v) = n.any_orthonormal_pair();
+        let (d, e) = (
+            (u + v) * core::f32::consts::FRAC_1_SQRT_2,
+            (u - v) * core::f32::consts::FRAC_1_SQRT_2,
+        );
         let about = |axis: Vec3| Quat::from_axis_angle(axis, angle);
-        ([about(u), about(v), about(-u), about(-v)], 4)
+        ([about(d), about(e), about(-d), about(-e)], 4)
     }
     fn feature_direction(simplex: &Simplex<Vec3>, v: Vec3) -> Vec3 {
         simplex_3d::feature_direction(simplex, v)

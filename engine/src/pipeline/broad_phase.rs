@@ -13,11 +13,13 @@
 //! 2. Inserting a leaf walks down from the root choosing, at each node, the
 //!    cheapest of "pair with this node" and "descend into a child" under the
 //!    surface-area heuristic. The cost is the box's *perimeter*, the sum of
-//!    its extents, which ranks boxes the same way in both dimensions.
+//!    its extents, which ranks boxes the same way in both dimensions. The walk
+//!    may only stop at a node of height 0 or 1, so every leaf's sibling is at
+//!    most one level tall, as an AVL tree requires.
 //! 3. The new leaf and its chosen sibling get a fresh parent; walking back to
 //!    the root, every ancestor is refitted and AVL-balanced: when one child is
-//!    taller than the other by two, the taller child is rotated up. The tree
-//!    height stays within about 1.44 log2(n).
+//!    taller than the other by two, the taller child is rotated up, keeping
+//!    its own taller child. The tree height stays below 1.44 log2(n) + 2.
 //! 4. Removing a leaf frees its parent and links the sibling to the
 //!    grandparent, then refits and balances upwards the same way.
 //! 5. [`BroadPhase::update`] re-inserts a proxy only when its tight box leaves
@@ -31,11 +33,12 @@
 //!
 //! Limits: fat boxes grow by a fixed margin in every direction (no
 //! velocity-based prediction) and a fat box is never shrunk while the tight
-//! box stays inside it. Handles of removed proxies are recycled by later
-//! insertions, so a stale [`ProxyId`] may name a newer proxy; one that names
-//! no proxy is ignored. Keys are expected to be unique; two proxies with the
-//! same key never pair with each other. Boxes with NaN corners never overlap
-//! anything.
+//! box stays inside it. Strict balance outranks the heuristic: a huge box is
+//! still placed next to a leaf, not high up the tree. Handles of removed
+//! proxies are recycled by later insertions, so a stale [`ProxyId`] may name
+//! a newer proxy; one that names no proxy is ignored. Keys are expected to be
+//! unique; two proxies with the same key never pair with each other. A box
+//! with a NaN coordinate is stored as an empty box that overlaps nothing.
 //!
 //! References: E. Catto, "Dynamic AABB Trees", GDC 2019, and the dynamic
 //! tree of Box2D (v2.4 `b2_dynamic_tree`, v3 `dynamic_tree.c`); J. Goldsmith
@@ -62,9 +65,9 @@ pub struct ProxyId(u32);
 struct Node<D: Dim> {
     /// Leaf: the fat box. Internal: the union of the children's boxes.
     aabb: Aabb<D>,
-    /// Parent node, or `NULL` at the root and on free slots.
+    /// Parent node, or `NULL` at the root.
     parent: u32,
-    /// Both children of an internal node; `NULL` for leaves and free slots.
+    /// Both children of an internal node; `NULL` for leaves.
     children: [u32; 2],
     /// 0 for a leaf, 1 + the taller child's height for an internal node, `FREE` when unused.
     height: i32,
@@ -97,8 +100,6 @@ pub struct BroadPhase<D: Dim> {
     pairs: Vec<Pair>,
     /// `pairs` projected to keys, sorted, without duplicates: the public result.
     key_pairs: Vec<(u64, u64)>,
-    /// Pairs found in the current [`BroadPhase::update_pairs`].
-    fresh: Vec<Pair>,
     /// Traversal stack reused between queries.
     stack: Vec<u32>,
 }
@@ -106,6 +107,17 @@ pub struct BroadPhase<D: Dim> {
 /// The generic "surface area" of a box: the sum of its extents.
 fn perimeter<D: Dim>(aabb: &Aabb<D>) -> f32 {
     (aabb.max - aabb.min).dot(D::Vector::splat(1.0))
+}
+
+/// The fat box stored for the tight box `aabb`: grown by `margin`, or an
+/// empty box (min +inf, max -inf), which unions as a no-op and overlaps
+/// nothing, when a coordinate is NaN.
+fn fatten<D: Dim>(aabb: &Aabb<D>, margin: f32) -> Aabb<D> {
+    let one = D::Vector::splat(1.0);
+    if (aabb.min.dot(one) + aabb.max.dot(one)).is_nan() {
+        return Aabb::new(one * f32::INFINITY, one * f32::NEG_INFINITY);
+    }
+    aabb.expanded(margin)
 }
 
 /// Calls `visit` with every leaf of the tree under `root` whose box overlaps
@@ -135,18 +147,13 @@ fn visit_overlaps<D: Dim>(
             stack.extend(node.children);
         }
     }
-    stack.clear();
 }
 
 impl<D: Dim> BroadPhase<D> {
     /// An empty broad phase whose fat boxes extend `margin` metres beyond the
-    /// boxes given (e.g. 0.1). A negative or non-finite margin counts as zero.
+    /// boxes given (e.g. 0.1). A negative or NaN margin counts as zero.
     pub fn new(margin: f32) -> Self {
-        let margin = if margin.is_finite() {
-            margin.max(0.0)
-        } else {
-            0.0
-        };
+        let margin = margin.max(0.0).min(f32::MAX);
         Self {
             nodes: Vec::new(),
             free: Vec::new(),
@@ -156,7 +163,6 @@ impl<D: Dim> BroadPhase<D> {
             move_buffer: Vec::new(),
             pairs: Vec::new(),
             key_pairs: Vec::new(),
-            fresh: Vec::new(),
             stack: Vec::new(),
         }
     }
@@ -165,7 +171,7 @@ impl<D: Dim> BroadPhase<D> {
     /// tight box `aabb`; stores the box grown by the margin. The proxy takes
     /// part in the next [`update_pairs`](Self::update_pairs).
     pub fn insert(&mut self, key: u64, aabb: Aabb<D>) -> ProxyId {
-        let leaf = self.allocate(aabb.expanded(self.margin), key, 0);
+        let leaf = self.allocate(fatten(&aabb, self.margin), key, 0);
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
         self.proxy_count += 1;
@@ -193,7 +199,7 @@ impl<D: Dim> BroadPhase<D> {
             return false;
         }
         self.remove_leaf(leaf);
-        self.nodes[leaf as usize].aabb = aabb.expanded(self.margin);
+        self.nodes[leaf as usize].aabb = fatten(&aabb, self.margin);
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
         true
@@ -218,9 +224,9 @@ impl<D: Dim> BroadPhase<D> {
     pub fn update_pairs(&mut self) -> &[(u64, u64)] {
         // 1. Keep the stored pairs whose proxies are alive and still overlap.
         let nodes = &self.nodes;
-        let live = |proxy: u32, key: u64| {
+        let live = |i: u32, key| {
             nodes
-                .get(proxy as usize)
+                .get(i as usize)
                 .filter(|n| n.height == 0 && n.key == key)
         };
         self.pairs.retain(
@@ -232,7 +238,7 @@ impl<D: Dim> BroadPhase<D> {
 
         // 2. Query the tree with every moved proxy.
         let mut moved = std::mem::take(&mut self.move_buffer);
-        self.fresh.clear();
+        let kept = self.pairs.len();
         for &proxy in &moved {
             let node = &mut self.nodes[proxy as usize];
             let pending = std::mem::replace(&mut node.moved, false);
@@ -241,7 +247,7 @@ impl<D: Dim> BroadPhase<D> {
             }
             let (fat, key) = (node.aabb, node.key);
             let nodes = &self.nodes;
-            let fresh = &mut self.fresh;
+            let fresh = &mut self.pairs;
             visit_overlaps(nodes, self.root, &fat, &mut self.stack, |other| {
                 let other_key = nodes[other as usize].key;
                 if other_key < key {
@@ -256,8 +262,7 @@ impl<D: Dim> BroadPhase<D> {
         self.move_buffer = moved;
 
         // 3. Merge: both runs are sorted, so the stable sort only merges them.
-        self.fresh.sort_unstable();
-        self.pairs.append(&mut self.fresh);
+        self.pairs[kept..].sort_unstable();
         self.pairs.sort();
         self.pairs.dedup();
         self.key_pairs.clear();
@@ -285,10 +290,8 @@ impl<D: Dim> BroadPhase<D> {
     /// Height of the tree: 0 when empty or holding one proxy, otherwise the
     /// number of edges from the root to the deepest leaf.
     pub fn height(&self) -> usize {
-        match self.nodes.get(self.root as usize) {
-            Some(root) => root.height.max(0) as usize,
-            None => 0,
-        }
+        let root = self.nodes.get(self.root as usize);
+        root.map_or(0, |root| root.height.max(0) as usize)
     }
 
     /// The node index of a live proxy.
@@ -332,10 +335,7 @@ impl<D: Dim> BroadPhase<D> {
 
     /// Returns a detached node to the free list.
     fn release(&mut self, index: u32) {
-        let node = &mut self.nodes[index as usize];
-        node.parent = NULL;
-        node.children = [NULL; 2];
-        node.height = FREE;
+        self.nodes[index as usize].height = FREE;
         self.free.push(index);
     }
 
@@ -365,26 +365,18 @@ impl<D: Dim> BroadPhase<D> {
         node.height = height;
     }
 
-    /// Balances, then refits, every node from `index` up to the root.
+    /// Balances, then refits, every node from `index` up to the root. Each
+    /// node's subtrees are balanced and differ in height by at most two, so
+    /// one rotation restores the AVL condition.
     fn refit_upwards(&mut self, mut index: u32) {
         while index != NULL {
-            index = self.balance(index);
+            let [a, b] = self.nodes[index as usize].children;
+            let skew = self.height_of(b) - self.height_of(a);
+            if skew.abs() > 1 {
+                index = self.rotate(index, usize::from(skew > 0));
+            }
             self.refit(index);
             index = self.nodes[index as usize].parent;
-        }
-    }
-
-    /// Restores the AVL condition at an internal node whose subtrees are
-    /// balanced; returns the node now at its place.
-    fn balance(&mut self, index: u32) -> u32 {
-        let [a, b] = self.nodes[index as usize].children;
-        let skew = self.height_of(b) - self.height_of(a);
-        if skew > 1 {
-            self.rotate(index, 1)
-        } else if skew < -1 {
-            self.rotate(index, 0)
-        } else {
-            index
         }
     }
 
@@ -416,7 +408,8 @@ impl<D: Dim> BroadPhase<D> {
     }
 
     /// The node the surface-area heuristic pairs a new box with: descend
-    /// while a child is cheaper than making a new parent right here.
+    /// while a child is cheaper than making a new parent right here, or while
+    /// the node is too tall to be a leaf's sibling.
     fn best_sibling(&self, aabb: &Aabb<D>) -> u32 {
         let mut index = self.root;
         while self.height_of(index) > 0 {
@@ -438,7 +431,7 @@ impl<D: Dim> BroadPhase<D> {
             };
             let [a, b] = node.children;
             let (cost_a, cost_b) = (descend(a), descend(b));
-            if here < cost_a && here < cost_b {
+            if node.height == 1 && here < cost_a && here < cost_b {
                 break;
             }
             index = if cost_a <= cost_b { a } else { b };
@@ -504,51 +497,28 @@ mod tests {
 
     impl Lcg {
         fn next_f32(&mut self) -> f32 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            self.0 = self.0.wrapping_mul(0x5851_f42d_4c95_7f2d).wrapping_add(1);
             (self.0 >> 40) as f32 / (1u64 << 24) as f32
         }
         fn below(&mut self, n: usize) -> usize {
             ((self.next_f32() * n as f32) as usize).min(n - 1)
         }
-    }
-
-    /// A vector with every component uniform in `[lo, hi)`.
-    fn random_vector<D: Dim>(rng: &mut Lcg, lo: f32, hi: f32) -> D::Vector {
-        let mut v = D::Vector::ZERO;
-        for &axis in D::Vector::axes() {
-            v += axis * (lo + (hi - lo) * rng.next_f32());
-        }
-        v
-    }
-
-    fn random_box<D: Dim>(rng: &mut Lcg, world: f32) -> Aabb<D> {
-        let min = random_vector::<D>(rng, 0.0, world);
-        Aabb::new(min, min + random_vector::<D>(rng, 0.1, 1.5))
-    }
-
-    /// Brute-force pairs over the fat boxes of the live proxies.
-    fn brute_pairs<D: Dim>(bp: &BroadPhase<D>, live: &[(u64, ProxyId)]) -> Vec<(u64, u64)> {
-        let mut out = Vec::new();
-        for (i, &(ka, pa)) in live.iter().enumerate() {
-            for &(kb, pb) in &live[i + 1..] {
-                let (a, b) = (bp.fat_aabb(pa).unwrap(), bp.fat_aabb(pb).unwrap());
-                if ka != kb && a.overlaps(b) {
-                    out.push((ka.min(kb), ka.max(kb)));
-                }
+        fn vector<D: Dim>(&mut self, lo: f32, hi: f32) -> D::Vector {
+            let mut v = D::Vector::ZERO;
+            for &axis in D::Vector::axes() {
+                v += axis * (lo + (hi - lo) * self.next_f32());
             }
+            v
         }
-        out.sort_unstable();
-        out.dedup();
-        out
+        fn aabb<D: Dim>(&mut self, world: f32) -> Aabb<D> {
+            let min = self.vector::<D>(0.0, world);
+            Aabb::new(min, min + self.vector::<D>(0.1, 1.5))
+        }
     }
 
-    /// Checks links, heights, boxes, balance, counts and the move buffer.
+    /// Checks links, heights, boxes, AVL balance, counts and the move buffer.
     fn validate<D: Dim>(bp: &BroadPhase<D>) {
-        let mut reached = 0;
-        let mut leaves = 0;
+        let (mut reached, mut leaves) = (0, 0);
         let mut stack = Vec::new();
         if bp.root != NULL {
             assert_eq!(bp.nodes[bp.root as usize].parent, NULL);
@@ -566,7 +536,8 @@ mod tests {
             assert!(na.parent == i && nb.parent == i);
             assert_eq!(node.height, 1 + na.height.max(nb.height));
             assert!((na.height - nb.height).abs() <= 1, "unbalanced");
-            assert_eq!(node.aabb, na.aabb.union(&nb.aabb));
+            let union = na.aabb.union(&nb.aabb);
+            assert_eq!(format!("{:?}", node.aabb), format!("{union:?}"));
             stack.extend([a, b]);
         }
         assert_eq!(leaves, bp.len());
@@ -576,72 +547,65 @@ mod tests {
         }
     }
 
-    fn check<D: Dim>(bp: &mut BroadPhase<D>, live: &[(u64, ProxyId)]) {
-        let expected = brute_pairs(bp, live);
+    /// `update_pairs` equals brute force over the fat boxes of `live`.
+    fn check<D: Dim>(bp: &mut BroadPhase<D>, live: &[(u64, ProxyId)]) -> Vec<(u64, u64)> {
+        let mut expected = Vec::new();
+        for (i, &(ka, pa)) in live.iter().enumerate() {
+            for &(kb, pb) in &live[i + 1..] {
+                if ka != kb && bp.fat_aabb(pa).unwrap().overlaps(bp.fat_aabb(pb).unwrap()) {
+                    expected.push((ka.min(kb), ka.max(kb)));
+                }
+            }
+        }
+        expected.sort_unstable();
+        expected.dedup();
         assert_eq!(bp.update_pairs(), &expected[..]);
         validate(bp);
+        expected
     }
 
-    fn pairs_match_brute_force<D: Dim>(seed: u64) {
+    /// Insert, move a random subset several times, remove some, insert more.
+    fn pairs_match_brute_force<D: Dim>(seed: u64) -> Vec<(u64, u64)> {
         let mut rng = Lcg(seed);
         let mut bp = BroadPhase::<D>::new(0.1);
-        let mut live = Vec::new();
-        for key in 0..400u64 {
-            let proxy = bp.insert(key * 3 + 7, random_box::<D>(&mut rng, 20.0));
-            live.push((key * 3 + 7, proxy));
-        }
-        check(&mut bp, &live);
-        assert!(!bp.update_pairs().is_empty());
+        let mut live: Vec<_> = (0..400u64)
+            .map(|k| (k * 3 + 7, bp.insert(k * 3 + 7, rng.aabb(20.0))))
+            .collect();
+        assert!(!check(&mut bp, &live).is_empty());
         for round in 0..6 {
+            let step = if round % 2 == 0 { 0.5 } else { 3.0 };
             for &(_, proxy) in &live {
                 if rng.next_f32() < 0.3 {
                     let fat = *bp.fat_aabb(proxy).unwrap();
-                    let step = if round % 2 == 0 { 0.5 } else { 3.0 };
-                    let shift = random_vector::<D>(&mut rng, -step, step);
-                    let tight = Aabb::new(fat.min + shift, fat.max + shift).expanded(-0.1);
-                    bp.update(proxy, tight);
+                    let shift = rng.vector::<D>(-step, step);
+                    let tight = Aabb::new(fat.min + shift, fat.max + shift);
+                    bp.update(proxy, tight.expanded(-0.1));
                 }
             }
             check(&mut bp, &live);
         }
-        // Remove every fifth proxy, then use the stale handles.
-        let mut kept = Vec::new();
-        for (i, &(key, proxy)) in live.iter().enumerate() {
-            if i % 5 == 0 {
-                bp.remove(proxy);
-            } else {
-                kept.push((key, proxy));
-            }
-        }
-        let removed: Vec<ProxyId> = live.iter().step_by(5).map(|&(_, p)| p).collect();
-        check(&mut bp, &kept);
+        let removed: Vec<_> = live.iter().step_by(5).map(|&(_, p)| p).collect();
+        removed.iter().for_each(|&p| bp.remove(p));
+        live.retain(|(_, p)| !removed.contains(p));
+        check(&mut bp, &live);
         for &proxy in &removed {
-            assert!(bp.fat_aabb(proxy).is_none());
-            assert!(!bp.update(proxy, random_box::<D>(&mut rng, 20.0)));
+            assert!(bp.fat_aabb(proxy).is_none() && !bp.update(proxy, rng.aabb(20.0)));
             bp.remove(proxy);
         }
         assert_eq!(bp.len(), 320);
-        // New proxies reuse the freed slots.
-        for key in 1000..1040u64 {
-            let proxy = bp.insert(key, random_box::<D>(&mut rng, 20.0));
-            kept.push((key, proxy));
-        }
-        check(&mut bp, &kept);
-        // Nothing moved: the pairs persist unchanged.
-        let before = bp.update_pairs().to_vec();
-        assert_eq!(bp.update_pairs(), &before[..]);
+        live.extend((1000..1040u64).map(|k| (k, bp.insert(k, rng.aabb(20.0)))));
+        let pairs = check(&mut bp, &live);
+        assert_eq!(bp.update_pairs(), &pairs[..], "nothing moved: same pairs");
+        pairs
     }
 
     #[test]
-    fn pairs_match_brute_force_2d() {
-        pairs_match_brute_force::<D2>(1);
-        pairs_match_brute_force::<D2>(99);
-    }
-
-    #[test]
-    fn pairs_match_brute_force_3d() {
-        pairs_match_brute_force::<D3>(2);
-        pairs_match_brute_force::<D3>(77);
+    fn pairs_match_brute_force_and_are_deterministic() {
+        let (d2, d3) = (pairs_match_brute_force::<D2>, pairs_match_brute_force::<D3>);
+        assert_eq!(d2(1), d2(1));
+        assert_eq!(d3(2), d3(2));
+        d2(99);
+        d3(98);
     }
 
     fn small_moves_stay<D: Dim>() {
@@ -650,51 +614,34 @@ mod tests {
         let proxy = bp.insert(1, tight);
         let fat = *bp.fat_aabb(proxy).unwrap();
         assert_eq!(fat, tight.expanded(0.1));
-        let nudge = D::Vector::splat(0.05);
-        assert!(!bp.update(proxy, Aabb::new(tight.min + nudge, tight.max + nudge)));
+        let shifted = |d: f32| Aabb::around(D::Vector::splat(d), 0.5);
+        assert!(!bp.update(proxy, shifted(0.05)));
         assert_eq!(bp.fat_aabb(proxy), Some(&fat));
-        let far = D::Vector::splat(0.5);
-        assert!(bp.update(proxy, Aabb::new(tight.min + far, tight.max + far)));
-        assert_ne!(bp.fat_aabb(proxy), Some(&fat));
-    }
-
-    #[test]
-    fn moves_within_margin_do_not_reinsert() {
-        small_moves_stay::<D2>();
-        small_moves_stay::<D3>();
+        assert!(bp.update(proxy, shifted(0.5)));
+        assert_eq!(bp.fat_aabb(proxy), Some(&shifted(0.5).expanded(0.1)));
     }
 
     fn query_matches<D: Dim>() {
         let mut rng = Lcg(5);
         let mut bp = BroadPhase::<D>::new(0.05);
-        let proxies: Vec<_> = (0..300u64)
-            .map(|k| bp.insert(k, random_box::<D>(&mut rng, 15.0)))
-            .collect();
+        let proxies: Vec<_> = (0..300u64).map(|k| bp.insert(k, rng.aabb(15.0))).collect();
         for _ in 0..50 {
-            let probe = random_box::<D>(&mut rng, 15.0).expanded(1.0);
+            let probe = rng.aabb::<D>(15.0).expanded(1.0);
             let mut found = Vec::new();
             bp.query(&probe, |key| {
                 found.push(key);
                 true
             });
             found.sort_unstable();
-            let expected: Vec<u64> = (0..300u64)
-                .filter(|&k| bp.fat_aabb(proxies[k as usize]).unwrap().overlaps(&probe))
-                .collect();
-            assert_eq!(found, expected);
-            let mut count = 0;
+            let hits = |&k: &u64| bp.fat_aabb(proxies[k as usize]).unwrap().overlaps(&probe);
+            assert_eq!(found, (0..300u64).filter(hits).collect::<Vec<_>>());
+            let mut visits = 0;
             bp.query(&probe, |_| {
-                count += 1;
+                visits += 1;
                 false
             });
-            assert_eq!(count, expected.len().min(1));
+            assert_eq!(visits, found.len().min(1));
         }
-    }
-
-    #[test]
-    fn query_matches_brute_force() {
-        query_matches::<D2>();
-        query_matches::<D3>();
     }
 
     fn line_height<D: Dim>() {
@@ -704,59 +651,53 @@ mod tests {
             bp.insert(i, Aabb::around(x * i as f32, 0.4));
         }
         validate(&bp);
-        assert!(bp.height() <= 30, "height {}", bp.height());
-        // Neighbours touch through their margins: 999 pairs.
-        assert_eq!(bp.update_pairs().len(), 999);
+        assert!(bp.height() <= 15, "height {}", bp.height());
+        assert_eq!(bp.update_pairs().len(), 999, "touching neighbours");
     }
 
-    #[test]
-    fn height_stays_logarithmic() {
-        line_height::<D2>();
-        line_height::<D3>();
+    /// One test per generic check, run in 2D and in 3D.
+    macro_rules! both_dimensions {
+        ($($test:ident => $check:ident),*) => {
+            $(#[test]
+            fn $test() {
+                $check::<D2>();
+                $check::<D3>();
+            })*
+        };
     }
+
+    both_dimensions!(
+        moves_within_margin_do_not_reinsert => small_moves_stay,
+        query_matches_brute_force => query_matches,
+        height_stays_logarithmic => line_height
+    );
 
     #[test]
     fn arbitrary_calls_never_panic() {
         let mut rng = Lcg(11);
         let mut bp = BroadPhase::<D2>::new(f32::NAN);
-        let mut handles = vec![ProxyId(0), ProxyId(u32::MAX)];
         bp.remove(ProxyId(3));
-        assert!(bp.update_pairs().is_empty());
+        assert!(bp.update_pairs().is_empty() && bp.is_empty() && bp.height() == 0);
+        let mut handles = vec![ProxyId(0), ProxyId(u32::MAX)];
         for step in 0..3000 {
-            let mut aabb = random_box::<D2>(&mut rng, 10.0);
+            let mut aabb = rng.aabb::<D2>(10.0);
             if step % 97 == 0 {
-                aabb.min = glam::Vec2::NAN;
+                aabb.min.x = f32::NAN;
             }
-            let pick = handles[rng.below(handles.len())];
+            let proxy = handles[rng.below(handles.len())];
             match rng.below(5) {
                 0 | 1 => handles.push(bp.insert(rng.below(50) as u64, aabb)),
-                2 => bp.remove(pick),
-                3 => {
-                    bp.update(pick, aabb);
-                }
-                _ => {
-                    bp.update_pairs();
-                }
+                2 => bp.remove(proxy),
+                3 => _ = bp.update(proxy, aabb),
+                _ => _ = bp.update_pairs(),
             }
         }
-        let pairs = bp.update_pairs().to_vec();
-        assert!(pairs.windows(2).all(|w| w[0] < w[1]) && pairs.iter().all(|p| p.0 < p.1));
-        validate(&bp);
-    }
-
-    #[test]
-    fn deterministic() {
-        let run = || {
-            let mut rng = Lcg(3);
-            let mut bp = BroadPhase::<D3>::new(0.1);
-            let ids: Vec<_> = (0..200u64)
-                .map(|k| bp.insert(k, random_box::<D3>(&mut rng, 10.0)))
-                .collect();
-            for &id in ids.iter().step_by(3) {
-                bp.update(id, random_box::<D3>(&mut rng, 10.0));
-            }
-            bp.update_pairs().to_vec()
-        };
-        assert_eq!(run(), run());
+        // Brute force over every proxy alive now, duplicate keys included.
+        handles.sort_unstable();
+        handles.dedup();
+        let key = |p| Some((bp.nodes[bp.leaf(p)? as usize].key, p));
+        let live: Vec<_> = handles.iter().filter_map(|&p| key(p)).collect();
+        assert!(live.len() > 100 && live.len() == bp.len());
+        check(&mut bp, &live);
     }
 }

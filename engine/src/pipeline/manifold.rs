@@ -11,14 +11,16 @@
 //!    added;
 //! 3. perturb: while the manifold is not full and both shapes are polyhedral,
 //!    gather more points from tilted copies of the pair (`perturb`);
-//! 4. reduce: over capacity, keep the deepest point and those spanning the
-//!    largest area.
+//! 4. reduce: over capacity, keep the points spanning the largest area,
+//!    starting from the outermost (on a flat contact every point is equally
+//!    deep, and keeping "the deepest" would keep EPA's arbitrary interior
+//!    point and drop a corner).
 //!
 //! GJK and EPA give no feature ids, so points are matched by position.
 
 use crate::math::{Dim, Pose, Vector};
+pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_contact, Contact};
-use crate::shape::Shape;
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -47,16 +49,12 @@ pub struct Manifold<D: Dim> {
 
 impl<D: Dim> Default for Manifold<D> {
     fn default() -> Self {
-        Self { normal: D::Vector::unit_y(), points: [ManifoldPoint::default(); 5], len: 0 }
+        Self {
+            normal: D::Vector::unit_y(),
+            points: [ManifoldPoint::default(); 5],
+            len: 0,
+        }
     }
-}
-
-/// The pair as the manifold sees it: shapes and body poses.
-pub(crate) struct PairView<'a, D: Dim> {
-    pub shape_a: &'a Shape<D>,
-    pub pose_a: Pose<D>,
-    pub shape_b: &'a Shape<D>,
-    pub pose_b: Pose<D>,
 }
 
 /// Distances that govern a manifold, metres.
@@ -80,38 +78,50 @@ impl<D: Dim> Manifold<D> {
     }
 
     /// World position of a point on A and on B.
-    pub fn world_points(&self, pose_a: &Pose<D>, pose_b: &Pose<D>, i: usize) -> (D::Vector, D::Vector) {
+    pub fn world_points(
+        &self,
+        pose_a: &Pose<D>,
+        pose_b: &Pose<D>,
+        i: usize,
+    ) -> (D::Vector, D::Vector) {
         let p = &self.points[i];
-        (pose_a.transform_point(p.local_a), pose_b.transform_point(p.local_b))
+        (
+            pose_a.transform_point(p.local_a),
+            pose_b.transform_point(p.local_b),
+        )
     }
 
     /// One step of the manifold: refresh, merge, perturb, reduce.
     pub(crate) fn update(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) {
-        let Some(fresh) = speculative_contact(pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b, tuning.margin)
-        else {
+        let Some(fresh) = speculative_contact(
+            pair.shape_a,
+            &pair.pose_a,
+            pair.shape_b,
+            &pair.pose_b,
+            tuning.margin,
+        ) else {
             self.len = 0;
             return;
         };
         self.normal = fresh.normal;
         self.refresh(pair, tuning.breaking);
         self.merge(pair, &fresh, tuning.breaking);
-        if self.len < D::MAX_MANIFOLD_POINTS && pair.shape_a.is_polyhedral() && pair.shape_b.is_polyhedral() {
+        if self.len < D::MAX_MANIFOLD_POINTS
+            && pair.shape_a.is_polyhedral()
+            && pair.shape_b.is_polyhedral()
+        {
             let normal = self.normal;
-            let mut extra = [Contact::<D> { depth: 0.0, normal, point_a: normal, point_b: normal }; 4];
-            let mut count = 0;
-            perturbed_contacts(
-                pair.shape_a,
-                &pair.pose_a,
-                pair.shape_b,
-                &pair.pose_b,
+            let mut extra = [Contact::<D> {
+                depth: 0.0,
                 normal,
-                tuning.breaking,
-                tuning.margin,
-                |c| {
-                    extra[count] = c;
-                    count += 1;
-                },
-            );
+                point_a: normal,
+                point_b: normal,
+            }; 4];
+            let mut count = 0;
+            perturbed_contacts(pair, normal, tuning.breaking, tuning.margin, |c| {
+                extra[count] = c;
+                count += 1;
+            });
             for c in &extra[..count] {
                 self.merge(pair, c, tuning.breaking);
             }
@@ -129,7 +139,10 @@ impl<D: Dim> Manifold<D> {
             let separation = d.dot(normal);
             let slide = (d - normal * separation).length();
             if separation <= breaking && slide <= breaking {
-                self.points[kept] = ManifoldPoint { separation, ..self.points[i] };
+                self.points[kept] = ManifoldPoint {
+                    separation,
+                    ..self.points[i]
+                };
                 kept += 1;
             }
         }
@@ -146,15 +159,20 @@ impl<D: Dim> Manifold<D> {
             normal_impulse: 0.0,
             tangent_impulse: [0.0; 2],
         };
-        let nearest = self.points()
+        let nearest = self
+            .points()
             .iter()
             .enumerate()
             .map(|(i, p)| (i, (p.local_a - point.local_a).length_squared()))
-            .filter(|&(_, d)| d <= breaking * breaking)
+            .filter(|&(_, d)| d <= 0.01 * breaking * breaking)
             .min_by(|x, y| x.1.total_cmp(&y.1));
         if let Some((i, _)) = nearest {
             let kept = self.points[i];
-            self.points[i] = ManifoldPoint { normal_impulse: kept.normal_impulse, tangent_impulse: kept.tangent_impulse, ..point };
+            self.points[i] = ManifoldPoint {
+                normal_impulse: kept.normal_impulse,
+                tangent_impulse: kept.tangent_impulse,
+                ..point
+            };
         } else if self.len < self.points.len() {
             self.points[self.len] = point;
             self.len += 1;
@@ -164,16 +182,26 @@ impl<D: Dim> Manifold<D> {
         }
     }
 
-    /// Step 4: keeps `D::MAX_MANIFOLD_POINTS`: the deepest point, the one
-    /// farthest from it, then those adding the most area.
+    /// Step 4: keeps `D::MAX_MANIFOLD_POINTS`: the point farthest from the
+    /// centroid, the one farthest from it, then those adding the most area.
     fn reduce(&mut self, pair: &PairView<'_, D>) {
-        let world: Vec<D::Vector> = (0..self.len).map(|i| self.world_points(&pair.pose_a, &pair.pose_b, i).0).collect();
+        let world: Vec<D::Vector> = (0..self.len)
+            .map(|i| self.world_points(&pair.pose_a, &pair.pose_b, i).0)
+            .collect();
         let mut chosen: Vec<usize> = Vec::with_capacity(D::MAX_MANIFOLD_POINTS);
-        let deepest = (0..self.len).min_by(|&i, &j| self.points[i].separation.total_cmp(&self.points[j].separation));
-        chosen.extend(deepest);
+        let centroid =
+            world.iter().fold(D::Vector::ZERO, |sum, &p| sum + p) * (1.0 / self.len as f32);
+        let outermost = (0..self.len).max_by(|&i, &j| {
+            (world[i] - centroid)
+                .length_squared()
+                .total_cmp(&(world[j] - centroid).length_squared())
+        });
+        chosen.extend(outermost);
         while chosen.len() < D::MAX_MANIFOLD_POINTS {
             let spread = |i: usize| area_gain::<D>(&world, &chosen, i);
-            let next = (0..self.len).filter(|i| !chosen.contains(i)).max_by(|&i, &j| spread(i).total_cmp(&spread(j)));
+            let next = (0..self.len)
+                .filter(|i| !chosen.contains(i))
+                .max_by(|&i, &j| spread(i).total_cmp(&spread(j)));
             match next {
                 Some(i) => chosen.push(i),
                 None => break,

@@ -30,13 +30,21 @@ struct Softness {
 impl Softness {
     fn new(hertz: f32, damping_ratio: f32, h: f32) -> Self {
         if hertz <= 0.0 {
-            return Self { bias_rate: 0.0, mass_scale: 1.0, impulse_scale: 0.0 };
+            return Self {
+                bias_rate: 0.0,
+                mass_scale: 1.0,
+                impulse_scale: 0.0,
+            };
         }
         let omega = 2.0 * core::f32::consts::PI * hertz;
         let a1 = 2.0 * damping_ratio + h * omega;
         let a2 = h * omega * a1;
         let a3 = 1.0 / (1.0 + a2);
-        Self { bias_rate: omega / a1, mass_scale: a2 * a3, impulse_scale: a3 }
+        Self {
+            bias_rate: omega / a1,
+            mass_scale: a2 * a3,
+            impulse_scale: a3,
+        }
     }
 }
 
@@ -80,18 +88,44 @@ pub(crate) struct ContactInput<'m, D: Dim> {
     pub manifold: &'m Manifold<D>,
 }
 
-fn effective_mass<D: Dim>(a: &SolverBody<D>, b: &SolverBody<D>, r_a: D::Vector, r_b: D::Vector, dir: D::Vector) -> f32 {
+fn effective_mass<D: Dim>(
+    a: &SolverBody<D>,
+    b: &SolverBody<D>,
+    r_a: D::Vector,
+    r_b: D::Vector,
+    dir: D::Vector,
+) -> f32 {
     let ra = D::cross(r_a, dir);
     let rb = D::cross(r_b, dir);
-    let k = a.inv_mass + b.inv_mass + D::mul_inertia(a.inv_inertia, ra).dot(ra) + D::mul_inertia(b.inv_inertia, rb).dot(rb);
-    if k > 0.0 { 1.0 / k } else { 0.0 }
+    let k = a.inv_mass
+        + b.inv_mass
+        + D::mul_inertia(a.inv_inertia, ra).dot(ra)
+        + D::mul_inertia(b.inv_inertia, rb).dot(rb);
+    if k > 0.0 {
+        1.0 / k
+    } else {
+        0.0
+    }
 }
 
-fn relative_velocity<D: Dim>(a: &SolverBody<D>, b: &SolverBody<D>, r_a: D::Vector, r_b: D::Vector) -> D::Vector {
-    (b.linear_velocity + D::angular_cross(b.angular_velocity, r_b)) - (a.linear_velocity + D::angular_cross(a.angular_velocity, r_a))
+fn relative_velocity<D: Dim>(
+    a: &SolverBody<D>,
+    b: &SolverBody<D>,
+    r_a: D::Vector,
+    r_b: D::Vector,
+) -> D::Vector {
+    (b.linear_velocity + D::angular_cross(b.angular_velocity, r_b))
+        - (a.linear_velocity + D::angular_cross(a.angular_velocity, r_a))
 }
 
-fn apply_impulse<D: Dim>(bodies: &mut [SolverBody<D>], ia: usize, ib: usize, r_a: D::Vector, r_b: D::Vector, p: D::Vector) {
+fn apply_impulse<D: Dim>(
+    bodies: &mut [SolverBody<D>],
+    ia: usize,
+    ib: usize,
+    r_a: D::Vector,
+    r_b: D::Vector,
+    p: D::Vector,
+) {
     let a = &mut bodies[ia];
     a.linear_velocity -= p * a.inv_mass;
     a.angular_velocity -= D::mul_inertia(a.inv_inertia, D::cross(r_a, p));
@@ -101,7 +135,11 @@ fn apply_impulse<D: Dim>(bodies: &mut [SolverBody<D>], ia: usize, ib: usize, r_a
 }
 
 /// Step 1: the constraint of one manifold.
-pub(crate) fn prepare<D: Dim>(input: &ContactInput<'_, D>, bodies: &[SolverBody<D>], pose_of: impl Fn(usize) -> crate::math::Pose<D>) -> ContactConstraint<D> {
+pub(crate) fn prepare<D: Dim>(
+    input: &ContactInput<'_, D>,
+    bodies: &[SolverBody<D>],
+    pose_of: impl Fn(usize) -> crate::math::Pose<D>,
+) -> ContactConstraint<D> {
     let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
     let normal = input.manifold.normal;
     let (tangents, tangent_count) = D::tangents(normal);
@@ -152,7 +190,13 @@ fn warm_start<D: Dim>(c: &ContactConstraint<D>, bodies: &mut [SolverBody<D>]) {
 }
 
 /// One pass over a constraint's rows; `soft` is `None` in the relax pass.
-fn solve_contact<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<D>], soft: Option<Softness>, settings: &Settings<D>, inv_h: f32) {
+fn solve_contact<D: Dim>(
+    c: &mut ContactConstraint<D>,
+    bodies: &mut [SolverBody<D>],
+    soft: Option<Softness>,
+    settings: &Settings<D>,
+    inv_h: f32,
+) {
     for i in 0..c.len {
         let (a, b) = (&bodies[c.body_a], &bodies[c.body_b]);
         let p = c.points[i];
@@ -164,7 +208,11 @@ fn solve_contact<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<
             (separation * inv_h, 1.0, 0.0)
         } else if let Some(s) = soft {
             let overlap_beyond_slop = (separation + settings.linear_slop).min(0.0);
-            ((s.bias_rate * overlap_beyond_slop).max(-settings.max_push_out_speed), s.mass_scale, s.impulse_scale)
+            (
+                (s.bias_rate * overlap_beyond_slop).max(-settings.max_push_out_speed),
+                s.mass_scale,
+                s.impulse_scale,
+            )
         } else {
             (0.0, 1.0, 0.0)
         };
@@ -191,7 +239,11 @@ fn solve_contact<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<
 }
 
 /// Step 3: bounce points that approached faster than the threshold.
-fn apply_restitution<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<D>], threshold: f32) {
+fn apply_restitution<D: Dim>(
+    c: &mut ContactConstraint<D>,
+    bodies: &mut [SolverBody<D>],
+    threshold: f32,
+) {
     if c.restitution == 0.0 {
         return;
     }
@@ -200,28 +252,52 @@ fn apply_restitution<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverB
         if p.approach_speed > -threshold || p.max_normal_impulse == 0.0 {
             continue;
         }
-        let vn = relative_velocity(&bodies[c.body_a], &bodies[c.body_b], p.r_a, p.r_b).dot(c.normal);
+        let vn =
+            relative_velocity(&bodies[c.body_a], &bodies[c.body_b], p.r_a, p.r_b).dot(c.normal);
         let impulse = -p.normal_mass * (vn + c.restitution * p.approach_speed);
         let total = (p.normal_impulse + impulse).max(0.0);
         c.points[i].normal_impulse = total;
-        apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, c.normal * (total - p.normal_impulse));
+        apply_impulse(
+            bodies,
+            c.body_a,
+            c.body_b,
+            p.r_a,
+            p.r_b,
+            c.normal * (total - p.normal_impulse),
+        );
     }
 }
 
 /// Steps 2 and 3: the substep loop over prepared constraints, then restitution.
-pub(crate) fn solve<D: Dim>(constraints: &mut [ContactConstraint<D>], bodies: &mut [SolverBody<D>], settings: &Settings<D>, dt: f32) {
+pub(crate) fn solve<D: Dim>(
+    constraints: &mut [ContactConstraint<D>],
+    bodies: &mut [SolverBody<D>],
+    settings: &Settings<D>,
+    dt: f32,
+) {
     let substeps = settings.substeps.max(1);
     let h = dt / substeps as f32;
     let inv_h = 1.0 / h;
     let hertz = settings.contact_hertz.min(0.25 * inv_h);
     let soft = Softness::new(hertz, settings.contact_damping_ratio, h);
+    // Contacts with a body that cannot move are twice as stiff (Box2D v3):
+    // they carry the whole stack's weight.
+    let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
     for _ in 0..substeps {
         integrate_velocities(bodies, h);
         for c in constraints.iter() {
             warm_start(c, bodies);
         }
         for c in constraints.iter_mut() {
-            solve_contact(c, bodies, Some(soft), settings, inv_h);
+            let against_static =
+                bodies[c.body_a].inv_mass == 0.0 || bodies[c.body_b].inv_mass == 0.0;
+            solve_contact(
+                c,
+                bodies,
+                Some(if against_static { soft_static } else { soft }),
+                settings,
+                inv_h,
+            );
         }
         integrate_positions(bodies, h);
         for c in constraints.iter_mut() {

@@ -78,7 +78,9 @@ impl ConvexHull {
         }
         let wide: Vec<DVec3> = points.iter().map(|p| p.as_dvec3()).collect();
         let bounds = (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN));
-        let (lo, hi) = wide.iter().fold(bounds, |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let (lo, hi) = wide
+            .iter()
+            .fold(bounds, |(lo, hi), p| (lo.min(*p), hi.max(*p)));
         let extent = (hi - lo).length();
         if !(extent > 0.0 && extent.is_finite()) {
             return Err(FLAT);
@@ -96,7 +98,10 @@ impl ConvexHull {
         }
         let index = |i: usize| used.binary_search(&i).map_or(0, |k| k as u32);
         let triangles: Vec<[u32; 3]> = faces.iter().map(|f| f.map(index)).collect();
-        let vertices: Vec<Vec3> = used.iter().filter_map(|&i| points.get(i).copied()).collect();
+        let vertices: Vec<Vec3> = used
+            .iter()
+            .filter_map(|&i| points.get(i).copied())
+            .collect();
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f32::max);
         let mut adjacency = Vec::new();
         if vertices.len() > LINEAR_SUPPORT_MAX {
@@ -104,11 +109,18 @@ impl ConvexHull {
             adjacency = vec![Vec::new(); vertices.len()];
             for &[a, b, c] in &triangles {
                 for (from, to) in [(a, b), (b, c), (c, a)] {
-                    adjacency.get_mut(from as usize).map(|list: &mut Vec<u32>| list.push(to));
+                    if let Some(list) = adjacency.get_mut(from as usize) {
+                        list.push(to);
+                    }
                 }
             }
         }
-        Ok(Self { vertices, triangles, bounding_radius, adjacency })
+        Ok(Self {
+            vertices,
+            triangles,
+            bounding_radius,
+            adjacency,
+        })
     }
 
     /// Hull vertices (interior points dropped), local frame.
@@ -134,9 +146,12 @@ impl ConvexHull {
     /// axis theorem and the inertia is `trace(C)·I − C`.
     pub(crate) fn mass_properties(&self, density: f32) -> MassProperties<D3> {
         let count = self.vertices.len().max(1) as f64;
-        let sum = self.vertices.iter().fold(DVec3::ZERO, |s, v| s + v.as_dvec3());
-        let reference = sum / count;
-        let corner = |i: u32| self.vertices.get(i as usize).map(|v| v.as_dvec3() - reference);
+        let reference = self.vertices.iter().map(|v| v.as_dvec3()).sum::<DVec3>() / count;
+        let corner = |i: u32| {
+            self.vertices
+                .get(i as usize)
+                .map(|v| v.as_dvec3() - reference)
+        };
         let (mut volume, mut first, mut second) = (0.0, DVec3::ZERO, DMat3::ZERO);
         for &[i, j, k] in &self.triangles {
             let (Some(a), Some(b), Some(c)) = (corner(i), corner(j), corner(k)) else {
@@ -149,7 +164,7 @@ impl ConvexHull {
             first += s * (det / 24.0);
             second += (outer(a) + outer(b) + outer(c) + outer(s)) * (det / 120.0);
         }
-        let offset = if volume > 0.0 { first / volume } else { DVec3::ZERO };
+        let offset = first / volume.max(f64::MIN_POSITIVE);
         let c = second - outer(offset) * volume;
         let trace = c.x_axis.x + c.y_axis.y + c.z_axis.z;
         let density = f64::from(density);
@@ -187,7 +202,10 @@ impl ConvexHull {
         for _ in 0..self.vertices.len() {
             let mut next = None;
             for &n in self.adjacency.get(current).map_or(&[][..], |list| list) {
-                let d = self.vertices.get(n as usize).map_or(best, |&v| (v - first).dot(dir));
+                let d = self
+                    .vertices
+                    .get(n as usize)
+                    .map_or(best, |&v| (v - first).dot(dir));
                 if d > best {
                     (best, next) = (d, Some(n as usize));
                 }
@@ -291,31 +309,36 @@ impl<'a> QuickHull<'a> {
     /// or `None` when the points span no volume.
     fn seed(points: &'a [DVec3], extent: f64, max_eyes: usize) -> Option<Self> {
         let tolerance = DISTANCE_TOLERANCE * extent;
-        let simplex = initial_simplex(points, tolerance)?;
-        let mut centroid = DVec3::ZERO;
-        for &i in &simplex {
-            centroid += *points.get(i)? / 4.0;
+        let [mut a, mut b, c, d] = initial_simplex(points, tolerance)?;
+        // With `d` below `a b c`, these four faces close outward, each edge
+        // shared with the listed neighbour holding it reversed.
+        if Face::new(points, [a, b, c])?.height(*points.get(d)?) > 0.0 {
+            (a, b) = (b, a);
         }
-        let [a, b, c, d] = simplex;
+        let tetrahedron = [
+            ([a, b, c], [1, 2, 3]),
+            ([a, d, b], [3, 2, 0]),
+            ([b, d, c], [1, 3, 0]),
+            ([c, d, a], [2, 1, 0]),
+        ];
         let mut faces = Vec::with_capacity(4);
-        for [x, y, z] in [[a, b, c], [a, b, d], [a, c, d], [b, c, d]] {
-            let face = Face::new(points, [x, y, z])?;
-            let inward = face.height(centroid) < 0.0;
-            faces.push(if inward { face } else { Face::new(points, [x, z, y])? });
+        for (v, neighbors) in tetrahedron {
+            faces.push(Face {
+                neighbors,
+                ..Face::new(points, v)?
+            });
         }
-        // Link each edge to the face holding it reversed.
-        let corners: Vec<[usize; 3]> = faces.iter().map(|f| f.v).collect();
-        for face in &mut faces {
-            for slot in 0..3 {
-                let (from, to) = (face.v[slot], face.v[(slot + 1) % 3]);
-                let reversed = |v: &[usize; 3]| (0..3).any(|j| v[j] == to && v[(j + 1) % 3] == from);
-                face.neighbors[slot] = corners.iter().position(reversed)?;
-            }
-        }
-        let visibility = VISIBILITY_TOLERANCE * extent;
-        let pending = Vec::new();
-        let mut hull = Self { points, faces, pending, tolerance, visibility, search: 0, eyes_left: max_eyes };
-        hull.assign((0..points.len()).filter(|i| !simplex.contains(i)).collect(), 0);
+        let mut hull = Self {
+            points,
+            faces,
+            pending: Vec::new(),
+            tolerance,
+            visibility: VISIBILITY_TOLERANCE * extent,
+            search: 0,
+            eyes_left: max_eyes,
+        };
+        let others = (0..points.len()).filter(|i| ![a, b, c, d].contains(i));
+        hull.assign(others.collect(), 0);
         Some(hull)
     }
 
@@ -347,10 +370,15 @@ impl<'a> QuickHull<'a> {
                 }
             }
             if let Some((k, _)) = best.filter(|&(_, h)| h > self.visibility) {
-                faces.get_mut(k).map(|face| face.conflicts.push(i));
+                if let Some(face) = faces.get_mut(k) {
+                    face.conflicts.push(i);
+                }
             }
         }
-        let filled = faces.iter().enumerate().filter(|(_, f)| !f.conflicts.is_empty());
+        let filled = faces
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !f.conflicts.is_empty());
         self.pending.extend(filled.map(|(k, _)| first + k));
     }
 
@@ -364,8 +392,14 @@ impl<'a> QuickHull<'a> {
             let Some(face) = self.faces.get(f).filter(|face| face.alive) else {
                 continue;
             };
-            let heights = face.conflicts.iter().filter_map(|&i| Some((i, face.height(*self.points.get(i)?))));
-            let Some((eye, _)) = heights.fold(None, highest).filter(|&(_, h)| h > self.tolerance) else {
+            let heights = face
+                .conflicts
+                .iter()
+                .filter_map(|&i| Some((i, face.height(*self.points.get(i)?))));
+            let Some((eye, _)) = heights
+                .fold(None, highest)
+                .filter(|&(_, h)| h > self.tolerance)
+            else {
                 continue;
             };
             self.eyes_left -= 1;
@@ -392,7 +426,11 @@ impl<'a> QuickHull<'a> {
             fan.push(face);
         }
         for (k, &(_, _, outer, slot)) in horizon.iter().enumerate() {
-            if let Some(n) = self.faces.get_mut(outer).and_then(|f| f.neighbors.get_mut(slot)) {
+            if let Some(n) = self
+                .faces
+                .get_mut(outer)
+                .and_then(|f| f.neighbors.get_mut(slot))
+            {
                 *n = base + k;
             }
         }
@@ -456,7 +494,9 @@ impl<'a> QuickHull<'a> {
                     Some((_, Some(g))) => g,
                     _ => f,
                 };
-                self.faces.get_mut(target).map(|face| face.conflicts.push(i));
+                if let Some(face) = self.faces.get_mut(target) {
+                    face.conflicts.push(i);
+                }
                 if target != f {
                     self.pending.push(target);
                     moved = true;
@@ -520,4 +560,174 @@ fn initial_simplex(points: &[DVec3], tolerance: f64) -> Option<[usize; 4]> {
     let normal = axis.cross(*points.get(c)? - pa).normalize_or_zero();
     let (d, off_plane) = pick(&|p| normal.dot(p - pa).abs())?;
     (off_line > tolerance && off_plane > tolerance).then_some([a, b, c, d])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Mat3;
+
+    /// Deterministic test clouds from a 64-bit LCG.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> f32 {
+            self.0 = self.0.wrapping_mul(6364136223846793005);
+            self.0 = self.0.wrapping_add(1442695040888963407);
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        fn in_cube(&mut self) -> Vec3 {
+            Vec3::new(self.next(), self.next(), self.next()) * 2.0 - Vec3::ONE
+        }
+    }
+
+    fn box_corners(half: Vec3) -> Vec<Vec3> {
+        let sign = |bit: i32| if bit == 0 { -1.0 } else { 1.0 };
+        let corner = |i| Vec3::new(sign(i & 1), sign(i & 2), sign(i & 4)) * half;
+        (0..8).map(corner).collect()
+    }
+
+    /// Checks that the mesh is closed, consistently oriented and satisfies
+    /// Euler's V - E + F = 2; returns the largest height of `points` above a
+    /// face plane.
+    fn check(hull: &ConvexHull, points: &[Vec3]) -> f64 {
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut worst = f64::NEG_INFINITY;
+        for &[i, j, k] in hull.triangles() {
+            edges.extend([(i, j), (j, k), (k, i)]);
+            let [a, b, c] = [i, j, k].map(|i| hull.vertices()[i as usize].as_dvec3());
+            let n = (b - a).cross(c - a).normalize();
+            assert!(n.is_finite(), "degenerate triangle");
+            for p in points {
+                worst = worst.max(n.dot(p.as_dvec3() - a));
+            }
+        }
+        edges.sort_unstable();
+        assert!(edges.windows(2).all(|w| w[0] != w[1]), "edge used twice");
+        assert!(edges
+            .iter()
+            .all(|&(a, b)| edges.binary_search(&(b, a)).is_ok()));
+        let (v, f) = (hull.vertices().len(), hull.triangles().len());
+        assert_eq!(v as i64 - edges.len() as i64 / 2 + f as i64, 2);
+        worst
+    }
+
+    #[test]
+    fn cube_with_inner_and_face_points() {
+        let mut points = box_corners(Vec3::ONE);
+        points.extend([Vec3::ZERO, Vec3::splat(0.3), Vec3::new(-0.5, 0.2, 0.9)]);
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            points.extend([axis, -axis, axis * 0.5 + (Vec3::ONE - axis) * 0.999]);
+        }
+        points.extend(box_corners(Vec3::ONE)); // duplicates
+        let hull = ConvexHull::new(&points).unwrap();
+        assert_eq!((hull.vertices().len(), hull.triangles().len()), (8, 12));
+        assert!(check(&hull, &points) <= 1e-6);
+        for t in hull.triangles() {
+            let [a, b, c] = t.map(|i| hull.vertices()[i as usize]);
+            assert!((b - a).cross(c - a).dot(a + b + c) > 0.0, "inward normal");
+        }
+        assert!((hull.bounding_radius() - 3f32.sqrt()).abs() < 1e-6);
+        let corner = hull.support(Vec3::new(1.0, -2.0, 0.5));
+        assert_eq!(corner, Vec3::new(1.0, -1.0, 1.0));
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let (x, y, z) = (Vec3::X, Vec3::Y, Vec3::Z);
+        let plane = [Vec3::ZERO, x, y, x + y, Vec3::new(0.3, 0.3, 0.0)];
+        assert_eq!(ConvexHull::new(&plane), Err(FLAT));
+        let tilted: Vec<Vec3> = plane.iter().map(|p| p.with_z(p.x + 2.0 * p.y)).collect();
+        assert_eq!(ConvexHull::new(&tilted), Err(FLAT));
+        let line: Vec<Vec3> = (0..6).map(|i| Vec3::splat(i as f32)).collect();
+        assert_eq!(ConvexHull::new(&line), Err(FLAT));
+        assert_eq!(ConvexHull::new(&[Vec3::ONE; 6]), Err(FLAT));
+        let few = ConvexHull::new(&[Vec3::ZERO, x, y]);
+        assert_eq!(few, Err(ShapeError::TooFewPoints { needed: 4, got: 3 }));
+        let nan = ConvexHull::new(&[Vec3::ZERO, x, y, z.with_y(f32::NAN)]);
+        assert_eq!(nan, Err(ShapeError::NotFinite { what: "hull point" }));
+        let inf = ConvexHull::new(&[Vec3::ZERO, x, y, z, Vec3::NEG_INFINITY]);
+        assert!(matches!(inf, Err(ShapeError::NotFinite { .. })));
+    }
+
+    #[test]
+    fn box_mass_matches_formula() {
+        let (half, density) = (Vec3::new(0.5, 1.0, 1.5), 2.0);
+        let size = half * 2.0;
+        let mass = density * size.x * size.y * size.z;
+        let sq = size * size;
+        let diagonal = Vec3::new(sq.y + sq.z, sq.x + sq.z, sq.x + sq.y) * mass / 12.0;
+        // Centred, then far from the origin: the centroid moves, inertia does not.
+        for offset in [Vec3::ZERO, Vec3::new(100.0, -40.0, 7.0)] {
+            let corners: Vec<Vec3> = box_corners(half).iter().map(|p| *p + offset).collect();
+            let m = ConvexHull::new(&corners).unwrap().mass_properties(density);
+            assert!((m.mass - mass).abs() < 1e-4);
+            assert!((m.local_center - offset).length() < 1e-4);
+            let inertia = Mat3::from_diagonal(diagonal);
+            assert!(m.inertia.abs_diff_eq(inertia, 1e-3), "{:?}", m.inertia);
+        }
+        let tetra = [Vec3::ZERO, Vec3::X * 3.0, Vec3::Y * 3.0, Vec3::Z * 3.0];
+        let m = ConvexHull::new(&tetra).unwrap().mass_properties(1.0);
+        assert!((m.mass - 4.5).abs() < 1e-5);
+        assert!((m.local_center - Vec3::splat(0.75)).length() < 1e-6);
+    }
+
+    #[test]
+    fn random_thin_and_noisy_clouds_are_closed_and_contain_every_point() {
+        let mut rng = Lcg(7);
+        let scale = Vec3::new(1.0, 2.0, 0.5);
+        let random: Vec<Vec3> = (0..200).map(|_| rng.in_cube() * scale).collect();
+        // A slab whose sharp rims once left points far outside, and a box
+        // whose faces carry points off them by float noise only.
+        let flat = Vec3::new(1.0, 1e-4, 1.0);
+        let slab: Vec<Vec3> = (0..300).map(|_| rng.in_cube() * flat).collect();
+        let mut noisy = box_corners(Vec3::ONE);
+        for _ in 0..400 {
+            let (mut p, axis) = (rng.in_cube(), (rng.next() * 3.0) as usize % 3);
+            p[axis] = p[axis].signum() + (rng.next() - 0.5) * 1e-6;
+            noisy.push(p);
+        }
+        for points in [random, slab, noisy] {
+            let hull = ConvexHull::new(&points).unwrap();
+            let bounds = (Vec3::MAX, Vec3::MIN);
+            let (lo, hi) = points
+                .iter()
+                .fold(bounds, |(l, h), p| (l.min(*p), h.max(*p)));
+            let tolerance = DISTANCE_TOLERANCE * f64::from((hi - lo).length());
+            assert!(check(&hull, &points) <= tolerance * (1.0 + 1e-9));
+            assert!(hull.vertices().iter().all(|v| points.contains(v)));
+            assert!(hull.vertices().len() < points.len());
+        }
+    }
+
+    #[test]
+    fn sphere_volume_and_hill_climb_support() {
+        let mut rng = Lcg(12345);
+        let radius = 2.0f32;
+        let mut points = Vec::new();
+        while points.len() < 500 {
+            let p = rng.in_cube();
+            if (0.1..=1.0).contains(&p.length()) {
+                points.push(p.normalize() * radius);
+            }
+        }
+        let hull = ConvexHull::new(&points).unwrap();
+        check(&hull, &points);
+        assert!(hull.vertices().len() > LINEAR_SUPPORT_MAX && !hull.adjacency.is_empty());
+        let m = hull.mass_properties(1.0);
+        let sphere = 4.0 / 3.0 * core::f32::consts::PI * radius.powi(3);
+        assert!(
+            m.mass < sphere && m.mass > 0.95 * sphere,
+            "volume {}",
+            m.mass
+        );
+        assert!(m.local_center.length() < 0.05);
+        for _ in 0..1000 {
+            let dir = rng.in_cube();
+            let (climbed, scanned) = (hull.support(dir), hull.support_linear(dir));
+            assert!((climbed.dot(dir) - scanned.dot(dir)).abs() <= 1e-6);
+        }
+        assert!(hull.vertices().contains(&hull.support(Vec3::ZERO)));
+    }
 }

@@ -51,6 +51,14 @@ pub struct Contact<D: Dim> {
     pub point_b: D::Vector,
 }
 
+/// Two shapes at their poses: a pair as the manifold and perturbation see it.
+pub(crate) struct PairView<'a, D: Dim> {
+    pub shape_a: &'a Shape<D>,
+    pub pose_a: Pose<D>,
+    pub shape_b: &'a Shape<D>,
+    pub pose_b: Pose<D>,
+}
+
 /// EPA's answer in the frame it ran in (A's local frame).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Penetration<V> {
@@ -131,7 +139,12 @@ impl PairScale {
 /// they do not overlap. See the module docs for conventions.
 ///
 /// Poses holding NaN or infinities give `None`.
-pub fn contact<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &Pose<D>) -> Option<Contact<D>> {
+pub fn contact<D: Dim>(
+    a: &Shape<D>,
+    pose_a: &Pose<D>,
+    b: &Shape<D>,
+    pose_b: &Pose<D>,
+) -> Option<Contact<D>> {
     speculative_contact(a, pose_a, b, pose_b, 0.0)
 }
 

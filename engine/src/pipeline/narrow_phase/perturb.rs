@@ -12,48 +12,60 @@
 //! Only polyhedral pairs are perturbed: extra off-centre points on a ball or
 //! capsule would make it roll forever.
 
-use super::{speculative_contact, Contact};
+use super::{speculative_contact, Contact, PairView};
 use crate::math::{Dim, Pose, Vector};
-use crate::shape::Shape;
 
 /// Largest tilt, radians (Bullet's limit).
 const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
 
 /// Contact points of the pair with one shape slightly tilted, mapped back to
 /// the real poses, each along `normal`; `margin` as in [`speculative_contact`].
+/// The tilt moves the shape's far side by about `tilt_distance`.
 pub(crate) fn perturbed_contacts<D: Dim>(
-    a: &Shape<D>,
-    pose_a: &Pose<D>,
-    b: &Shape<D>,
-    pose_b: &Pose<D>,
+    pair: &PairView<'_, D>,
     normal: D::Vector,
     tilt_distance: f32,
     margin: f32,
     mut found: impl FnMut(Contact<D>),
 ) {
+    let (a, pose_a, b, pose_b) = (pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b);
     let tilt_b = b.bounding_radius() <= a.bounding_radius();
-    let radius = if tilt_b { b.bounding_radius() } else { a.bounding_radius() };
+    let radius = if tilt_b {
+        b.bounding_radius()
+    } else {
+        a.bounding_radius()
+    };
     let angle = (tilt_distance / radius).min(MAX_TILT);
     let (tilts, count) = D::tilts(normal, angle);
     for &tilt in &tilts[..count] {
-        let tilted = |pose: &Pose<D>| Pose { translation: pose.translation, rotation: D::compose(tilt, pose.rotation) };
+        let tilted = |pose: &Pose<D>| Pose {
+            translation: pose.translation,
+            rotation: D::compose(tilt, pose.rotation),
+        };
         let hit = if tilt_b {
             let pose_b_tilted = tilted(pose_b);
             speculative_contact(a, pose_a, b, &pose_b_tilted, margin).map(|c| {
-                let point_b = pose_b.transform_point(pose_b_tilted.inverse_transform_point(c.point_b));
+                let point_b =
+                    pose_b.transform_point(pose_b_tilted.inverse_transform_point(c.point_b));
                 (c.point_a, point_b)
             })
         } else {
             let pose_a_tilted = tilted(pose_a);
             speculative_contact(a, &pose_a_tilted, b, pose_b, margin).map(|c| {
-                let point_a = pose_a.transform_point(pose_a_tilted.inverse_transform_point(c.point_a));
+                let point_a =
+                    pose_a.transform_point(pose_a_tilted.inverse_transform_point(c.point_a));
                 (point_a, c.point_b)
             })
         };
         if let Some((point_a, point_b)) = hit {
             let depth = (point_a - point_b).dot(normal);
             if depth >= -margin {
-                found(Contact { depth, normal, point_a, point_b });
+                found(Contact {
+                    depth,
+                    normal,
+                    point_a,
+                    point_b,
+                });
             }
         }
     }
