@@ -310,7 +310,10 @@ fn percentile(values: &mut [f64], p: f64) -> f64 {
     values[rank - 1]
 }
 
-fn worst<'e>(all: &'e [Errors], pick: fn(&Errors) -> Option<f64>) -> Option<(&'e Errors, f64)> {
+/// Reads one error figure of a case, if the case has it.
+type Metric = fn(&Errors) -> Option<f64>;
+
+fn worst(all: &[Errors], pick: Metric) -> Option<(&Errors, f64)> {
     all.iter()
         .filter_map(|e| pick(e).map(|v| (e, v)))
         .max_by(|x, y| x.1.total_cmp(&y.1))
@@ -318,7 +321,7 @@ fn worst<'e>(all: &'e [Errors], pick: fn(&Errors) -> Option<f64>) -> Option<(&'e
 
 /// Prints the figures and asserts the bar.
 fn assert_bar(label: &str, all: &[Errors]) {
-    let metrics: [(&str, fn(&Errors) -> Option<f64>); 4] = [
+    let metrics: [(&str, Metric); 4] = [
         ("depth", |e| e.depth),
         ("normal", |e| e.normal),
         ("witness", |e| e.witness),

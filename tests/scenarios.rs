@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use tumble::{BodyDesc, ColliderDesc, Dim, Settings, World};
+use tumble::{BodyDesc, ColliderDesc, Settings, World};
 
 const DT: f32 = 1.0 / 60.0;
 

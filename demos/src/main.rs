@@ -13,7 +13,10 @@ use tumble::Settings;
 const DT: f32 = 1.0 / 60.0;
 
 /// The scenes the runner knows, with a builder each.
-const SCENES: &[(&str, fn() -> World)] = &[("falling_boxes", falling_boxes), ("tower", tower)];
+/// Builds a scene's world.
+type SceneBuilder = fn() -> World;
+
+const SCENES: &[(&str, SceneBuilder)] = &[("falling_boxes", falling_boxes), ("tower", tower)];
 
 fn ground(world: &mut World) {
     let shape = Shape::cuboid(Vec3::new(50.0, 0.5, 50.0)).expect("valid ground");

@@ -153,7 +153,11 @@ impl<D: Dim> BroadPhase<D> {
     /// An empty broad phase whose fat boxes extend `margin` metres beyond the
     /// boxes given (e.g. 0.1). A negative or NaN margin counts as zero.
     pub fn new(margin: f32) -> Self {
-        let margin = margin.max(0.0).min(f32::MAX);
+        let margin = if margin >= 0.0 {
+            margin.min(f32::MAX)
+        } else {
+            0.0
+        };
         Self {
             nodes: Vec::new(),
             free: Vec::new(),
