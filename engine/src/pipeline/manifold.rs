@@ -103,7 +103,7 @@ impl<D: Dim> Manifold<D> {
             self.len = 0;
             return;
         };
-        self.normal = fresh.normal;
+        if self.len == 0 || self.normal.dot(fresh.normal) < 0.9995 { self.normal = fresh.normal; }
         self.refresh(pair, tuning.breaking);
         self.merge(pair, &fresh, tuning.breaking);
         if self.len < D::MAX_MANIFOLD_POINTS
@@ -118,12 +118,12 @@ impl<D: Dim> Manifold<D> {
                 point_b: normal,
             }; 4];
             let mut count = 0;
-            perturbed_contacts(pair, normal, tuning.breaking, tuning.margin, |c| {
+            perturbed_contacts(pair, &fresh, tuning.breaking, tuning.margin, |c| {
                 extra[count] = c;
                 count += 1;
             });
             for c in &extra[..count] {
-                self.merge(pair, c, tuning.breaking);
+                let _ = self.merge(pair, c, tuning.breaking);
             }
         }
     }
@@ -149,11 +149,15 @@ impl<D: Dim> Manifold<D> {
         self.len = kept;
     }
 
-    /// Step 2: a new point replaces the nearest kept one within `breaking`
-    /// (keeping its impulses) or joins the manifold, reduced when over capacity.
-    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) {
+    /// Step 2: a new point replaces the nearest kept one within a tenth of
+    /// `breaking` (keeping its impulses) or joins the manifold, reduced when
+    /// over capacity. True when it joined.
+    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) -> bool {
+        // EPA's witnesses on a flat side may sit apart across the normal;
+        // anchor both at B's point so the two ends of a point face each other.
+        let point_a = c.point_b + c.normal * (c.point_a - c.point_b).dot(c.normal);
         let point = ManifoldPoint {
-            local_a: pair.pose_a.inverse_transform_point(c.point_a),
+            local_a: pair.pose_a.inverse_transform_point(point_a),
             local_b: pair.pose_b.inverse_transform_point(c.point_b),
             separation: -c.depth,
             normal_impulse: 0.0,
@@ -173,12 +177,15 @@ impl<D: Dim> Manifold<D> {
                 tangent_impulse: kept.tangent_impulse,
                 ..point
             };
-        } else if self.len < self.points.len() {
+            false
+        } else {
+            // len <= MAX < capacity here: every insertion above MAX reduces at once.
             self.points[self.len] = point;
             self.len += 1;
             if self.len > D::MAX_MANIFOLD_POINTS {
                 self.reduce(pair);
             }
+            true
         }
     }
 

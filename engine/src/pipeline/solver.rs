@@ -196,8 +196,10 @@ fn solve_contact<D: Dim>(
     soft: Option<Softness>,
     settings: &Settings<D>,
     inv_h: f32,
+    turn: usize,
 ) {
-    for i in 0..c.len {
+    for k in 0..c.len {
+        let i = if turn % 2 == 1 { c.len - 1 - (k + turn / 2) % c.len } else { (k + turn / 2) % c.len };
         let (a, b) = (&bodies[c.body_a], &bodies[c.body_b]);
         let p = c.points[i];
         let world_a = a.center + D::rotate(a.rotation, p.local_a);
@@ -283,7 +285,8 @@ pub(crate) fn solve<D: Dim>(
     // Contacts with a body that cannot move are twice as stiff (Box2D v3):
     // they carry the whole stack's weight.
     let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
-    for _ in 0..substeps {
+    for substep in 0..substeps {
+        let turn = substep as usize;
         integrate_velocities(bodies, h);
         for c in constraints.iter() {
             warm_start(c, bodies);
@@ -297,11 +300,12 @@ pub(crate) fn solve<D: Dim>(
                 Some(if against_static { soft_static } else { soft }),
                 settings,
                 inv_h,
+                turn,
             );
         }
         integrate_positions(bodies, h);
         for c in constraints.iter_mut() {
-            solve_contact(c, bodies, None, settings, inv_h);
+            solve_contact(c, bodies, None, settings, inv_h, turn);
         }
     }
     for c in constraints.iter_mut() {

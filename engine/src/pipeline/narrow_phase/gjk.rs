@@ -91,10 +91,14 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
         let previous = simplex;
         simplex.push(w);
         let next_v = D::reduce_simplex(&mut simplex);
-        let next_dist_sq = next_v.length_squared();
         if simplex.len == D::N + 1 {
             return GjkResult::Overlapping(simplex);
         }
+        // Search along the closest feature's exact normal: next to a long
+        // feature the tiny tilt of `v` that decides the next support point is
+        // below the rounding of its weighted vertices.
+        let next_dist_sq = next_v.length_squared();
+        let next_v = D::feature_direction(&simplex, next_v) * next_dist_sq.sqrt();
         if next_dist_sq >= dist_sq || next_dist_sq.is_nan() {
             return separated::<D>(&previous, v, dist_sq);
         }

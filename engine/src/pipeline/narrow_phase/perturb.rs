@@ -6,8 +6,11 @@
 //!    axes across the contact normal (two tilts in 2D, four in 3D);
 //! 2. run the contact query again on the tilted pair: the tilt makes another
 //!    corner the deepest;
-//! 3. map the tilted shape's witness back to its real pose and measure the
-//!    point's depth along the unperturbed normal.
+//! 3. map the tilted shape's witness back to its real pose, and put its
+//!    partner on the untilted shape's contact plane (through the unperturbed
+//!    contact's witness, across its normal): exact for a face, and the
+//!    points of a box resting flat come out symmetric, with no tilt left in
+//!    them to seed a lean in a tall stack.
 //!
 //! Only polyhedral pairs are perturbed: extra off-centre points on a ball or
 //! capsule would make it roll forever.
@@ -19,16 +22,18 @@ use crate::math::{Dim, Pose, Vector};
 const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
 
 /// Contact points of the pair with one shape slightly tilted, mapped back to
-/// the real poses, each along `normal`; `margin` as in [`speculative_contact`].
+/// the real poses, each along the `unperturbed` contact's normal; `margin`
+/// as in [`speculative_contact`].
 /// The tilt moves the shape's far side by about `tilt_distance`.
 pub(crate) fn perturbed_contacts<D: Dim>(
     pair: &PairView<'_, D>,
-    normal: D::Vector,
+    unperturbed: &Contact<D>,
     tilt_distance: f32,
     margin: f32,
     mut found: impl FnMut(Contact<D>),
 ) {
     let (a, pose_a, b, pose_b) = (pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b);
+    let normal = unperturbed.normal;
     let tilt_b = b.bounding_radius() <= a.bounding_radius();
     let radius = if tilt_b {
         b.bounding_radius()
