@@ -70,13 +70,11 @@ fn tower<D: Scene>() {
 }
 
 #[test]
-#[ignore = "issue 3 open: the tower of 20 leans and falls after about 5 s (2D and 3D)"]
 fn tower_of_twenty_stands_2d() {
     tower::<tumble::D2>();
 }
 
 #[test]
-#[ignore = "issue 3 open: the tower of 20 leans and falls after about 5 s (2D and 3D)"]
 fn tower_of_twenty_stands_3d() {
     tower::<tumble::D3>();
 }

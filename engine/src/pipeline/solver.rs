@@ -196,12 +196,13 @@ fn solve_contact<D: Dim>(
     soft: Option<Softness>,
     settings: &Settings<D>,
     inv_h: f32,
-    turn: usize,
 ) {
-    for k in 0..c.len {
-        let i = if turn % 2 == 1 { c.len - 1 - (k + turn / 2) % c.len } else { (k + turn / 2) % c.len };
-        let (a, b) = (&bodies[c.body_a], &bodies[c.body_b]);
-        let p = c.points[i];
+    // The normal rows of one manifold are solved together (Jacobi) from the
+    // same velocities: solved one after another, the first corner of a box
+    // resting flat would take more than its share and set the box spinning.
+    let (a, b) = (&bodies[c.body_a], &bodies[c.body_b]);
+    let mut applied = [0.0f32; 4];
+    for (i, p) in c.points[..c.len].iter_mut().enumerate() {
         let world_a = a.center + D::rotate(a.rotation, p.local_a);
         let world_b = b.center + D::rotate(b.rotation, p.local_b);
         let separation = (world_b - world_a).dot(c.normal);
@@ -221,10 +222,12 @@ fn solve_contact<D: Dim>(
         let vn = relative_velocity(a, b, p.r_a, p.r_b).dot(c.normal);
         let impulse = -p.normal_mass * mass_scale * (vn + bias) - impulse_scale * p.normal_impulse;
         let total = (p.normal_impulse + impulse).max(0.0);
-        let applied = total - p.normal_impulse;
-        c.points[i].normal_impulse = total;
-        c.points[i].max_normal_impulse = p.max_normal_impulse.max(applied);
-        apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, c.normal * applied);
+        applied[i] = total - p.normal_impulse;
+        p.normal_impulse = total;
+        p.max_normal_impulse = p.max_normal_impulse.max(applied[i]);
+    }
+    for (p, &impulse) in c.points[..c.len].iter().zip(&applied) {
+        apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, c.normal * impulse);
     }
     for i in 0..c.len {
         let p = c.points[i];
@@ -285,8 +288,7 @@ pub(crate) fn solve<D: Dim>(
     // Contacts with a body that cannot move are twice as stiff (Box2D v3):
     // they carry the whole stack's weight.
     let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
-    for substep in 0..substeps {
-        let turn = substep as usize;
+    for _ in 0..substeps {
         integrate_velocities(bodies, h);
         for c in constraints.iter() {
             warm_start(c, bodies);
@@ -300,12 +302,11 @@ pub(crate) fn solve<D: Dim>(
                 Some(if against_static { soft_static } else { soft }),
                 settings,
                 inv_h,
-                turn,
             );
         }
         integrate_positions(bodies, h);
         for c in constraints.iter_mut() {
-            solve_contact(c, bodies, None, settings, inv_h, turn);
+            solve_contact(c, bodies, None, settings, inv_h);
         }
     }
     for c in constraints.iter_mut() {
