@@ -18,7 +18,9 @@ pub struct Settings<D: Dim> {
     pub max_push_out_speed: f32,
     /// Approach speed above which restitution applies, m/s. Default 1.
     pub restitution_threshold: f32,
-    /// Overlap allowed to stay, metres. Default 0.005.
+    /// Box2D's length tolerance, metres (default 0.005). Overlap is pushed
+    /// out softly from the first millimetre, as in Box2D v3, so this only
+    /// sets the default speculative distance.
     pub linear_slop: f32,
     /// Contacts are kept and solved speculatively this far apart, metres. Default 4 × slop.
     pub speculative_distance: f32,

@@ -18,6 +18,10 @@ pub trait Scene: Dim {
     fn cuboid(half_width: f32, half_height: f32) -> Shape<Self>;
     fn height(v: Self::Vector) -> f32;
     fn sideways(v: Self::Vector) -> f32;
+    /// Length of the horizontal part of a displacement.
+    fn horizontal(v: Self::Vector) -> f32 {
+        Self::sideways(v)
+    }
     fn len(v: Self::Vector) -> f32;
     /// A rotation by `angle` about Z.
     fn tilt(angle: f32) -> Self::Angle;
@@ -81,4 +85,46 @@ pub fn add_ground<D: Scene>(world: &mut World<D>, top: f32) {
             ColliderDesc::new(D::cuboid(100.0, 0.5)),
         )
         .unwrap();
+}
+
+/// A 2D-style pyramid of unit boxes in the XY plane, `base` wide, resting on
+/// the ground; returns the handles.
+pub fn add_pyramid<D: Scene>(world: &mut World<D>, base: usize) -> Vec<tumble::BodyHandle> {
+    let mut handles = Vec::new();
+    for row in 0..base {
+        for i in 0..base - row {
+            let x = (i as f32 - (base - row - 1) as f32 * 0.5) * 1.0;
+            let y = 0.5 + row as f32;
+            handles.push(
+                world
+                    .add_body(
+                        BodyDesc::dynamic().position(D::v(x, y)),
+                        ColliderDesc::new(D::cube(0.5)),
+                    )
+                    .unwrap(),
+            );
+        }
+    }
+    handles
+}
+
+/// Largest sideways (horizontal) displacement of the bodies from `start`.
+pub fn largest_drift<D: Scene>(
+    world: &World<D>,
+    handles: &[tumble::BodyHandle],
+    start: &[D::Vector],
+) -> f32 {
+    handles
+        .iter()
+        .zip(start)
+        .map(|(&h, &p0)| D::horizontal(world.body(h).unwrap().position() - p0))
+        .fold(0.0, f32::max)
+}
+
+/// Positions of the bodies now.
+pub fn positions<D: Scene>(world: &World<D>, handles: &[tumble::BodyHandle]) -> Vec<D::Vector> {
+    handles
+        .iter()
+        .map(|&h| world.body(h).unwrap().position())
+        .collect()
 }

@@ -103,7 +103,9 @@ impl<D: Dim> Manifold<D> {
             self.len = 0;
             return;
         };
-        if self.len == 0 || self.normal.dot(fresh.normal) < 0.9995 { self.normal = fresh.normal; }
+        if self.len == 0 || self.normal.dot(fresh.normal) < 0.9995 {
+            self.normal = fresh.normal;
+        }
         self.refresh(pair, tuning.breaking);
         self.merge(pair, &fresh, tuning.breaking);
         if self.len < D::MAX_MANIFOLD_POINTS
