@@ -123,3 +123,52 @@ fn ball_bounces_to_a_quarter_2d() {
 fn ball_bounces_to_a_quarter_3d() {
     bounce::<tumble::D3>();
 }
+
+/// A box on a 30 degree slope with friction `mu` (both surfaces); returns
+/// (distance slid along the slope in 2 s, acceleration along it between 0.5 and 2 s).
+fn slope<D: Scene>(mu: f32) -> (f32, f32) {
+    let angle = 30f32.to_radians();
+    let mut world = World::<D>::new(Settings::default());
+    let normal = D::v(-angle.sin(), angle.cos());
+    let down = D::v(-angle.cos(), -angle.sin());
+    let slope = D::cuboid(20.0, 0.5);
+    world
+        .add_body(BodyDesc::fixed().rotation(D::tilt(angle)), ColliderDesc::new(slope).friction(mu))
+        .unwrap();
+    let start = normal * 1.0;
+    let h = world
+        .add_body(BodyDesc::dynamic().position(start).rotation(D::tilt(angle)), ColliderDesc::new(D::cube(0.5)).friction(mu))
+        .unwrap();
+    let mut speed_at_half_second = 0.0;
+    for step in 1..=120 {
+        world.step(DT);
+        if step == 30 {
+            speed_at_half_second = D::dot(world.body(h).unwrap().linear_velocity(), down);
+        }
+    }
+    let b = world.body(h).unwrap();
+    let slid = D::dot(b.position() - start, down);
+    let acceleration = (D::dot(b.linear_velocity(), down) - speed_at_half_second) / 1.5;
+    (slid, acceleration)
+}
+
+fn slope_holds_and_slides<D: Scene>() {
+    let (held, _) = slope::<D>(0.7);
+    println!("{}: friction 0.7 slid {held:.2e} m in 2 s", D::NAME);
+    assert!(held.abs() < 0.01, "slid {held}");
+    let (_, a) = slope::<D>(0.2);
+    let angle = 30f32.to_radians();
+    let expected = 9.81 * (angle.sin() - 0.2 * angle.cos());
+    println!("{}: friction 0.2 acceleration {a:.4} m/s² (expected {expected:.4})", D::NAME);
+    assert!((a - expected).abs() <= 0.05 * expected, "acceleration {a}, expected {expected}");
+}
+
+#[test]
+fn box_on_a_slope_holds_or_slides_by_friction_2d() {
+    slope_holds_and_slides::<tumble::D2>();
+}
+
+#[test]
+fn box_on_a_slope_holds_or_slides_by_friction_3d() {
+    slope_holds_and_slides::<tumble::D3>();
+}

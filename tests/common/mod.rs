@@ -23,6 +23,7 @@ pub trait Scene: Dim {
         Self::sideways(v)
     }
     fn len(v: Self::Vector) -> f32;
+    fn dot(a: Self::Vector, b: Self::Vector) -> f32;
     /// A rotation by `angle` about Z.
     fn tilt(angle: f32) -> Self::Angle;
 }
@@ -46,6 +47,9 @@ impl Scene for D2 {
     }
     fn len(v: Vec2) -> f32 {
         v.length()
+    }
+    fn dot(a: Vec2, b: Vec2) -> f32 {
+        a.dot(b)
     }
     fn tilt(angle: f32) -> f32 {
         angle
@@ -71,6 +75,9 @@ impl Scene for D3 {
     }
     fn len(v: Vec3) -> f32 {
         v.length()
+    }
+    fn dot(a: Vec3, b: Vec3) -> f32 {
+        a.dot(b)
     }
     fn tilt(angle: f32) -> Quat {
         Quat::from_rotation_z(angle)
