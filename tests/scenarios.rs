@@ -133,11 +133,17 @@ fn slope<D: Scene>(mu: f32) -> (f32, f32) {
     let down = D::v(-angle.cos(), -angle.sin());
     let slope = D::cuboid(20.0, 0.5);
     world
-        .add_body(BodyDesc::fixed().rotation(D::tilt(angle)), ColliderDesc::new(slope).friction(mu))
+        .add_body(
+            BodyDesc::fixed().rotation(D::tilt(angle)),
+            ColliderDesc::new(slope).friction(mu),
+        )
         .unwrap();
     let start = normal * 1.0;
     let h = world
-        .add_body(BodyDesc::dynamic().position(start).rotation(D::tilt(angle)), ColliderDesc::new(D::cube(0.5)).friction(mu))
+        .add_body(
+            BodyDesc::dynamic().position(start).rotation(D::tilt(angle)),
+            ColliderDesc::new(D::cube(0.5)).friction(mu),
+        )
         .unwrap();
     let mut speed_at_half_second = 0.0;
     for step in 1..=120 {
@@ -159,8 +165,14 @@ fn slope_holds_and_slides<D: Scene>() {
     let (_, a) = slope::<D>(0.2);
     let angle = 30f32.to_radians();
     let expected = 9.81 * (angle.sin() - 0.2 * angle.cos());
-    println!("{}: friction 0.2 acceleration {a:.4} m/s² (expected {expected:.4})", D::NAME);
-    assert!((a - expected).abs() <= 0.05 * expected, "acceleration {a}, expected {expected}");
+    println!(
+        "{}: friction 0.2 acceleration {a:.4} m/s² (expected {expected:.4})",
+        D::NAME
+    );
+    assert!(
+        (a - expected).abs() <= 0.05 * expected,
+        "acceleration {a}, expected {expected}"
+    );
 }
 
 #[test]

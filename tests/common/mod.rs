@@ -26,6 +26,10 @@ pub trait Scene: Dim {
     fn dot(a: Self::Vector, b: Self::Vector) -> f32;
     /// A rotation by `angle` about Z.
     fn tilt(angle: f32) -> Self::Angle;
+    /// Kinetic energy of the body's spin, J.
+    fn rotational_energy(body: &tumble::Body<Self>) -> f32;
+    /// Fixed walls around the origin, `half` metres from it on every side.
+    fn add_closed_box(world: &mut World<Self>, half: f32);
 }
 
 impl Scene for D2 {
@@ -54,6 +58,26 @@ impl Scene for D2 {
     fn tilt(angle: f32) -> f32 {
         angle
     }
+    fn rotational_energy(body: &tumble::Body<D2>) -> f32 {
+        let m = body.shape().mass_properties(1.0);
+        let inertia = m.inertia * body.mass() / m.mass;
+        0.5 * inertia * body.angular_velocity().powi(2)
+    }
+    fn add_closed_box(world: &mut World<D2>, half: f32) {
+        for (center, size) in [
+            (Vec2::new(0.0, half + 0.5), Vec2::new(half + 1.0, 0.5)),
+            (Vec2::new(0.0, -half - 0.5), Vec2::new(half + 1.0, 0.5)),
+            (Vec2::new(half + 0.5, 0.0), Vec2::new(0.5, half + 1.0)),
+            (Vec2::new(-half - 0.5, 0.0), Vec2::new(0.5, half + 1.0)),
+        ] {
+            let wall = ColliderDesc::new(Shape::cuboid(size).unwrap())
+                .restitution(1.0)
+                .friction(0.3);
+            world
+                .add_body(BodyDesc::fixed().position(center), wall)
+                .unwrap();
+        }
+    }
 }
 
 impl Scene for D3 {
@@ -81,6 +105,25 @@ impl Scene for D3 {
     }
     fn tilt(angle: f32) -> Quat {
         Quat::from_rotation_z(angle)
+    }
+    fn rotational_energy(body: &tumble::Body<D3>) -> f32 {
+        let m = body.shape().mass_properties(1.0);
+        let inertia = m.inertia * (body.mass() / m.mass);
+        let w = body.rotation().inverse() * body.angular_velocity();
+        0.5 * w.dot(inertia * w)
+    }
+    fn add_closed_box(world: &mut World<D3>, half: f32) {
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            for side in [-1.0, 1.0] {
+                let size = Vec3::splat(half + 1.0) - axis * (half + 0.5);
+                let wall = ColliderDesc::new(Shape::cuboid(size).unwrap())
+                    .restitution(1.0)
+                    .friction(0.3);
+                world
+                    .add_body(BodyDesc::fixed().position(axis * side * (half + 0.5)), wall)
+                    .unwrap();
+            }
+        }
     }
 }
 
