@@ -10,9 +10,7 @@ use tumble::{BodyDesc, BodyHandle, ColliderDesc, Settings, World};
 const DT: f32 = 1.0 / 60.0;
 
 fn weightless<D: Scene>() -> World<D> {
-    let mut settings = Settings::<D>::default();
-    settings.gravity = D::v(0.0, 0.0);
-    World::new(settings)
+    World::new(Settings { gravity: D::v(0.0, 0.0), ..Settings::default() })
 }
 
 fn elastic_ball<D: Scene>(world: &mut World<D>, at: D::Vector, velocity: D::Vector) -> BodyHandle {
