@@ -10,7 +10,10 @@ use tumble::{BodyDesc, BodyHandle, ColliderDesc, Settings, World};
 const DT: f32 = 1.0 / 60.0;
 
 fn weightless<D: Scene>() -> World<D> {
-    World::new(Settings { gravity: D::v(0.0, 0.0), ..Settings::default() })
+    World::new(Settings {
+        gravity: D::v(0.0, 0.0),
+        ..Settings::default()
+    })
 }
 
 fn elastic_ball<D: Scene>(world: &mut World<D>, at: D::Vector, velocity: D::Vector) -> BodyHandle {

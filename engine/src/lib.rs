@@ -31,7 +31,7 @@ pub mod world;
 pub use body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc};
 pub use error::WorldError;
 pub use glam;
-pub use math::{Dim, Pose, Rot2, D2, D3};
+pub use math::{Angular, Dim, Pose, Rot2, Vector, D2, D3};
 pub use settings::Settings;
 pub use world::{ContactPair, World};
 

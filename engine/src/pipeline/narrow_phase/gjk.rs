@@ -100,6 +100,11 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
         let next_dist_sq = next_v.length_squared();
         let next_v = D::feature_direction(&simplex, next_v) * next_dist_sq.sqrt();
         if next_dist_sq >= dist_sq || next_dist_sq.is_nan() {
+            // Rounding stalled the descent. A new feature as close as the
+            // old one (a face met edge-on) is kept: its normal is the exact one.
+            if next_dist_sq.sqrt() <= dist_sq.sqrt() + tolerance {
+                return separated::<D>(&simplex, next_v, next_dist_sq);
+            }
             return separated::<D>(&previous, v, dist_sq);
         }
         v = next_v;

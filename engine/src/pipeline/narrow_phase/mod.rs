@@ -448,6 +448,39 @@ mod tests {
     }
 
     #[test]
+    fn tilted_box_on_a_wide_ground() {
+        // Long thin Minkowski features (a 40 m ground against a 1 m box):
+        // GJK must not stall on an edge and call the pair apart.
+        for half_width in [20.0, 100.0] {
+            let ground = Shape::<D3>::cuboid(Vec3::new(half_width, 0.5, half_width)).unwrap();
+            let ground_pose = pose3(Vec3::new(0.0, -0.5, 0.0), Quat::IDENTITY);
+            for axis in [
+                Vec3::new(1.0, 0.0, 1.0),
+                Vec3::new(1.0, 0.0, -1.0),
+                Vec3::new(-1.0, 0.0, 1.0),
+                Vec3::new(-1.0, 0.0, -1.0),
+            ] {
+                let tilt = Quat::from_axis_angle(axis.normalize(), 0.023);
+                let c = hit3(
+                    &ground,
+                    ground_pose,
+                    &unit_box(),
+                    pose3(Vec3::new(0.0, 0.5, 0.0), tilt),
+                );
+                                    .abs()
+                    .y
+                    .max((tilt * Vec3::new(0.5, -0.5, 0.5)).y.abs());
+                assert!(
+                    c.depth > 0.01,
+                    "depth {} for tilt about {axis:?} (corner {lowest})",
+                    c.depth
+                );
+                assert!((c.normal - Vec3::Y).length() < 1e-4);
+            }
+        }
+    }
+
+    #[test]
     fn epa_at_its_cap_returns_a_finite_lower_bound() {
         // A negative tolerance can never be met: EPA runs to its cap or until
         // the polytope cannot grow, and must still answer.

@@ -1,7 +1,7 @@
 //! GJK's simplex solver in 3D: the closest point to the origin on a point,
 //! segment, triangle or tetrahedron, and the smallest sub-simplex holding it.
-//! Triangles by Voronoi regions (Ericson, Real-Time Collision Detection
-//! 5.1.5); a tetrahedron by the faces the origin lies outside of. Flat
+//! A triangle by projecting on its plane and checking the weights, else its
+//! edges; a tetrahedron by the faces the origin lies outside of. Flat
 //! triangles and tetrahedra fall back to their edges and faces, so no
 //! division by a zero area or volume ever happens.
 
@@ -12,7 +12,7 @@ use super::simplex::{closest_on_segment, point_or_segment_direction, reduce_segm
 /// Reduces `s` to the feature closest to the origin and returns that point
 /// (the origin itself when a tetrahedron contains it).
 pub fn reduce(s: &mut Simplex<Vec3>) -> Vec3 {
-    let point = match s.len {
+    match s.len {
         1 => s.points[0].w,
         2 => reduce_segment(s),
         3 => {
@@ -21,23 +21,7 @@ pub fn reduce(s: &mut Simplex<Vec3>) -> Vec3 {
             p
         }
         _ => reduce_tetrahedron(s),
-    };
-    if s.len == 3 {
-        project_on_plane(s).unwrap_or(point)
-    } else {
-        point
     }
-}
-
-/// The origin projected on the plane of a triangle simplex. Far more exact
-/// than the weighted vertices when the triangle is long and flat and the
-/// origin close to it: the plane's normal keeps the digits the weights lose.
-fn project_on_plane(s: &Simplex<Vec3>) -> Option<Vec3> {
-    let a = s.points[0].w;
-    let n = (s.points[1].w - a)
-        .cross(s.points[2].w - a)
-        .try_normalize()?;
-    Some(n * n.dot(a))
 }
 
 /// The unit direction of `v` made exactly normal to the simplex's feature: a
@@ -63,46 +47,28 @@ fn edge(s: &Simplex<Vec3>, i: usize, j: usize) -> Feature {
     (p, [idx[0], idx[1], 0], [w[0], w[1], 0.0], n)
 }
 
-/// Closest point to the origin on triangle `t` of `s`, by Voronoi regions.
+/// Closest point to the origin on triangle `t` of `s`: the origin projected
+/// on the plane when its barycentric weights (by cross products with the
+/// normal) are all >= 0, else the closest point of the edges. Products of
+/// dot products (Voronoi regions by determinants) lose every digit on a long
+/// thin triangle, as GJK meets between a box and a large ground.
 fn closest_on_triangle(s: &Simplex<Vec3>, t: [usize; 3]) -> Feature {
     let [ia, ib, ic] = t;
     let (a, b, c) = (s.points[ia].w, s.points[ib].w, s.points[ic].w);
-    let ab = b - a;
-    let ac = c - a;
-    let d1 = ab.dot(-a);
-    let d2 = ac.dot(-a);
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return vertex(s, ia);
-    }
-    let d3 = ab.dot(-b);
-    let d4 = ac.dot(-b);
-    if d3 >= 0.0 && d4 <= d3 {
-        return vertex(s, ib);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return edge(s, ia, ib);
-    }
-    let d5 = ab.dot(-c);
-    let d6 = ac.dot(-c);
-    if d6 >= 0.0 && d5 <= d6 {
-        return vertex(s, ic);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return edge(s, ia, ic);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return edge(s, ib, ic);
-    }
-    let sum = va + vb + vc;
-    if sum <= 0.0 || !sum.is_finite() {
+    let n = (b - a).cross(c - a);
+    let nn = n.length_squared();
+    if !(nn > 0.0 && nn.is_finite()) {
         return closest_of_edges(s, ia, ib, ic);
     }
-    let v = vb / sum;
-    let w = vc / sum;
-    (a + ab * v + ac * w, [ia, ib, ic], [1.0 - v - w, v, w], 3)
+    let p = n * (n.dot(a) / nn);
+    let wa = n.dot((b - p).cross(c - p)) / nn;
+    let wb = n.dot((c - p).cross(a - p)) / nn;
+    let wc = 1.0 - wa - wb;
+    if wa >= 0.0 && wb >= 0.0 && wc >= 0.0 {
+        (p, [ia, ib, ic], [wa, wb, wc], 3)
+    } else {
+        closest_of_edges(s, ia, ib, ic)
+    }
 }
 
 /// A flat triangle: the best of its three edges.
