@@ -467,14 +467,7 @@ mod tests {
                     &unit_box(),
                     pose3(Vec3::new(0.0, 0.5, 0.0), tilt),
                 );
-                                    .abs()
-                    .y
-                    .max((tilt * Vec3::new(0.5, -0.5, 0.5)).y.abs());
-                assert!(
-                    c.depth > 0.01,
-                    "depth {} for tilt about {axis:?} (corner {lowest})",
-                    c.depth
-                );
+                assert!(c.depth > 0.01, "depth {} for tilt about {axis:?}", c.depth);
                 assert!((c.normal - Vec3::Y).length() < 1e-4);
             }
         }
