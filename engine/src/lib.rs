@@ -39,7 +39,7 @@ pub use world::{ContactPair, World};
 pub mod d2 {
     pub use crate::body::{BodyHandle, BodyKind};
     pub use crate::error::WorldError;
-    pub use crate::pipeline::narrow_phase::{contact, distance};
+    pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.
@@ -62,6 +62,10 @@ pub mod d2 {
     pub type Pose = crate::math::Pose<crate::math::D2>;
     /// A 2D contact.
     pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D2>;
+    /// The workings of a 2D contact query: GJK's simplex, EPA's iterations.
+    pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec2>;
+    /// One EPA iteration in 2D.
+    pub type EpaStep = crate::pipeline::narrow_phase::EpaStep<crate::glam::Vec2>;
     /// A 2D bounding box.
     pub type Aabb = crate::shape::Aabb<crate::math::D2>;
     /// 2D mass properties.
@@ -72,7 +76,7 @@ pub mod d2 {
 pub mod d3 {
     pub use crate::body::{BodyHandle, BodyKind};
     pub use crate::error::WorldError;
-    pub use crate::pipeline::narrow_phase::{contact, distance};
+    pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.
@@ -95,6 +99,10 @@ pub mod d3 {
     pub type Pose = crate::math::Pose<crate::math::D3>;
     /// A 3D contact.
     pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D3>;
+    /// The workings of a 3D contact query: GJK's simplex, EPA's iterations.
+    pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec3>;
+    /// One EPA iteration in 3D.
+    pub type EpaStep = crate::pipeline::narrow_phase::EpaStep<crate::glam::Vec3>;
     /// A 3D bounding box.
     pub type Aabb = crate::shape::Aabb<crate::math::D3>;
     /// 3D mass properties.

@@ -11,7 +11,9 @@ use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 use glam::{Mat3, Quat, Vec2, Vec3};
 
 use super::Rot2;
-use crate::pipeline::narrow_phase::{epa_2d, epa_3d, simplex_2d, simplex_3d, PairSupport, Simplex};
+use crate::pipeline::narrow_phase::{
+    epa_2d, epa_3d, simplex_2d, simplex_3d, trace::Observer, PairSupport, Simplex,
+};
 use crate::shape::{mass, ConvexHull, ConvexPolygon, MassProperties, PolytopeShape, ShapeKind};
 
 /// Vector operations shared by [`Vec2`] and [`Vec3`]: the generic code's view
@@ -232,10 +234,11 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// normal to the simplex's feature so that rounding in `v` cannot tilt it.
     fn feature_direction(simplex: &Simplex<Self::Vector>, v: Self::Vector) -> Self::Vector;
     /// EPA from an overlapping GJK simplex: penetration of `pair` (see [`epa_2d`], [`epa_3d`]).
-    fn epa<S: PairSupport<Self::Vector>>(
+    fn epa<S: PairSupport<Self::Vector>, O: Observer<Self::Vector>>(
         pair: &S,
         simplex: &Simplex<Self::Vector>,
         tolerance: f32,
+        observer: &mut O,
     ) -> crate::pipeline::narrow_phase::Penetration<Self::Vector>;
 }
 
@@ -337,12 +340,13 @@ impl Dim for D2 {
     fn feature_direction(simplex: &Simplex<Vec2>, v: Vec2) -> Vec2 {
         simplex_2d::feature_direction(simplex, v)
     }
-    fn epa<S: PairSupport<Vec2>>(
+    fn epa<S: PairSupport<Vec2>, O: Observer<Vec2>>(
         pair: &S,
         simplex: &Simplex<Vec2>,
         tolerance: f32,
+        observer: &mut O,
     ) -> crate::pipeline::narrow_phase::Penetration<Vec2> {
-        epa_2d::penetration(pair, simplex, tolerance)
+        epa_2d::penetration_observed(pair, simplex, tolerance, observer)
     }
 }
 
@@ -456,11 +460,12 @@ impl Dim for D3 {
     fn feature_direction(simplex: &Simplex<Vec3>, v: Vec3) -> Vec3 {
         simplex_3d::feature_direction(simplex, v)
     }
-    fn epa<S: PairSupport<Vec3>>(
+    fn epa<S: PairSupport<Vec3>, O: Observer<Vec3>>(
         pair: &S,
         simplex: &Simplex<Vec3>,
         tolerance: f32,
+        observer: &mut O,
     ) -> crate::pipeline::narrow_phase::Penetration<Vec3> {
-        epa_3d::penetration(pair, simplex, tolerance)
+        epa_3d::penetration_observed(pair, simplex, tolerance, observer)
     }
 }

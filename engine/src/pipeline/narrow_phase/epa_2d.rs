@@ -19,6 +19,7 @@
 
 use glam::Vec2;
 
+use super::trace::{EpaStep, Observer};
 use super::{PairSupport, Penetration, Simplex, SupportPoint};
 
 /// Cap on expansions; boxes need a handful, curved shapes more.
@@ -43,6 +44,16 @@ pub fn penetration<P: PairSupport<Vec2>>(
     simplex: &Simplex<Vec2>,
     tolerance: f32,
 ) -> Penetration<Vec2> {
+    penetration_observed(pair, simplex, tolerance, &mut ())
+}
+
+/// [`penetration`], reporting every iteration to `observer`.
+pub fn penetration_observed<P: PairSupport<Vec2>, O: Observer<Vec2>>(
+    pair: &P,
+    simplex: &Simplex<Vec2>,
+    tolerance: f32,
+    observer: &mut O,
+) -> Penetration<Vec2> {
     let triangle = match grow_to_triangle(pair, simplex, tolerance) {
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
@@ -55,6 +66,9 @@ pub fn penetration<P: PairSupport<Vec2>>(
         let closest = polygon.closest_edge();
         let edge = polygon.edges[closest];
         let w = pair.support_point(edge.normal);
+        if O::ENABLED {
+            observer.epa_step(polygon.snapshot(closest, w.w));
+        }
         let gap = edge.normal.dot(w.w) - edge.distance;
         if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
             return polygon.witness(closest, iterations);
@@ -163,6 +177,20 @@ impl Polygon {
         let mut vertices = Vec::with_capacity(16);
         vertices.extend_from_slice(&t);
         Some(Self { vertices, edges })
+    }
+
+    /// The polygon as an [`EpaStep`], for tracing.
+    fn snapshot(&self, closest: usize, support: Vec2) -> EpaStep<Vec2> {
+        let n = self.vertices.len() as u32;
+        let edge = self.edges[closest];
+        EpaStep {
+            vertices: self.vertices.iter().map(|v| v.w).collect(),
+            faces: (0..n).map(|i| vec![i, (i + 1) % n]).collect(),
+            closest,
+            distance: edge.distance,
+            normal: edge.normal,
+            support,
+        }
     }
 
     /// Index of the edge closest to the origin (the first among equals).

@@ -23,6 +23,7 @@ use std::collections::BinaryHeap;
 
 use glam::Vec3;
 
+use super::trace::{EpaStep, Observer};
 use super::{PairSupport, Penetration, Simplex, SupportPoint};
 
 /// Cap on expansions; boxes need about 10, hulls 8-24, curved shapes more.
@@ -76,6 +77,16 @@ pub fn penetration<P: PairSupport<Vec3>>(
     simplex: &Simplex<Vec3>,
     tolerance: f32,
 ) -> Penetration<Vec3> {
+    penetration_observed(pair, simplex, tolerance, &mut ())
+}
+
+/// [`penetration`], reporting every iteration to `observer`.
+pub fn penetration_observed<P: PairSupport<Vec3>, O: Observer<Vec3>>(
+    pair: &P,
+    simplex: &Simplex<Vec3>,
+    tolerance: f32,
+    observer: &mut O,
+) -> Penetration<Vec3> {
     let tetrahedron = match grow_to_tetrahedron(pair, simplex, tolerance) {
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
@@ -87,6 +98,9 @@ pub fn penetration<P: PairSupport<Vec3>>(
     while let Some(closest) = polytope.pop_closest() {
         let face = polytope.faces[closest as usize];
         let w = pair.support_point(face.normal);
+        if O::ENABLED {
+            observer.epa_step(polytope.snapshot(closest, w.w));
+        }
         let gap = face.normal.dot(w.w) - face.distance;
         if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
             return polytope.witness(closest, iterations);
@@ -232,6 +246,25 @@ impl Polytope {
             polytope.add_face(v, n)?;
         }
         Some(polytope)
+    }
+
+    /// The live polytope as an [`EpaStep`], for tracing.
+    fn snapshot(&self, closest: u32, support: Vec3) -> EpaStep<Vec3> {
+        let live: Vec<u32> = (0..self.faces.len() as u32)
+            .filter(|&f| self.faces[f as usize].alive || f == closest)
+            .collect();
+        let face = &self.faces[closest as usize];
+        EpaStep {
+            vertices: self.vertices.iter().map(|v| v.w).collect(),
+            faces: live
+                .iter()
+                .map(|&f| self.faces[f as usize].vertices.to_vec())
+                .collect(),
+            closest: live.iter().position(|&f| f == closest).unwrap_or(0),
+            distance: face.distance,
+            normal: face.normal,
+            support,
+        }
     }
 
     /// Adds a face; `None` when it has no area.

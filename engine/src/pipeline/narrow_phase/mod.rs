@@ -27,8 +27,10 @@ pub(crate) mod perturb;
 mod simplex;
 pub mod simplex_2d;
 pub mod simplex_3d;
+pub mod trace;
 
 pub use simplex::{Simplex, SupportPoint};
+pub use trace::{EpaStep, Trace};
 
 use crate::math::{Dim, Pose, Vector};
 use crate::shape::{Shape, SupportMap};
@@ -171,12 +173,53 @@ pub fn speculative_contact<D: Dim>(
     })
 }
 
+/// [`contact`] with its workings: GJK's final simplex and every EPA
+/// iteration, for inspectors. Minkowski-difference points (A − B) are turned
+/// into world orientation; being differences, they carry no translation.
+pub fn contact_traced<D: Dim>(
+    a: &Shape<D>,
+    pose_a: &Pose<D>,
+    b: &Shape<D>,
+    pose_b: &Pose<D>,
+) -> (Option<Contact<D>>, Trace<D::Vector>) {
+    let mut trace = Trace::default();
+    if !(pose_a.is_finite() && pose_b.is_finite()) {
+        return (None, trace);
+    }
+    let local = contact_local_observed(a, b, &pose_a.inv_mul(pose_b), 0.0, &mut trace);
+    let turn = |v: D::Vector| pose_a.transform_vector(v);
+    trace.gjk_simplex.iter_mut().for_each(|v| *v = turn(*v));
+    for step in &mut trace.epa_steps {
+        step.vertices.iter_mut().for_each(|v| *v = turn(*v));
+        step.normal = turn(step.normal);
+        step.support = turn(step.support);
+    }
+    let contact = local.map(|p| Contact {
+        depth: p.depth,
+        normal: turn(p.normal),
+        point_a: pose_a.transform_point(p.point_a),
+        point_b: pose_a.transform_point(p.point_b),
+    });
+    (contact, trace)
+}
+
 /// [`speculative_contact`] in A's local frame, with B placed by `b_in_a`.
 pub(crate) fn contact_local<D: Dim>(
     a: &Shape<D>,
     b: &Shape<D>,
     b_in_a: &Pose<D>,
     margin: f32,
+) -> Option<Penetration<D::Vector>> {
+    contact_local_observed(a, b, b_in_a, margin, &mut ())
+}
+
+/// [`contact_local`], reporting GJK's simplex and EPA's iterations to `observer`.
+fn contact_local_observed<D: Dim, O: trace::Observer<D::Vector>>(
+    a: &Shape<D>,
+    b: &Shape<D>,
+    b_in_a: &Pose<D>,
+    margin: f32,
+    observer: &mut O,
 ) -> Option<Penetration<D::Vector>> {
     let scale = PairScale::new(a, b);
     let reach = a.radius() + b.radius() + margin;
@@ -192,7 +235,13 @@ pub(crate) fn contact_local<D: Dim>(
             point_b: closest.point_b,
             iterations: 0,
         },
-        GjkResult::Overlapping(simplex) => D::epa(&cores, &simplex, scale.tolerance()),
+        GjkResult::Overlapping(simplex) => {
+            if O::ENABLED {
+                let points: Vec<D::Vector> = simplex.vertices().iter().map(|p| p.w).collect();
+                observer.gjk_simplex(&points);
+            }
+            D::epa(&cores, &simplex, scale.tolerance(), observer)
+        }
     };
     Some(grow_by_radii(core, a.radius(), b.radius()))
 }
