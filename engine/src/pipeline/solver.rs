@@ -345,9 +345,10 @@ struct NormalRow {
 /// The impulse each normal row of a manifold adds this pass, all computed
 /// from the same velocities (Jacobi): solved one after another, the first
 /// corner of a box resting flat would take more than its share and set the
-/// box spinning. Each row's mass is divided by how strongly the manifold's
-/// rows push on it together (`share`), so that a common approach is stopped
-/// exactly once, not once per point. Each total stays >= 0.
+/// box spinning. For the approach velocity each row's mass is divided by how
+/// strongly the manifold's rows push on it together (`share`), so that a
+/// common approach is stopped exactly once, not once per point; the soft
+/// push-out keeps the row's full mass. Each total stays >= 0.
 fn solve_normals_together<D: Dim>(
     c: &ContactConstraint<D>,
     rows: &[NormalRow; 4],
@@ -358,9 +359,12 @@ fn solve_normals_together<D: Dim>(
     for i in 0..c.len {
         let (p, row) = (&c.points[i], &rows[i]);
         let vn = relative_velocity(a, b, p.r_a, p.r_b).dot(c.normal);
-        let mass = p.normal_mass / p.share;
-        let impulse =
-            -mass * row.mass_scale * (vn + row.bias) - row.impulse_scale * p.normal_impulse;
+        // The approach is the manifold's to stop together (shared mass); the
+        // push-out is each point's own overlap (full mass), which holds a
+        // loaded stack as stiffly as a lone point would be held.
+        let shared_mass = p.normal_mass / p.share;
+        let impulse = -row.mass_scale * (shared_mass * vn + p.normal_mass * row.bias)
+            - row.impulse_scale * p.normal_impulse;
         added[i] = (p.normal_impulse + impulse).max(0.0) - p.normal_impulse;
     }
     added
