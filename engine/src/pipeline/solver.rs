@@ -1,9 +1,10 @@
 //! Soft-step sequential impulses (Catto; Box2D v3's `solver.c` and
 //! `contact_solver.c`).
 //!
-//! 1. Prepare: per manifold point, anchors relative to each centre of mass,
-//!    effective masses of the normal and tangent rows, and the approach speed
-//!    (for restitution).
+//! 1. Prepare: per manifold point, a row for the normal and each tangent with
+//!    its Jacobian's angular parts and their images under the inverse
+//!    inertias (so applying an impulse is a few scaled adds), effective
+//!    masses, and the approach speed (for restitution).
 //! 2. Per substep: integrate velocities; warm start with the accumulated
 //!    impulses; solve with a soft push-out bias; integrate positions; relax
 //!    (solve again without bias, so push-out adds no energy).
@@ -54,22 +55,62 @@ impl Softness {
     }
 }
 
+/// One velocity constraint along a direction `d` at a contact point: the
+/// angular parts of its Jacobian and their images under the inverse
+/// inertias, so a row reads and changes velocities without a matrix product.
+#[derive(Copy, Clone, Debug, Default)]
+struct Row<D: Dim> {
+    /// `r_a × d`, `r_b × d`.
+    ja: D::AngularVector,
+    jb: D::AngularVector,
+    /// `I_a⁻¹ (r_a × d)`, `I_b⁻¹ (r_b × d)`.
+    ka: D::AngularVector,
+    kb: D::AngularVector,
+    /// Effective mass along `d`, kg.
+    mass: f32,
+    /// How many rows' worth of push this row feels when the manifold's rows
+    /// along the same direction act together (>= 1).
+    share: f32,
+    /// Accumulated impulse, N·s.
+    impulse: f32,
+}
+
+impl<D: Dim> Row<D> {
+    fn new(a: &SolverBody<D>, b: &SolverBody<D>, r_a: D::Vector, r_b: D::Vector, d: D::Vector, impulse: f32) -> Self {
+        let (ja, jb) = (D::cross(r_a, d), D::cross(r_b, d));
+        let (ka, kb) = (D::mul_inertia(a.inv_inertia, ja), D::mul_inertia(b.inv_inertia, jb));
+        let k = a.inv_mass + b.inv_mass + ja.dot(ka) + jb.dot(kb);
+        Self { ja, jb, ka, kb, mass: if k > 0.0 { 1.0 / k } else { 0.0 }, share: 1.0, impulse }
+    }
+
+    /// Relative velocity of B against A along `d` at the point, m/s.
+    #[inline]
+    fn velocity(&self, d: D::Vector, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
+        d.dot(b.linear_velocity - a.linear_velocity) + self.jb.dot(b.angular_velocity) - self.ja.dot(a.angular_velocity)
+    }
+
+    /// Applies impulse `lambda` along `d`: to B, and its opposite to A.
+    #[inline]
+    fn apply(&self, d: D::Vector, a: &mut SolverBody<D>, b: &mut SolverBody<D>, lambda: f32) {
+        a.linear_velocity -= d * (lambda * a.inv_mass);
+        a.angular_velocity -= self.ka * lambda;
+        b.linear_velocity += d * (lambda * b.inv_mass);
+        b.angular_velocity += self.kb * lambda;
+    }
+
+    /// Velocity along this row per unit impulse on `other` (same direction).
+    fn coupling(&self, other: &Self, inv_masses: f32) -> f32 {
+        inv_masses + self.ja.dot(other.ka) + self.jb.dot(other.kb)
+    }
+}
+
 #[derive(Copy, Clone, Debug, Default)]
 struct ConstraintPoint<D: Dim> {
-    /// Lever arms from each centre of mass to the contact midpoint, world.
-    r_a: D::Vector,
-    r_b: D::Vector,
     /// Each surface point relative to its centre, in the body's rotated frame.
     local_a: D::Vector,
     local_b: D::Vector,
-    normal_mass: f32,
-    /// How many rows' worth of push this row feels when the manifold's rows
-    /// act together (>= 1): its row of the coupling matrix summed, over its diagonal.
-    share: f32,
-    tangent_mass: [f32; 2],
-    tangent_share: [f32; 2],
-    normal_impulse: f32,
-    tangent_impulse: [f32; 2],
+    normal: Row<D>,
+    tangents: [Row<D>; 2],
     max_normal_impulse: f32,
     /// Normal velocity before solving, m/s (negative when approaching).
     approach_speed: f32,
@@ -98,56 +139,8 @@ pub(crate) struct ContactInput<'m, D: Dim> {
     pub manifold: &'m Manifold<D>,
 }
 
-fn effective_mass<D: Dim>(
-    a: &SolverBody<D>,
-    b: &SolverBody<D>,
-    r_a: D::Vector,
-    r_b: D::Vector,
-    dir: D::Vector,
-) -> f32 {
-    let ra = D::cross(r_a, dir);
-    let rb = D::cross(r_b, dir);
-    let k = a.inv_mass
-        + b.inv_mass
-        + D::mul_inertia(a.inv_inertia, ra).dot(ra)
-        + D::mul_inertia(b.inv_inertia, rb).dot(rb);
-    if k > 0.0 {
-        1.0 / k
-    } else {
-        0.0
-    }
-}
-
-fn relative_velocity<D: Dim>(
-    a: &SolverBody<D>,
-    b: &SolverBody<D>,
-    r_a: D::Vector,
-    r_b: D::Vector,
-) -> D::Vector {
-    (b.linear_velocity + D::angular_cross(b.angular_velocity, r_b))
-        - (a.linear_velocity + D::angular_cross(a.angular_velocity, r_a))
-}
-
-/// Applies impulse `p` at levers `r_a`, `r_b`: `-p` to A, `+p` to B.
-fn push_apart<D: Dim>(
-    a: &mut SolverBody<D>,
-    b: &mut SolverBody<D>,
-    r_a: D::Vector,
-    r_b: D::Vector,
-    p: D::Vector,
-) {
-    a.linear_velocity -= p * a.inv_mass;
-    a.angular_velocity -= D::mul_inertia(a.inv_inertia, D::cross(r_a, p));
-    b.linear_velocity += p * b.inv_mass;
-    b.angular_velocity += D::mul_inertia(b.inv_inertia, D::cross(r_b, p));
-}
-
 /// The two distinct bodies of a constraint, both mutable.
-fn pair_mut<D: Dim>(
-    bodies: &mut [SolverBody<D>],
-    ia: usize,
-    ib: usize,
-) -> (&mut SolverBody<D>, &mut SolverBody<D>) {
+fn pair_mut<D: Dim>(bodies: &mut [SolverBody<D>], ia: usize, ib: usize) -> (&mut SolverBody<D>, &mut SolverBody<D>) {
     if ia < ib {
         let (low, high) = bodies.split_at_mut(ib);
         (&mut low[ia], &mut high[0])
@@ -155,18 +148,6 @@ fn pair_mut<D: Dim>(
         let (low, high) = bodies.split_at_mut(ia);
         (&mut high[0], &mut low[ib])
     }
-}
-
-fn apply_impulse<D: Dim>(
-    bodies: &mut [SolverBody<D>],
-    ia: usize,
-    ib: usize,
-    r_a: D::Vector,
-    r_b: D::Vector,
-    p: D::Vector,
-) {
-    let (a, b) = pair_mut(bodies, ia, ib);
-    push_apart(a, b, r_a, r_b, p);
 }
 
 /// Step 1: the constraint of one manifold.
@@ -194,58 +175,30 @@ pub(crate) fn prepare<D: Dim>(
         let (pa, pb) = input.manifold.world_points(&pose_a, &pose_b, i);
         let mid = (pa + pb) * 0.5;
         let (r_a, r_b) = (mid - a.center, mid - b.center);
-        let mut tangent_mass = [0.0; 2];
-        for (k, t) in tangents.iter().take(tangent_count).enumerate() {
-            tangent_mass[k] = effective_mass(a, b, r_a, r_b, *t);
+        let normal_row = Row::new(a, b, r_a, r_b, normal, mp.normal_impulse);
+        let mut tangent_rows = [Row::default(); 2];
+        for k in 0..tangent_count {
+            tangent_rows[k] = Row::new(a, b, r_a, r_b, tangents[k], mp.tangent_impulse[k]);
         }
         c.points[i] = ConstraintPoint {
-            r_a,
-            r_b,
             local_a: D::inverse_rotate(a.rotation, pa - a.center),
             local_b: D::inverse_rotate(b.rotation, pb - b.center),
-            normal_mass: effective_mass(a, b, r_a, r_b, normal),
-            share: 1.0,
-            tangent_mass,
-            tangent_share: [1.0; 2],
-            normal_impulse: mp.normal_impulse,
-            tangent_impulse: mp.tangent_impulse,
+            approach_speed: normal_row.velocity(normal, a, b),
+            normal: normal_row,
+            tangents: tangent_rows,
             max_normal_impulse: 0.0,
-            approach_speed: relative_velocity(a, b, r_a, r_b).dot(normal),
         };
     }
-    set_shares(&mut c, a, b);
+    set_shares(&mut c, a.inv_mass + b.inv_mass);
     c
 }
 
-/// Velocity along `dir` at point `i` per unit impulse along `dir` at point `j`.
-fn coupling<D: Dim>(
-    c: &ContactConstraint<D>,
-    a: &SolverBody<D>,
-    b: &SolverBody<D>,
-    dir: D::Vector,
-    i: usize,
-    j: usize,
-) -> f32 {
-    let (pi, pj) = (&c.points[i], &c.points[j]);
-    let (ai, aj) = (D::cross(pi.r_a, dir), D::cross(pj.r_a, dir));
-    let (bi, bj) = (D::cross(pi.r_b, dir), D::cross(pj.r_b, dir));
-    a.inv_mass
-        + b.inv_mass
-        + ai.dot(D::mul_inertia(a.inv_inertia, aj))
-        + bi.dot(D::mul_inertia(b.inv_inertia, bj))
-}
-
-/// How many rows' worth of push row `i` along `dir` feels when the
-/// manifold's rows act together: its coupling row summed over its diagonal, at least 1.
-fn share<D: Dim>(
-    c: &ContactConstraint<D>,
-    a: &SolverBody<D>,
-    b: &SolverBody<D>,
-    dir: D::Vector,
-    i: usize,
-) -> f32 {
-    let diagonal = coupling(c, a, b, dir, i, i);
-    let row: f32 = (0..c.len).map(|j| coupling(c, a, b, dir, i, j)).sum();
+/// How many rows' worth of push a row feels when the manifold's rows along
+/// the same direction act together: its coupling row summed over its
+/// diagonal, at least 1.
+fn share<D: Dim>(rows: &[Row<D>], i: usize, inv_masses: f32) -> f32 {
+    let diagonal = rows[i].coupling(&rows[i], inv_masses);
+    let row: f32 = rows.iter().map(|other| rows[i].coupling(other, inv_masses)).sum();
     if diagonal > 0.0 {
         (row / diagonal).max(1.0)
     } else {
@@ -254,83 +207,27 @@ fn share<D: Dim>(
 }
 
 /// Every row's share, normal and tangent.
-fn set_shares<D: Dim>(c: &mut ContactConstraint<D>, a: &SolverBody<D>, b: &SolverBody<D>) {
-    for i in 0..c.len {
-        c.points[i].share = share(c, a, b, c.normal, i);
-        for k in 0..c.tangent_count {
-            c.points[i].tangent_share[k] = share(c, a, b, c.tangents[k], i);
+fn set_shares<D: Dim>(c: &mut ContactConstraint<D>, inv_masses: f32) {
+    let points = &mut c.points[..c.len];
+    let normals: [Row<D>; 4] = core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.normal));
+    for (i, p) in points.iter_mut().enumerate() {
+        p.normal.share = share(&normals[..c.len], i, inv_masses);
+    }
+    for k in 0..c.tangent_count {
+        let rows: [Row<D>; 4] = core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.tangents[k]));
+        for (i, p) in points.iter_mut().enumerate() {
+            p.tangents[k].share = share(&rows[..c.len], i, inv_masses);
         }
     }
 }
 
 fn warm_start<D: Dim>(c: &ContactConstraint<D>, bodies: &mut [SolverBody<D>]) {
-    for p in &c.points[..c.len] {
-        let mut impulse = c.normal * p.normal_impulse;
-        for k in 0..c.tangent_count {
-            impulse += c.tangents[k] * p.tangent_impulse[k];
-        }
-        apply_impulse(bodies, c.body_a, c.body_b, p.r_a, p.r_b, impulse);
-    }
-}
-
-/// One pass over a constraint's rows; `soft` is `None` in the relax pass.
-fn solve_contact<D: Dim>(
-    c: &mut ContactConstraint<D>,
-    bodies: &mut [SolverBody<D>],
-    soft: Option<Softness>,
-    settings: &Settings<D>,
-    inv_h: f32,
-) {
-    let (a, b) = (bodies[c.body_a], bodies[c.body_b]);
-    let mut rows = [NormalRow::default(); 4];
-    for (row, p) in rows.iter_mut().zip(&c.points[..c.len]) {
-        let world_a = a.center + D::rotate(a.rotation, p.local_a);
-        let world_b = b.center + D::rotate(b.rotation, p.local_b);
-        let separation = (world_b - world_a).dot(c.normal);
-        *row = if separation > 0.0 {
-            // Speculative: let the bodies close the gap this substep, no more.
-            NormalRow {
-                bias: separation * inv_h,
-                mass_scale: 1.0,
-                impulse_scale: 0.0,
-            }
-        } else if let Some(s) = soft {
-            NormalRow {
-                bias: (s.bias_rate * separation).max(-settings.max_push_out_speed),
-                mass_scale: s.mass_scale,
-                impulse_scale: s.impulse_scale,
-            }
-        } else {
-            NormalRow {
-                bias: 0.0,
-                mass_scale: 1.0,
-                impulse_scale: 0.0,
-            }
-        };
-    }
-    let added = solve_normals_together(c, &rows, &a, &b);
     let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
-    for (p, &applied) in c.points[..c.len].iter_mut().zip(&added) {
-        p.normal_impulse += applied;
-        p.max_normal_impulse = p.max_normal_impulse.max(applied);
-        push_apart(a, b, p.r_a, p.r_b, c.normal * applied);
-    }
-    // Friction rows likewise, from the velocities the normal rows leave.
-    let mut friction = [D::Vector::ZERO; 4];
-    for (i, p) in c.points[..c.len].iter_mut().enumerate() {
-        let limit = c.friction * p.normal_impulse;
-        let dv = relative_velocity(a, b, p.r_a, p.r_b);
+    for p in &c.points[..c.len] {
+        p.normal.apply(c.normal, a, b, p.normal.impulse);
         for k in 0..c.tangent_count {
-            let t = c.tangents[k];
-            let old = p.tangent_impulse[k];
-            let total =
-                (old - p.tangent_mass[k] / p.tangent_share[k] * dv.dot(t)).clamp(-limit, limit);
-            p.tangent_impulse[k] = total;
-            friction[i] += t * (total - old);
+            p.tangents[k].apply(c.tangents[k], a, b, p.tangents[k].impulse);
         }
-    }
-    for (p, &impulse) in c.points[..c.len].iter().zip(&friction) {
-        push_apart(a, b, p.r_a, p.r_b, impulse);
     }
 }
 
@@ -342,61 +239,98 @@ struct NormalRow {
     impulse_scale: f32,
 }
 
+/// One pass over a constraint's rows; `soft` is `None` in the relax pass.
+fn solve_contact<D: Dim>(
+    c: &mut ContactConstraint<D>,
+    bodies: &mut [SolverBody<D>],
+    soft: Option<Softness>,
+    settings: &Settings<D>,
+    inv_h: f32,
+) {
+    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
+    let mut rows = [NormalRow::default(); 4];
+    for (row, p) in rows.iter_mut().zip(&c.points[..c.len]) {
+        let world_a = a.center + D::rotate(a.rotation, p.local_a);
+        let world_b = b.center + D::rotate(b.rotation, p.local_b);
+        let separation = (world_b - world_a).dot(c.normal);
+        *row = if separation > 0.0 {
+            // Speculative: let the bodies close the gap this substep, no more.
+            NormalRow { bias: separation * inv_h, mass_scale: 1.0, impulse_scale: 0.0 }
+        } else if let Some(s) = soft {
+            NormalRow {
+                bias: (s.bias_rate * separation).max(-settings.max_push_out_speed),
+                mass_scale: s.mass_scale,
+                impulse_scale: s.impulse_scale,
+            }
+        } else {
+            NormalRow { bias: 0.0, mass_scale: 1.0, impulse_scale: 0.0 }
+        };
+    }
+    let added = solve_normals_together(c, &rows, a, b);
+    for (p, &applied) in c.points[..c.len].iter_mut().zip(&added) {
+        p.normal.impulse += applied;
+        p.max_normal_impulse = p.max_normal_impulse.max(applied);
+        p.normal.apply(c.normal, a, b, applied);
+    }
+    solve_friction_together(c, a, b);
+}
+
 /// The impulse each normal row of a manifold adds this pass, all computed
 /// from the same velocities (Jacobi): solved one after another, the first
 /// corner of a box resting flat would take more than its share and set the
 /// box spinning. For the approach velocity each row's mass is divided by how
 /// strongly the manifold's rows push on it together (`share`), so that a
 /// common approach is stopped exactly once, not once per point; the soft
-/// push-out keeps the row's full mass. Each total stays >= 0.
-fn solve_normals_together<D: Dim>(
-    c: &ContactConstraint<D>,
-    rows: &[NormalRow; 4],
-    a: &SolverBody<D>,
-    b: &SolverBody<D>,
-) -> [f32; 4] {
+/// push-out keeps the row's full mass, which holds a loaded stack as stiffly
+/// as a lone point would be held. Each total stays >= 0.
+fn solve_normals_together<D: Dim>(c: &ContactConstraint<D>, rows: &[NormalRow; 4], a: &SolverBody<D>, b: &SolverBody<D>) -> [f32; 4] {
     let mut added = [0.0f32; 4];
     for i in 0..c.len {
-        let (p, row) = (&c.points[i], &rows[i]);
-        let vn = relative_velocity(a, b, p.r_a, p.r_b).dot(c.normal);
-        // The approach is the manifold's to stop together (shared mass); the
-        // push-out is each point's own overlap (full mass), which holds a
-        // loaded stack as stiffly as a lone point would be held.
-        let shared_mass = p.normal_mass / p.share;
-        let impulse = -row.mass_scale * (shared_mass * vn + p.normal_mass * row.bias)
-            - row.impulse_scale * p.normal_impulse;
-        added[i] = (p.normal_impulse + impulse).max(0.0) - p.normal_impulse;
+        let (p, row) = (&c.points[i].normal, &rows[i]);
+        let vn = p.velocity(c.normal, a, b);
+        let impulse = -row.mass_scale * (p.mass / p.share * vn + p.mass * row.bias) - row.impulse_scale * p.impulse;
+        added[i] = (p.impulse + impulse).max(0.0) - p.impulse;
     }
     added
 }
 
+/// Friction likewise: every point's tangent rows from the velocities the
+/// normal rows left, each within `friction * normal impulse`, then applied.
+fn solve_friction_together<D: Dim>(c: &mut ContactConstraint<D>, a: &mut SolverBody<D>, b: &mut SolverBody<D>) {
+    let mut added = [[0.0f32; 2]; 4];
+    for (i, p) in c.points[..c.len].iter_mut().enumerate() {
+        let limit = c.friction * p.normal.impulse;
+        for k in 0..c.tangent_count {
+            let row = &mut p.tangents[k];
+            let vt = row.velocity(c.tangents[k], a, b);
+            let total = (row.impulse - row.mass / row.share * vt).clamp(-limit, limit);
+            added[i][k] = total - row.impulse;
+            row.impulse = total;
+        }
+    }
+    for (p, added) in c.points[..c.len].iter().zip(&added) {
+        for k in 0..c.tangent_count {
+            p.tangents[k].apply(c.tangents[k], a, b, added[k]);
+        }
+    }
+}
+
 /// Step 3: bounce points that approached faster than the threshold.
-fn apply_restitution<D: Dim>(
-    c: &mut ContactConstraint<D>,
-    bodies: &mut [SolverBody<D>],
-    threshold: f32,
-) {
+fn apply_restitution<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<D>], threshold: f32) {
     if c.restitution == 0.0 {
         return;
     }
-    for i in 0..c.len {
-        let p = c.points[i];
+    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
+    for p in &mut c.points[..c.len] {
         if p.approach_speed > -threshold || p.max_normal_impulse == 0.0 {
             continue;
         }
-        let vn =
-            relative_velocity(&bodies[c.body_a], &bodies[c.body_b], p.r_a, p.r_b).dot(c.normal);
-        let impulse = -p.normal_mass * (vn + c.restitution * p.approach_speed);
-        let total = (p.normal_impulse + impulse).max(0.0);
-        c.points[i].normal_impulse = total;
-        apply_impulse(
-            bodies,
-            c.body_a,
-            c.body_b,
-            p.r_a,
-            p.r_b,
-            c.normal * (total - p.normal_impulse),
-        );
+        let row = &mut p.normal;
+        let vn = row.velocity(c.normal, a, b);
+        let total = (row.impulse - row.mass * (vn + c.restitution * p.approach_speed)).max(0.0);
+        let added = total - row.impulse;
+        row.impulse = total;
+        row.apply(c.normal, a, b, added);
     }
 }
 
@@ -444,7 +378,7 @@ pub(crate) fn solve<D: Dim>(
 /// Step 4: the accumulated impulses back into the manifold, for warm starting.
 pub(crate) fn store_impulses<D: Dim>(c: &ContactConstraint<D>, manifold: &mut Manifold<D>) {
     for (mp, p) in manifold.points_mut().iter_mut().zip(&c.points[..c.len]) {
-        mp.normal_impulse = p.normal_impulse;
-        mp.tangent_impulse = p.tangent_impulse;
+        mp.normal_impulse = p.normal.impulse;
+        mp.tangent_impulse = [p.tangents[0].impulse, p.tangents[1].impulse];
     }
 }
