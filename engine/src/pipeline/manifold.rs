@@ -125,7 +125,7 @@ impl<D: Dim> Manifold<D> {
                 count += 1;
             });
             for c in &extra[..count] {
-                let _ = self.merge(pair, c, tuning.breaking);
+                self.merge(pair, c, tuning.breaking);
             }
         }
     }
@@ -153,8 +153,8 @@ impl<D: Dim> Manifold<D> {
 
     /// Step 2: a new point replaces the nearest kept one within a tenth of
     /// `breaking` (keeping its impulses) or joins the manifold, reduced when
-    /// over capacity. True when it joined.
-    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) -> bool {
+    /// over capacity.
+    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) {
         // EPA's witnesses on a flat side may sit apart across the normal;
         // anchor both at B's point so the two ends of a point face each other.
         let point_a = c.point_b + c.normal * (c.point_a - c.point_b).dot(c.normal);
@@ -179,7 +179,6 @@ impl<D: Dim> Manifold<D> {
                 tangent_impulse: kept.tangent_impulse,
                 ..point
             };
-            false
         } else {
             // len <= MAX < capacity here: every insertion above MAX reduces at once.
             self.points[self.len] = point;
@@ -187,7 +186,6 @@ impl<D: Dim> Manifold<D> {
             if self.len > D::MAX_MANIFOLD_POINTS {
                 self.reduce(pair);
             }
-            true
         }
     }
 
@@ -254,4 +252,178 @@ fn triangle_area<D: Dim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f32 {
     let (u, v) = (b - a, c - a);
     let d = u.length_squared() * v.length_squared() - u.dot(v) * u.dot(v);
     d.max(0.0).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{D2, D3};
+    use crate::shape::Shape;
+    use glam::{Quat, Vec2, Vec3};
+
+    const TUNING: ManifoldTuning = ManifoldTuning {
+        margin: 0.02,
+        breaking: 0.02,
+    };
+
+    fn ground_3d() -> Shape<D3> {
+        Shape::cuboid(Vec3::new(10.0, 0.5, 10.0)).unwrap()
+    }
+
+    fn cube() -> Shape<D3> {
+        Shape::cuboid(Vec3::splat(0.5)).unwrap()
+    }
+
+    fn resting<'a>(ground: &'a Shape<D3>, cube: &'a Shape<D3>, at: Vec3) -> PairView<'a, D3> {
+        PairView {
+            shape_a: ground,
+            pose_a: Pose::new(Vec3::new(0.0, -0.5, 0.0), Quat::IDENTITY),
+            shape_b: cube,
+            pose_b: Pose::new(at, Quat::IDENTITY),
+        }
+    }
+
+    /// The manifold's points on B, in B's frame, sorted for comparison.
+    fn corners(m: &Manifold<D3>) -> Vec<(i32, i32)> {
+        let mut c: Vec<(i32, i32)> = m
+            .points()
+            .iter()
+            .map(|p| {
+                (
+                    (p.local_b.x * 2.0).round() as i32,
+                    (p.local_b.z * 2.0).round() as i32,
+                )
+            })
+            .collect();
+        c.sort();
+        c
+    }
+
+    #[test]
+    fn box_landing_flat_has_its_four_corners_in_the_first_frame() {
+        let (ground, cube) = (ground_3d(), cube());
+        let mut m = Manifold::default();
+        m.update(
+            &resting(&ground, &cube, Vec3::new(0.3, 0.499, -0.2)),
+            TUNING,
+        );
+        assert_eq!(corners(&m), vec![(-1, -1), (-1, 1), (1, -1), (1, 1)]);
+        assert!(m
+            .points()
+            .iter()
+            .all(|p| (p.separation + 0.001).abs() < 1e-5));
+        assert!((m.normal - Vec3::Y).length() < 1e-6);
+    }
+
+    #[test]
+    fn two_d_box_landing_flat_has_both_corners() {
+        let ground = Shape::<D2>::cuboid(Vec2::new(10.0, 0.5)).unwrap();
+        let square = Shape::<D2>::cuboid(Vec2::splat(0.5)).unwrap();
+        let pair = PairView {
+            shape_a: &ground,
+            pose_a: Pose::new(Vec2::new(0.0, -0.5), 0.0),
+            shape_b: &square,
+            pose_b: Pose::new(Vec2::new(0.3, 0.499), 0.0),
+        };
+        let mut m = Manifold::default();
+        m.update(&pair, TUNING);
+        let mut xs: Vec<i32> = m
+            .points()
+            .iter()
+            .map(|p| (p.local_b.x * 2.0).round() as i32)
+            .collect();
+        xs.sort();
+        assert_eq!(xs, vec![-1, 1]);
+    }
+
+    #[test]
+    fn refresh_drops_points_that_separate_or_slide() {
+        let (ground, cube) = (ground_3d(), cube());
+        let mut m = Manifold::default();
+        m.update(&resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0)), TUNING);
+        assert_eq!(m.points().len(), 4);
+        let mut lifted = m.clone();
+        lifted.refresh(
+            &resting(&ground, &cube, Vec3::new(0.0, 0.53, 0.0)),
+            TUNING.breaking,
+        );
+        assert!(lifted.points().is_empty(), "points 3 cm apart are gone");
+        let mut slid = m.clone();
+        slid.refresh(
+            &resting(&ground, &cube, Vec3::new(0.03, 0.499, 0.0)),
+            TUNING.breaking,
+        );
+        assert!(slid.points().is_empty(), "points slid 3 cm are gone");
+        let mut nudged = m.clone();
+        nudged.refresh(
+            &resting(&ground, &cube, Vec3::new(0.005, 0.497, 0.0)),
+            TUNING.breaking,
+        );
+        assert_eq!(nudged.points().len(), 4);
+        assert!(
+            nudged
+                .points()
+                .iter()
+                .all(|p| (p.separation + 0.003).abs() < 1e-5),
+            "separations follow the bodies"
+        );
+    }
+
+    #[test]
+    fn merge_keeps_a_near_point_impulses_and_adds_a_far_one() {
+        let (ground, cube) = (ground_3d(), cube());
+        let pair = resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0));
+        let mut m = Manifold::default();
+        m.update(&pair, TUNING);
+        m.points_mut()[0].normal_impulse = 5.0;
+        m.points_mut()[0].tangent_impulse = [1.0, -1.0];
+        let (pa, pb) = m.world_points(&pair.pose_a, &pair.pose_b, 0);
+        let near = Contact {
+            depth: 0.002,
+            normal: Vec3::Y,
+            point_a: pa + Vec3::X * 0.001,
+            point_b: pb + Vec3::X * 0.001 - Vec3::Y * 0.001,
+        };
+        m.merge(&pair, &near, TUNING.breaking);
+        assert_eq!(m.points().len(), 4);
+        let replaced = m
+            .points()
+            .iter()
+            .find(|p| (p.separation + 0.002).abs() < 1e-6)
+            .expect("the near point replaced");
+        assert_eq!(
+            (replaced.normal_impulse, replaced.tangent_impulse),
+            (5.0, [1.0, -1.0])
+        );
+        let mut two = Manifold::<D3>::default();
+        two.merge(&pair, &near, TUNING.breaking);
+        let far = Contact {
+            depth: 0.001,
+            normal: Vec3::Y,
+            point_a: Vec3::new(-0.4, 0.0, 0.1),
+            point_b: Vec3::new(-0.4, -0.001, 0.1),
+        };
+        two.merge(&pair, &far, TUNING.breaking);
+        assert_eq!(two.points().len(), 2);
+    }
+
+    #[test]
+    fn reduce_keeps_the_points_spanning_the_largest_area() {
+        let (ground, cube) = (ground_3d(), cube());
+        let pair = resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0));
+        let mut m = Manifold::default();
+        m.update(&pair, TUNING);
+        let centre = Contact {
+            depth: 0.001,
+            normal: Vec3::Y,
+            point_a: Vec3::ZERO,
+            point_b: Vec3::new(0.0, -0.001, 0.0),
+        };
+        m.merge(&pair, &centre, TUNING.breaking);
+        assert_eq!(
+            corners(&m),
+            vec![(-1, -1), (-1, 1), (1, -1), (1, 1)],
+            "the centre point goes, the corners stay"
+        );
+    }
 }

@@ -76,17 +76,36 @@ struct Row<D: Dim> {
 }
 
 impl<D: Dim> Row<D> {
-    fn new(a: &SolverBody<D>, b: &SolverBody<D>, r_a: D::Vector, r_b: D::Vector, d: D::Vector, impulse: f32) -> Self {
+    fn new(
+        a: &SolverBody<D>,
+        b: &SolverBody<D>,
+        r_a: D::Vector,
+        r_b: D::Vector,
+        d: D::Vector,
+        impulse: f32,
+    ) -> Self {
         let (ja, jb) = (D::cross(r_a, d), D::cross(r_b, d));
-        let (ka, kb) = (D::mul_inertia(a.inv_inertia, ja), D::mul_inertia(b.inv_inertia, jb));
+        let (ka, kb) = (
+            D::mul_inertia(a.inv_inertia, ja),
+            D::mul_inertia(b.inv_inertia, jb),
+        );
         let k = a.inv_mass + b.inv_mass + ja.dot(ka) + jb.dot(kb);
-        Self { ja, jb, ka, kb, mass: if k > 0.0 { 1.0 / k } else { 0.0 }, share: 1.0, impulse }
+        Self {
+            ja,
+            jb,
+            ka,
+            kb,
+            mass: if k > 0.0 { 1.0 / k } else { 0.0 },
+            share: 1.0,
+            impulse,
+        }
     }
 
     /// Relative velocity of B against A along `d` at the point, m/s.
     #[inline]
     fn velocity(&self, d: D::Vector, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
-        d.dot(b.linear_velocity - a.linear_velocity) + self.jb.dot(b.angular_velocity) - self.ja.dot(a.angular_velocity)
+        d.dot(b.linear_velocity - a.linear_velocity) + self.jb.dot(b.angular_velocity)
+            - self.ja.dot(a.angular_velocity)
     }
 
     /// Applies impulse `lambda` along `d`: to B, and its opposite to A.
@@ -140,7 +159,11 @@ pub(crate) struct ContactInput<'m, D: Dim> {
 }
 
 /// The two distinct bodies of a constraint, both mutable.
-fn pair_mut<D: Dim>(bodies: &mut [SolverBody<D>], ia: usize, ib: usize) -> (&mut SolverBody<D>, &mut SolverBody<D>) {
+fn pair_mut<D: Dim>(
+    bodies: &mut [SolverBody<D>],
+    ia: usize,
+    ib: usize,
+) -> (&mut SolverBody<D>, &mut SolverBody<D>) {
     if ia < ib {
         let (low, high) = bodies.split_at_mut(ib);
         (&mut low[ia], &mut high[0])
@@ -198,7 +221,10 @@ pub(crate) fn prepare<D: Dim>(
 /// diagonal, at least 1.
 fn share<D: Dim>(rows: &[Row<D>], i: usize, inv_masses: f32) -> f32 {
     let diagonal = rows[i].coupling(&rows[i], inv_masses);
-    let row: f32 = rows.iter().map(|other| rows[i].coupling(other, inv_masses)).sum();
+    let row: f32 = rows
+        .iter()
+        .map(|other| rows[i].coupling(other, inv_masses))
+        .sum();
     if diagonal > 0.0 {
         (row / diagonal).max(1.0)
     } else {
@@ -209,12 +235,14 @@ fn share<D: Dim>(rows: &[Row<D>], i: usize, inv_masses: f32) -> f32 {
 /// Every row's share, normal and tangent.
 fn set_shares<D: Dim>(c: &mut ContactConstraint<D>, inv_masses: f32) {
     let points = &mut c.points[..c.len];
-    let normals: [Row<D>; 4] = core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.normal));
+    let normals: [Row<D>; 4] =
+        core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.normal));
     for (i, p) in points.iter_mut().enumerate() {
         p.normal.share = share(&normals[..c.len], i, inv_masses);
     }
     for k in 0..c.tangent_count {
-        let rows: [Row<D>; 4] = core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.tangents[k]));
+        let rows: [Row<D>; 4] =
+            core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.tangents[k]));
         for (i, p) in points.iter_mut().enumerate() {
             p.tangents[k].share = share(&rows[..c.len], i, inv_masses);
         }
@@ -255,7 +283,11 @@ fn solve_contact<D: Dim>(
         let separation = (world_b - world_a).dot(c.normal);
         *row = if separation > 0.0 {
             // Speculative: let the bodies close the gap this substep, no more.
-            NormalRow { bias: separation * inv_h, mass_scale: 1.0, impulse_scale: 0.0 }
+            NormalRow {
+                bias: separation * inv_h,
+                mass_scale: 1.0,
+                impulse_scale: 0.0,
+            }
         } else if let Some(s) = soft {
             NormalRow {
                 bias: (s.bias_rate * separation).max(-settings.max_push_out_speed),
@@ -263,7 +295,11 @@ fn solve_contact<D: Dim>(
                 impulse_scale: s.impulse_scale,
             }
         } else {
-            NormalRow { bias: 0.0, mass_scale: 1.0, impulse_scale: 0.0 }
+            NormalRow {
+                bias: 0.0,
+                mass_scale: 1.0,
+                impulse_scale: 0.0,
+            }
         };
     }
     let added = solve_normals_together(c, &rows, a, b);
@@ -283,12 +319,18 @@ fn solve_contact<D: Dim>(
 /// common approach is stopped exactly once, not once per point; the soft
 /// push-out keeps the row's full mass, which holds a loaded stack as stiffly
 /// as a lone point would be held. Each total stays >= 0.
-fn solve_normals_together<D: Dim>(c: &ContactConstraint<D>, rows: &[NormalRow; 4], a: &SolverBody<D>, b: &SolverBody<D>) -> [f32; 4] {
+fn solve_normals_together<D: Dim>(
+    c: &ContactConstraint<D>,
+    rows: &[NormalRow; 4],
+    a: &SolverBody<D>,
+    b: &SolverBody<D>,
+) -> [f32; 4] {
     let mut added = [0.0f32; 4];
     for i in 0..c.len {
         let (p, row) = (&c.points[i].normal, &rows[i]);
         let vn = p.velocity(c.normal, a, b);
-        let impulse = -row.mass_scale * (p.mass / p.share * vn + p.mass * row.bias) - row.impulse_scale * p.impulse;
+        let impulse = -row.mass_scale * (p.mass / p.share * vn + p.mass * row.bias)
+            - row.impulse_scale * p.impulse;
         added[i] = (p.impulse + impulse).max(0.0) - p.impulse;
     }
     added
@@ -296,7 +338,11 @@ fn solve_normals_together<D: Dim>(c: &ContactConstraint<D>, rows: &[NormalRow; 4
 
 /// Friction likewise: every point's tangent rows from the velocities the
 /// normal rows left, each within `friction * normal impulse`, then applied.
-fn solve_friction_together<D: Dim>(c: &mut ContactConstraint<D>, a: &mut SolverBody<D>, b: &mut SolverBody<D>) {
+fn solve_friction_together<D: Dim>(
+    c: &mut ContactConstraint<D>,
+    a: &mut SolverBody<D>,
+    b: &mut SolverBody<D>,
+) {
     let mut added = [[0.0f32; 2]; 4];
     for (i, p) in c.points[..c.len].iter_mut().enumerate() {
         let limit = c.friction * p.normal.impulse;
@@ -316,7 +362,11 @@ fn solve_friction_together<D: Dim>(c: &mut ContactConstraint<D>, a: &mut SolverB
 }
 
 /// Step 3: bounce points that approached faster than the threshold.
-fn apply_restitution<D: Dim>(c: &mut ContactConstraint<D>, bodies: &mut [SolverBody<D>], threshold: f32) {
+fn apply_restitution<D: Dim>(
+    c: &mut ContactConstraint<D>,
+    bodies: &mut [SolverBody<D>],
+    threshold: f32,
+) {
     if c.restitution == 0.0 {
         return;
     }
