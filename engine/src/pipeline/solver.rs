@@ -343,20 +343,28 @@ fn solve_friction_together<D: Dim>(
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
 ) {
+    let count = c.tangent_count;
     let mut added = [[0.0f32; 2]; 4];
-    for (i, p) in c.points[..c.len].iter_mut().enumerate() {
+    for (p, added) in c.points[..c.len].iter_mut().zip(&mut added) {
         let limit = c.friction * p.normal.impulse;
-        for k in 0..c.tangent_count {
-            let row = &mut p.tangents[k];
-            let vt = row.velocity(c.tangents[k], a, b);
+        for ((row, t), added) in p.tangents[..count]
+            .iter_mut()
+            .zip(&c.tangents)
+            .zip(added.iter_mut())
+        {
+            let vt = row.velocity(*t, a, b);
             let total = (row.impulse - row.mass / row.share * vt).clamp(-limit, limit);
-            added[i][k] = total - row.impulse;
+            *added = total - row.impulse;
             row.impulse = total;
         }
     }
     for (p, added) in c.points[..c.len].iter().zip(&added) {
-        for k in 0..c.tangent_count {
-            p.tangents[k].apply(c.tangents[k], a, b, added[k]);
+        for ((row, t), &added) in p.tangents[..count]
+            .iter()
+            .zip(&c.tangents)
+            .zip(added.iter())
+        {
+            row.apply(*t, a, b, added);
         }
     }
 }
