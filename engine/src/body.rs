@@ -358,33 +358,48 @@ impl<D: Dim> Body<D> {
     }
 
     /// Adds a force (newtons) at the centre of mass for the next step.
+    /// Errors, changing nothing, on NaN or infinity, or when the sum would overflow.
     pub fn apply_force(&mut self, force: D::Vector) -> Result<(), WorldError> {
-        if !force.is_finite() {
+        let total = self.force + force;
+        if !(force.is_finite() && total.is_finite()) {
             return Err(WorldError::NotFinite { what: "force" });
         }
-        self.force += force;
+        self.force = total;
         Ok(())
     }
 
     /// Adds a torque (N·m) for the next step.
+    /// Errors, changing nothing, on NaN or infinity, or when the sum would overflow.
     pub fn apply_torque(&mut self, torque: D::AngularVector) -> Result<(), WorldError> {
-        if !torque.is_finite() {
+        let total = self.torque + torque;
+        if !(torque.is_finite() && total.is_finite()) {
             return Err(WorldError::NotFinite { what: "torque" });
         }
-        self.torque += torque;
+        self.torque = total;
         Ok(())
     }
 
-    /// Changes the velocity at once by an impulse (N·s) applied at the world point `at`.
+    /// Changes the velocity at once by an impulse (N·s) applied at the world
+    /// point `at`; ignored for fixed and kinematic bodies. Errors, changing
+    /// nothing, on NaN or infinity, or when the new velocity would overflow.
     pub fn apply_impulse(&mut self, impulse: D::Vector, at: D::Vector) -> Result<(), WorldError> {
         if !(impulse.is_finite() && at.is_finite()) {
             return Err(WorldError::NotFinite { what: "impulse" });
         }
-        if self.kind == BodyKind::Dynamic {
-            self.linear_velocity += impulse * self.inv_mass;
-            let r = at - self.center_of_mass();
-            self.angular_velocity += D::mul_inertia(self.inv_inertia_world(), D::cross(r, impulse));
+        if self.kind != BodyKind::Dynamic {
+            return Ok(());
         }
+        let r = at - self.center_of_mass();
+        let linear = self.linear_velocity + impulse * self.inv_mass;
+        let angular =
+            self.angular_velocity + D::mul_inertia(self.inv_inertia_world(), D::cross(r, impulse));
+        if !(linear.is_finite() && angular.is_finite()) {
+            return Err(WorldError::NotFinite {
+                what: "velocity after the impulse",
+            });
+        }
+        self.linear_velocity = linear;
+        self.angular_velocity = angular;
         Ok(())
     }
 

@@ -26,6 +26,11 @@ pub struct ContactPair<D: Dim> {
 }
 
 /// A physics world in dimension `D`: use `tumble::d2::World` or `tumble::d3::World`.
+///
+/// A clone is a snapshot: it holds every body, pair, manifold and warm-start
+/// impulse, so stepping the clone gives bit for bit what stepping the
+/// original would.
+#[derive(Clone)]
 pub struct World<D: Dim> {
     settings: Settings<D>,
     bodies: SlotMap<BodyHandle, Body<D>>,

@@ -26,6 +26,8 @@ pub trait Scene: Dim {
     fn dot(a: Self::Vector, b: Self::Vector) -> f32;
     /// A rotation by `angle` about Z.
     fn tilt(angle: f32) -> Self::Angle;
+    /// True when the body's rotation and angular velocity are finite.
+    fn angular_is_finite(body: &tumble::Body<Self>) -> bool;
     /// Kinetic energy of the body's spin, J.
     fn rotational_energy(body: &tumble::Body<Self>) -> f32;
     /// Fixed walls around the origin, `half` metres from it on every side.
@@ -57,6 +59,9 @@ impl Scene for D2 {
     }
     fn tilt(angle: f32) -> f32 {
         angle
+    }
+    fn angular_is_finite(body: &tumble::Body<D2>) -> bool {
+        body.rotation().is_finite() && body.angular_velocity().is_finite()
     }
     fn rotational_energy(body: &tumble::Body<D2>) -> f32 {
         let m = body.shape().mass_properties(1.0);
@@ -105,6 +110,9 @@ impl Scene for D3 {
     }
     fn tilt(angle: f32) -> Quat {
         Quat::from_rotation_z(angle)
+    }
+    fn angular_is_finite(body: &tumble::Body<D3>) -> bool {
+        body.rotation().is_finite() && body.angular_velocity().is_finite()
     }
     fn rotational_energy(body: &tumble::Body<D3>) -> f32 {
         let m = body.shape().mass_properties(1.0);
