@@ -37,6 +37,7 @@ pub struct BodyDesc<D: Dim> {
     linear_damping: f32,
     angular_damping: f32,
     gravity_scale: f32,
+    user_data: u64,
 }
 
 impl<D: Dim> BodyDesc<D> {
@@ -50,6 +51,7 @@ impl<D: Dim> BodyDesc<D> {
             linear_damping: 0.0,
             angular_damping: 0.0,
             gravity_scale: 1.0,
+            user_data: 0,
         }
     }
 
@@ -110,6 +112,12 @@ impl<D: Dim> BodyDesc<D> {
         self
     }
 
+    /// A number of the user's, kept with the body (an entity id, say). Default 0.
+    pub fn user_data(mut self, data: u64) -> Self {
+        self.user_data = data;
+        self
+    }
+
     /// Checks every value: finite, dampings non-negative.
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
         let finite = |ok: bool, what| {
@@ -143,6 +151,36 @@ pub struct ColliderDesc<D: Dim> {
     density: f32,
     friction: f32,
     restitution: f32,
+    filter: CollisionFilter,
+    sensor: bool,
+    user_data: u64,
+}
+
+/// Which colliders meet, as in Box2D: two colliders collide when each one's
+/// `category` shares a bit with the other's `mask`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct CollisionFilter {
+    /// The groups this collider belongs to (bits).
+    pub category: u32,
+    /// The groups this collider collides with (bits).
+    pub mask: u32,
+}
+
+impl Default for CollisionFilter {
+    /// Category 1, colliding with everything.
+    fn default() -> Self {
+        Self {
+            category: 1,
+            mask: u32::MAX,
+        }
+    }
+}
+
+impl CollisionFilter {
+    /// True when colliders with these filters collide.
+    pub fn admits(&self, other: &Self) -> bool {
+        self.category & other.mask != 0 && other.category & self.mask != 0
+    }
 }
 
 impl<D: Dim> ColliderDesc<D> {
@@ -153,7 +191,28 @@ impl<D: Dim> ColliderDesc<D> {
             density: 1.0,
             friction: 0.6,
             restitution: 0.0,
+            filter: CollisionFilter::default(),
+            sensor: false,
+            user_data: 0,
         }
+    }
+
+    /// Which colliders this one collides with (default: everything).
+    pub fn filter(mut self, filter: CollisionFilter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// A sensor reports what overlaps it ([`crate::SensorEvent`]) and pushes nothing.
+    pub fn sensor(mut self, sensor: bool) -> Self {
+        self.sensor = sensor;
+        self
+    }
+
+    /// A number of the user's, kept with the collider. Default 0.
+    pub fn user_data(mut self, data: u64) -> Self {
+        self.user_data = data;
+        self
     }
 
     /// Density, kg/m² in 2D and kg/m³ in 3D (> 0).
@@ -222,6 +281,10 @@ pub struct Body<D: Dim> {
     pub(crate) shape: Shape<D>,
     pub(crate) friction: f32,
     pub(crate) restitution: f32,
+    pub(crate) filter: CollisionFilter,
+    pub(crate) sensor: bool,
+    user_data: u64,
+    collider_user_data: u64,
 }
 
 impl<D: Dim> Body<D> {
@@ -261,6 +324,10 @@ impl<D: Dim> Body<D> {
             shape: collider.shape,
             friction: collider.friction,
             restitution: collider.restitution,
+            filter: collider.filter,
+            sensor: collider.sensor,
+            user_data: desc.user_data,
+            collider_user_data: collider.user_data,
         }
     }
 
@@ -302,6 +369,31 @@ impl<D: Dim> Body<D> {
     /// Centre of mass in world space, metres.
     pub fn center_of_mass(&self) -> D::Vector {
         self.pose.transform_point(self.local_center)
+    }
+
+    /// The user's number given with [`BodyDesc::user_data`].
+    pub fn user_data(&self) -> u64 {
+        self.user_data
+    }
+
+    /// Replaces the user's number.
+    pub fn set_user_data(&mut self, data: u64) {
+        self.user_data = data;
+    }
+
+    /// The user's number given with [`ColliderDesc::user_data`].
+    pub fn collider_user_data(&self) -> u64 {
+        self.collider_user_data
+    }
+
+    /// True for a sensor: it reports overlaps and pushes nothing.
+    pub fn is_sensor(&self) -> bool {
+        self.sensor
+    }
+
+    /// The collider's collision filter.
+    pub fn filter(&self) -> CollisionFilter {
+        self.filter
     }
 
     /// The collider's shape.

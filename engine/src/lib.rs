@@ -22,14 +22,16 @@
 
 pub mod body;
 pub mod error;
+pub mod events;
 pub mod math;
 pub mod pipeline;
 pub mod settings;
 pub mod shape;
 pub mod world;
 
-pub use body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc};
+pub use body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc, CollisionFilter};
 pub use error::WorldError;
+pub use events::{ContactEvent, SensorEvent};
 pub use glam;
 pub use math::{Angular, Dim, Pose, Rot2, Vector, D2, D3};
 pub use settings::Settings;
@@ -37,8 +39,9 @@ pub use world::{ContactPair, World};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
 pub mod d2 {
-    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::body::{BodyHandle, BodyKind, CollisionFilter};
     pub use crate::error::WorldError;
+    pub use crate::events::{ContactEvent, SensorEvent};
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::shape::ShapeError;
 
@@ -74,8 +77,9 @@ pub mod d2 {
 
 /// The 3D engine: `Vec3` points, rotations as unit quaternions.
 pub mod d3 {
-    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::body::{BodyHandle, BodyKind, CollisionFilter};
     pub use crate::error::WorldError;
+    pub use crate::events::{ContactEvent, SensorEvent};
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::shape::ShapeError;
 

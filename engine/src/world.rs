@@ -6,10 +6,12 @@ use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
 use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc};
 use crate::error::WorldError;
+use crate::events::{ContactEvent, SensorEvent};
 use crate::math::{Angular, Dim, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::SolverBody;
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
+use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{self, ContactInput};
 use crate::settings::Settings;
 
@@ -23,6 +25,72 @@ pub struct ContactPair<D: Dim> {
     /// The pair's contact points; the normal points from A to B.
     pub manifold: Manifold<D>,
     key: (u64, u64),
+    /// A sensor pair: only overlap is tracked, nothing is solved.
+    sensor: bool,
+    /// Touching (or, for a sensor, overlapping) now.
+    touching: bool,
+    /// Touching as last reported in events.
+    reported: bool,
+}
+
+impl<D: Dim> ContactPair<D> {
+    /// The pair of two bodies whose boxes met, if they may interact: one
+    /// of them moves, their filters admit each other, and a sensor (if any)
+    /// is body A.
+    fn between(
+        handle_a: BodyHandle,
+        a: &Body<D>,
+        handle_b: BodyHandle,
+        b: &Body<D>,
+        key: (u64, u64),
+    ) -> Option<Self> {
+        let moves = a.kind == BodyKind::Dynamic || b.kind == BodyKind::Dynamic;
+        if !moves || !a.filter.admits(&b.filter) || (a.sensor && b.sensor) {
+            return None;
+        }
+        let (body_a, body_b) = if b.sensor {
+            (handle_b, handle_a)
+        } else {
+            (handle_a, handle_b)
+        };
+        Some(Self {
+            body_a,
+            body_b,
+            manifold: Manifold::default(),
+            key,
+            sensor: a.sensor || b.sensor,
+            touching: false,
+            reported: false,
+        })
+    }
+
+    /// True when the pair touches: some point overlaps (or, for a sensor pair, the shapes overlap).
+    pub fn is_touching(&self) -> bool {
+        self.reported
+    }
+
+    /// The event for this pair ceasing to touch.
+    fn stopped(&self) -> Option<Event> {
+        if !self.reported {
+            None
+        } else if self.sensor {
+            Some(Event::Sensor(SensorEvent::Left {
+                sensor: self.body_a,
+                visitor: self.body_b,
+            }))
+        } else {
+            Some(Event::Contact(ContactEvent::Stopped {
+                body_a: self.body_a,
+                body_b: self.body_b,
+            }))
+        }
+    }
+}
+
+/// Either kind of event, while a step sorts them.
+enum Event {
+    Contact(ContactEvent),
+    Sensor(SensorEvent),
 }
 
 /// A physics world in dimension `D`: use `tumble::d2::World` or `tumble::d3::World`.
@@ -38,6 +106,8 @@ pub struct World<D: Dim> {
     broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
     pairs: Vec<ContactPair<D>>,
+    contact_events: Vec<ContactEvent>,
+    sensor_events: Vec<SensorEvent>,
 }
 
 /// A body's box for the broad phase: its shape's bounds plus the speculative distance.
@@ -64,6 +134,8 @@ impl<D: Dim> World<D> {
             bodies: SlotMap::with_key(),
             proxies: SecondaryMap::new(),
             pairs: Vec::new(),
+            contact_events: Vec::new(),
+            sensor_events: Vec::new(),
         }
     }
 
@@ -120,6 +192,25 @@ impl<D: Dim> World<D> {
         self.bodies.len()
     }
 
+    /// Contacts that started or stopped touching in the last step (and pairs
+    /// ended by removals since), in pair order.
+    pub fn contact_events(&self) -> &[ContactEvent] {
+        &self.contact_events
+    }
+
+    /// Bodies that entered or left sensors in the last step (and removals since).
+    pub fn sensor_events(&self) -> &[SensorEvent] {
+        &self.sensor_events
+    }
+
+    fn record(&mut self, event: Option<Event>) {
+        match event {
+            Some(Event::Contact(e)) => self.contact_events.push(e),
+            Some(Event::Sensor(e)) => self.sensor_events.push(e),
+            None => {}
+        }
+    }
+
     /// The pairs the narrow phase kept this step, with their manifolds.
     pub fn contact_pairs(&self) -> &[ContactPair<D>] {
         &self.pairs
@@ -143,9 +234,12 @@ impl<D: Dim> World<D> {
                 value: dt,
             });
         }
+        self.contact_events.clear();
+        self.sensor_events.clear();
         self.update_broad_phase();
         self.update_manifolds();
         self.solve(dt);
+        self.report_touching();
         Ok(())
     }
 
@@ -163,26 +257,27 @@ impl<D: Dim> World<D> {
         let bodies = &self.bodies;
         let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();
         let mut pairs = Vec::with_capacity(candidates.len());
+        let mut ended = Vec::new();
         for &key in candidates {
-            while old.peek().is_some_and(|p| p.key < key) {
-                old.next();
+            while let Some(gone) = old.next_if(|p| p.key < key) {
+                ended.push(gone.stopped());
             }
             if let Some(kept) = old.next_if(|p| p.key == key) {
                 pairs.push(kept);
                 continue;
             }
             let (body_a, body_b) = (handle_of(key.0), handle_of(key.1));
-            let both_move = |h| bodies.get(h).map(|b: &Body<D>| b.kind == BodyKind::Dynamic);
-            if both_move(body_a).unwrap_or(false) || both_move(body_b).unwrap_or(false) {
-                pairs.push(ContactPair {
-                    body_a,
-                    body_b,
-                    manifold: Manifold::default(),
-                    key,
-                });
+            if let (Some(a), Some(b)) = (bodies.get(body_a), bodies.get(body_b)) {
+                if let Some(pair) = ContactPair::between(body_a, a, body_b, b, key) {
+                    pairs.push(pair);
+                }
             }
         }
+        ended.extend(old.map(|gone| gone.stopped()));
         self.pairs = pairs;
+        for event in ended {
+            self.record(event);
+        }
     }
 
     /// Stages 3 and 4: GJK/EPA and the incremental manifold of every pair, in parallel.
@@ -196,6 +291,10 @@ impl<D: Dim> World<D> {
             let (Some(a), Some(b)) = (bodies.get(pair.body_a), bodies.get(pair.body_b)) else {
                 return;
             };
+            if pair.sensor {
+                pair.touching = contact(&a.shape, &a.pose, &b.shape, &b.pose).is_some();
+                return;
+            }
             let view = PairView {
                 shape_a: &a.shape,
                 pose_a: a.pose,
@@ -219,7 +318,7 @@ impl<D: Dim> World<D> {
         let mut constraints = Vec::with_capacity(self.pairs.len());
         let mut owners = Vec::with_capacity(self.pairs.len());
         for (k, pair) in self.pairs.iter().enumerate() {
-            if pair.manifold.points().is_empty() {
+            if pair.sensor || pair.manifold.points().is_empty() {
                 continue;
             }
             let (a, b) = (&self.bodies[pair.body_a], &self.bodies[pair.body_b]);
@@ -239,6 +338,44 @@ impl<D: Dim> World<D> {
         }
         for (&h, state) in handles.iter().zip(&states) {
             Self::write_back(&mut self.bodies[h], state);
+        }
+    }
+
+    /// Events for pairs that started or stopped touching this step. Sensor
+    /// pairs were decided in the narrow phase; contacts touch after the solve
+    /// when a point overlaps.
+    fn report_touching(&mut self) {
+        let mut events = Vec::new();
+        for pair in &mut self.pairs {
+            if !pair.sensor {
+                pair.touching = pair.manifold.points().iter().any(|p| p.separation <= 0.0);
+            }
+            if pair.touching && !pair.reported {
+                let impulse = pair
+                    .manifold
+                    .points()
+                    .iter()
+                    .map(|p| p.normal_impulse)
+                    .sum();
+                events.push(Some(if pair.sensor {
+                    Event::Sensor(SensorEvent::Entered {
+                        sensor: pair.body_a,
+                        visitor: pair.body_b,
+                    })
+                } else {
+                    Event::Contact(ContactEvent::Started {
+                        body_a: pair.body_a,
+                        body_b: pair.body_b,
+                        impulse,
+                    })
+                }));
+            } else if pair.reported && !pair.touching {
+                events.push(pair.stopped());
+            }
+            pair.reported = pair.touching;
+        }
+        for event in events {
+            self.record(event);
         }
     }
 

@@ -26,6 +26,8 @@ pub trait Scene: Dim {
     fn dot(a: Self::Vector, b: Self::Vector) -> f32;
     /// A rotation by `angle` about Z.
     fn tilt(angle: f32) -> Self::Angle;
+    /// The raw bits of a vector's components.
+    fn bits(v: Self::Vector) -> Vec<u32>;
     /// True when the body's rotation and angular velocity are finite.
     fn angular_is_finite(body: &tumble::Body<Self>) -> bool;
     /// Kinetic energy of the body's spin, J.
@@ -59,6 +61,9 @@ impl Scene for D2 {
     }
     fn tilt(angle: f32) -> f32 {
         angle
+    }
+    fn bits(v: Vec2) -> Vec<u32> {
+        v.to_array().map(f32::to_bits).to_vec()
     }
     fn angular_is_finite(body: &tumble::Body<D2>) -> bool {
         body.rotation().is_finite() && body.angular_velocity().is_finite()
@@ -110,6 +115,9 @@ impl Scene for D3 {
     }
     fn tilt(angle: f32) -> Quat {
         Quat::from_rotation_z(angle)
+    }
+    fn bits(v: Vec3) -> Vec<u32> {
+        v.to_array().map(f32::to_bits).to_vec()
     }
     fn angular_is_finite(body: &tumble::Body<D3>) -> bool {
         body.rotation().is_finite() && body.angular_velocity().is_finite()

@@ -1,0 +1,202 @@
+//! What a game embedding the engine relies on: contact and sensor events,
+//! collision filtering, user data, snapshots.
+
+mod common;
+
+use common::*;
+use tumble::shape::Shape;
+use tumble::{BodyDesc, ColliderDesc, CollisionFilter, ContactEvent, SensorEvent, Settings, World};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn started_and_stopped<D: Scene>(world: &World<D>) -> (usize, usize) {
+    let started = world
+        .contact_events()
+        .iter()
+        .filter(|e| matches!(e, ContactEvent::Started { .. }))
+        .count();
+    (started, world.contact_events().len() - started)
+}
+
+fn drop_and_lift<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let b = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 1.0)),
+            ColliderDesc::new(D::cube(0.5)),
+        )
+        .unwrap();
+    let (mut started, mut stopped) = (0, 0);
+    let mut impulse = 0.0;
+    for _ in 0..120 {
+        world.step(DT);
+        for e in world.contact_events() {
+            if let ContactEvent::Started { impulse: i, .. } = e {
+                impulse = *i;
+            }
+        }
+        let (s, t) = started_and_stopped(&world);
+        started += s;
+        stopped += t;
+    }
+    assert_eq!((started, stopped), (1, 0), "{}: landing", D::NAME);
+    assert!(
+        impulse > 0.0,
+        "the started event carries the step's impulse"
+    );
+    let body = world.body_mut(b).unwrap();
+    body.set_position(D::v(0.0, 5.0)).unwrap();
+    body.set_linear_velocity(D::v(0.0, 0.0)).unwrap();
+    for _ in 0..10 {
+        world.step(DT);
+        let (s, t) = started_and_stopped(&world);
+        started += s;
+        stopped += t;
+    }
+    assert_eq!((started, stopped), (1, 1), "{}: lifted away", D::NAME);
+}
+
+#[test]
+fn a_dropped_box_starts_touching_once_and_stops_once_lifted_2d() {
+    drop_and_lift::<tumble::D2>();
+}
+
+#[test]
+fn a_dropped_box_starts_touching_once_and_stops_once_lifted_3d() {
+    drop_and_lift::<tumble::D3>();
+}
+
+fn through_a_sensor<D: Scene>() {
+    let mut world = World::<D>::new(Settings {
+        gravity: D::v(0.0, 0.0),
+        ..Settings::default()
+    });
+    let sensor = world
+        .add_body(
+            BodyDesc::fixed(),
+            ColliderDesc::new(D::cube(1.0)).sensor(true),
+        )
+        .unwrap();
+    let ball = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(D::v(-4.0, 0.0))
+                .linear_velocity(D::v(4.0, 0.0)),
+            ColliderDesc::new(Shape::ball(0.3).unwrap()),
+        )
+        .unwrap();
+    let mut events = Vec::new();
+    for _ in 0..120 {
+        world.step(DT);
+        events.extend_from_slice(world.sensor_events());
+        assert!(
+            world.contact_events().is_empty(),
+            "a sensor makes no contact"
+        );
+    }
+    assert_eq!(
+        events,
+        vec![
+            SensorEvent::Entered {
+                sensor,
+                visitor: ball
+            },
+            SensorEvent::Left {
+                sensor,
+                visitor: ball
+            }
+        ]
+    );
+    let v = world.body(ball).unwrap().linear_velocity();
+    assert!(
+        D::len(v - D::v(4.0, 0.0)) < 1e-6,
+        "{}: the ball was deflected: {v:?}",
+        D::NAME
+    );
+}
+
+#[test]
+fn a_ball_passes_through_a_sensor_and_is_reported_2d() {
+    through_a_sensor::<tumble::D2>();
+}
+
+#[test]
+fn a_ball_passes_through_a_sensor_and_is_reported_3d() {
+    through_a_sensor::<tumble::D3>();
+}
+
+fn filtered_out<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let ghost = CollisionFilter {
+        category: 2,
+        mask: !1,
+    };
+    let b = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 1.0)).user_data(42),
+            ColliderDesc::new(D::cube(0.5)).filter(ghost).user_data(7),
+        )
+        .unwrap();
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    let body = world.body(b).unwrap();
+    assert!(
+        D::height(body.position()) < -1.0,
+        "{}: the filtered box fell through the ground",
+        D::NAME
+    );
+    assert_eq!((body.user_data(), body.collider_user_data()), (42, 7));
+}
+
+#[test]
+fn filtered_colliders_pass_through_and_keep_user_data_2d() {
+    filtered_out::<tumble::D2>();
+}
+
+#[test]
+fn filtered_colliders_pass_through_and_keep_user_data_3d() {
+    filtered_out::<tumble::D3>();
+}
+
+fn pose_hash<D: Scene>(world: &World<D>) -> Vec<u32> {
+    world
+        .bodies()
+        .flat_map(|(_, b)| D::bits(b.position()))
+        .collect()
+}
+
+fn snapshot_continues<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    add_pyramid::<D>(&mut world, 8);
+    for _ in 0..100 {
+        world.step(DT);
+    }
+    let snapshot = world.clone();
+    for _ in 0..200 {
+        world.step(DT);
+    }
+    let mut restored = snapshot;
+    for _ in 0..200 {
+        restored.step(DT);
+    }
+    assert_eq!(
+        pose_hash(&world),
+        pose_hash(&restored),
+        "{}: the restored world diverged",
+        D::NAME
+    );
+}
+
+#[test]
+fn a_snapshot_continues_bit_identically_2d() {
+    snapshot_continues::<tumble::D2>();
+}
+
+#[test]
+fn a_snapshot_continues_bit_identically_3d() {
+    snapshot_continues::<tumble::D3>();
+}
