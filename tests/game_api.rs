@@ -200,3 +200,64 @@ fn a_snapshot_continues_bit_identically_2d() {
 fn a_snapshot_continues_bit_identically_3d() {
     snapshot_continues::<tumble::D3>();
 }
+
+fn platform_carries<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let platform = world
+        .add_body(
+            BodyDesc::kinematic(),
+            ColliderDesc::new(D::cuboid(2.0, 0.25)).friction(1.0),
+        )
+        .unwrap();
+    let rider = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 0.75)),
+            ColliderDesc::new(D::cube(0.5)).friction(1.0),
+        )
+        .unwrap();
+    assert!(
+        world
+            .body_mut(rider)
+            .unwrap()
+            .set_kinematic_target(D::v(1.0, 0.0), D::tilt(0.0))
+            .is_err(),
+        "only kinematic bodies take targets"
+    );
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    for step in 1..=120 {
+        // Smoothstep from 0 to 2 m: no jump in speed for friction to chase.
+        let s = step as f32 / 120.0;
+        let x = 2.0 * s * s * (3.0 - 2.0 * s);
+        world
+            .body_mut(platform)
+            .unwrap()
+            .set_kinematic_target(D::v(x, 0.0), D::tilt(0.0))
+            .unwrap();
+        world.step(DT);
+        let at = world.body(platform).unwrap().position();
+        assert!(
+            D::len(at - D::v(x, 0.0)) < 1e-5,
+            "{}: the platform is at {at:?}, not at x = {x}",
+            D::NAME
+        );
+    }
+    let carried = world.body(rider).unwrap().position();
+    println!("{}: rider carried to {carried:?}", D::NAME);
+    assert!(
+        (D::dot(carried, D::v(1.0, 0.0)) - 2.0).abs() < 0.01,
+        "{}: the rider slid: {carried:?}",
+        D::NAME
+    );
+}
+
+#[test]
+fn a_kinematic_platform_driven_by_targets_carries_a_box_2d() {
+    platform_carries::<tumble::D2>();
+}
+
+#[test]
+fn a_kinematic_platform_driven_by_targets_carries_a_box_3d() {
+    platform_carries::<tumble::D3>();
+}

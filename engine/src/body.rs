@@ -285,6 +285,8 @@ pub struct Body<D: Dim> {
     pub(crate) sensor: bool,
     user_data: u64,
     collider_user_data: u64,
+    /// Where a kinematic body is to be at the end of the next step.
+    pub(crate) kinematic_target: Option<Pose<D>>,
 }
 
 impl<D: Dim> Body<D> {
@@ -328,6 +330,7 @@ impl<D: Dim> Body<D> {
             sensor: collider.sensor,
             user_data: desc.user_data,
             collider_user_data: collider.user_data,
+            kinematic_target: None,
         }
     }
 
@@ -447,6 +450,51 @@ impl<D: Dim> Body<D> {
             self.angular_velocity = w;
         }
         Ok(())
+    }
+
+    /// Drives a kinematic body to the pose of its origin at `position` and
+    /// `rotation` by the end of the next step: the step gives it the velocity
+    /// that gets it there, pushing what is in the way, and stops it there.
+    /// Errors on NaN or infinity, and for a body that is not kinematic.
+    pub fn set_kinematic_target(
+        &mut self,
+        position: D::Vector,
+        rotation: D::Angle,
+    ) -> Result<(), WorldError> {
+        if !(position.is_finite() && D::angle_is_finite(rotation)) {
+            return Err(WorldError::NotFinite {
+                what: "kinematic target",
+            });
+        }
+        if self.kind != BodyKind::Kinematic {
+            return Err(WorldError::NotKinematic);
+        }
+        self.kinematic_target = Some(Pose::new(position, rotation));
+        Ok(())
+    }
+
+    /// Gives a kinematic body with a target the velocities that reach it in `dt`.
+    pub(crate) fn aim_at_target(&mut self, dt: f32) {
+        let Some(target) = self.kinematic_target else {
+            return;
+        };
+        let center = self.center_of_mass();
+        let target_center = target.transform_point(self.local_center);
+        let linear = (target_center - center) * (1.0 / dt);
+        let angular = D::angular_velocity_between(self.pose.rotation, target.rotation, dt);
+        if linear.is_finite() && angular.is_finite() {
+            self.linear_velocity = linear;
+            self.angular_velocity = angular;
+        }
+    }
+
+    /// After the step: a body that reached its target stops there.
+    pub(crate) fn arrive(&mut self) {
+        if let Some(target) = self.kinematic_target.take() {
+            self.pose = target;
+            self.linear_velocity = D::Vector::ZERO;
+            self.angular_velocity = D::AngularVector::default();
+        }
     }
 
     /// Adds a force (newtons) at the centre of mass for the next step.

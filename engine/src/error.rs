@@ -23,6 +23,8 @@ pub enum WorldError {
     },
     /// The handle names a body that was removed (or never existed).
     StaleHandle,
+    /// A kinematic target was given to a body that is not kinematic.
+    NotKinematic,
 }
 
 impl fmt::Display for WorldError {
@@ -36,6 +38,9 @@ impl fmt::Display for WorldError {
                 write!(f, "{what} is out of range (got {value})")
             }
             WorldError::StaleHandle => write!(f, "the body was removed or never existed"),
+            WorldError::NotKinematic => {
+                write!(f, "only a kinematic body can be driven to a target pose")
+            }
         }
     }
 }

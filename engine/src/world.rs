@@ -236,9 +236,11 @@ impl<D: Dim> World<D> {
         }
         self.contact_events.clear();
         self.sensor_events.clear();
+        self.bodies.values_mut().for_each(|b| b.aim_at_target(dt));
         self.update_broad_phase();
         self.update_manifolds();
         self.solve(dt);
+        self.bodies.values_mut().for_each(|b| b.arrive());
         self.report_touching();
         Ok(())
     }

@@ -220,6 +220,12 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     fn mul_inertia(inertia: Self::Inertia, a: Self::AngularVector) -> Self::AngularVector;
     /// The rotation after spinning at `w` for `dt` seconds, renormalised.
     fn integrate_rotation(r: Self::Rotation, w: Self::AngularVector, dt: f32) -> Self::Rotation;
+    /// The angular velocity that turns `from` into `to` in `dt` seconds, the short way round.
+    fn angular_velocity_between(
+        from: Self::Rotation,
+        to: Self::Rotation,
+        dt: f32,
+    ) -> Self::AngularVector;
     /// Unit tangents across unit normal `n`: one in 2D, two in 3D; the count.
     fn tangents(n: Self::Vector) -> ([Self::Vector; 2], usize);
     /// Small rotations that tilt a shape across normal `n` by `angle`, for
@@ -330,6 +336,9 @@ impl Dim for D2 {
         }
         .normalize()
     }
+    fn angular_velocity_between(from: Rot2, to: Rot2, dt: f32) -> f32 {
+        (to * from.inverse()).angle() / dt
+    }
     fn tangents(n: Vec2) -> ([Vec2; 2], usize) {
         ([-n.perp(), Vec2::ZERO], 1)
     }
@@ -438,6 +447,12 @@ impl Dim for D3 {
         } else {
             r
         }
+    }
+    fn angular_velocity_between(from: Quat, to: Quat, dt: f32) -> Vec3 {
+        let turn = to * from.inverse();
+        let turn = if turn.w < 0.0 { -turn } else { turn };
+        let (axis, angle) = turn.to_axis_angle();
+        axis * (angle / dt)
     }
     fn tangents(n: Vec3) -> ([Vec3; 2], usize) {
         // Continuous near the axes, where resting normals live, so that the
