@@ -25,6 +25,7 @@ pub mod error;
 pub mod events;
 pub mod math;
 pub mod pipeline;
+pub mod query;
 pub mod settings;
 pub mod shape;
 pub mod world;
@@ -34,6 +35,7 @@ pub use error::WorldError;
 pub use events::{ContactEvent, SensorEvent};
 pub use glam;
 pub use math::{Angular, Dim, Pose, Rot2, Vector, D2, D3};
+pub use query::QueryHit;
 pub use settings::Settings;
 pub use world::{ContactPair, World};
 
@@ -69,6 +71,8 @@ pub mod d2 {
     pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec2>;
     /// One EPA iteration in 2D.
     pub type EpaStep = crate::pipeline::narrow_phase::EpaStep<crate::glam::Vec2>;
+    /// A 2D ray or shape cast hit.
+    pub type QueryHit = crate::query::QueryHit<crate::math::D2>;
     /// A 2D bounding box.
     pub type Aabb = crate::shape::Aabb<crate::math::D2>;
     /// 2D mass properties.
@@ -107,6 +111,8 @@ pub mod d3 {
     pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec3>;
     /// One EPA iteration in 3D.
     pub type EpaStep = crate::pipeline::narrow_phase::EpaStep<crate::glam::Vec3>;
+    /// A 3D ray or shape cast hit.
+    pub type QueryHit = crate::query::QueryHit<crate::math::D3>;
     /// A 3D bounding box.
     pub type Aabb = crate::shape::Aabb<crate::math::D3>;
     /// 3D mass properties.

@@ -101,9 +101,9 @@ enum Event {
 #[derive(Clone)]
 pub struct World<D: Dim> {
     settings: Settings<D>,
-    bodies: SlotMap<BodyHandle, Body<D>>,
+    pub(crate) bodies: SlotMap<BodyHandle, Body<D>>,
     proxies: SecondaryMap<BodyHandle, ProxyId>,
-    broad_phase: BroadPhase<D>,
+    pub(crate) broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
     pairs: Vec<ContactPair<D>>,
     contact_events: Vec<ContactEvent>,
@@ -121,7 +121,7 @@ fn key_of(handle: BodyHandle) -> u64 {
     handle.data().as_ffi()
 }
 
-fn handle_of(key: u64) -> BodyHandle {
+pub(crate) fn handle_of(key: u64) -> BodyHandle {
     BodyHandle::from(KeyData::from_ffi(key))
 }
 

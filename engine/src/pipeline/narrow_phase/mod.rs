@@ -20,6 +20,7 @@
 //! separates the pair. `point_a` lies on A's surface, `point_b` on B's, and
 //! `point_a - point_b = depth * normal`.
 
+pub mod cast;
 pub mod epa_2d;
 pub mod epa_3d;
 pub mod gjk;

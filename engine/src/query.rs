@@ -1,0 +1,166 @@
+//! Scene queries, answered through the broad phase (never a scan of every
+//! body): ray casts, shape casts, and point, box and shape overlaps, each
+//! with a [`CollisionFilter`] that a body's collider must admit.
+//!
+//! Results come in a fixed order: casts by distance, then by handle;
+//! overlaps by handle.
+
+use crate::body::{BodyHandle, CollisionFilter};
+use crate::math::{Dim, Pose, Vector};
+use crate::pipeline::narrow_phase::cast::{contains_point, ray_cast, shape_cast};
+use crate::pipeline::narrow_phase::contact;
+use crate::shape::{Aabb, Shape};
+use crate::world::{handle_of, World};
+
+/// Rays and casts longer than this (metres) are cut to it.
+pub const MAX_CAST_DISTANCE: f32 = 1.0e6;
+
+/// Where a ray or a cast shape first touches a body, in world space.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct QueryHit<D: Dim> {
+    /// The body hit.
+    pub body: BodyHandle,
+    /// Distance travelled along the unit direction, metres.
+    pub distance: f32,
+    /// The touching point, on the body's surface.
+    pub point: D::Vector,
+    /// The body's outward unit surface normal there.
+    pub normal: D::Vector,
+}
+
+impl<D: Dim> World<D> {
+    /// Bodies whose broad-phase boxes overlap `aabb`, that `filter` admits, by handle.
+    fn candidates(&self, aabb: &Aabb<D>, filter: &CollisionFilter) -> Vec<BodyHandle> {
+        let mut found = Vec::new();
+        if !(aabb.min.is_finite() && aabb.max.is_finite()) {
+            return found;
+        }
+        self.broad_phase.query(aabb, |key| {
+            found.push(handle_of(key));
+            true
+        });
+        found.retain(|&h| self.bodies.get(h).is_some_and(|b| b.filter.admits(filter)));
+        found.sort();
+        found.dedup();
+        found
+    }
+
+    /// The box swept by a cast from `from` along unit `direction` for `distance`.
+    fn swept_box(from: Aabb<D>, direction: D::Vector, distance: f32) -> Aabb<D> {
+        let moved = direction * distance;
+        from.union(&Aabb::new(from.min + moved, from.max + moved))
+    }
+
+    /// Every body the ray from `origin` along `direction` meets within
+    /// `max_distance` metres, nearest first. `direction` need not be unit length.
+    pub fn cast_ray_all(
+        &self,
+        origin: D::Vector,
+        direction: D::Vector,
+        max_distance: f32,
+        filter: &CollisionFilter,
+    ) -> Vec<QueryHit<D>> {
+        let length = direction.length();
+        if !(length > 0.0 && length.is_finite() && origin.is_finite() && max_distance >= 0.0) {
+            return Vec::new();
+        }
+        let dir = direction * (1.0 / length);
+        let reach = max_distance.min(MAX_CAST_DISTANCE);
+        let swept = Self::swept_box(Aabb::new(origin, origin), dir, reach);
+        let mut hits: Vec<QueryHit<D>> = self
+            .candidates(&swept, filter)
+            .into_iter()
+            .filter_map(|h| {
+                let body = &self.bodies[h];
+                ray_cast(&body.shape, &body.pose, origin, dir, reach).map(|c| QueryHit {
+                    body: h,
+                    distance: c.distance,
+                    point: c.point,
+                    normal: c.normal,
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.body.cmp(&b.body)));
+        hits
+    }
+
+    /// The nearest body the ray meets, if any; see [`World::cast_ray_all`].
+    pub fn cast_ray(
+        &self,
+        origin: D::Vector,
+        direction: D::Vector,
+        max_distance: f32,
+        filter: &CollisionFilter,
+    ) -> Option<QueryHit<D>> {
+        self.cast_ray_all(origin, direction, max_distance, filter)
+            .into_iter()
+            .next()
+    }
+
+    /// The first body that `shape`, starting at `pose` and translated along
+    /// `direction`, touches within `max_distance` metres.
+    pub fn cast_shape(
+        &self,
+        shape: &Shape<D>,
+        pose: &Pose<D>,
+        direction: D::Vector,
+        max_distance: f32,
+        filter: &CollisionFilter,
+    ) -> Option<QueryHit<D>> {
+        let length = direction.length();
+        if !(length > 0.0 && length.is_finite() && pose.is_finite() && max_distance >= 0.0) {
+            return None;
+        }
+        let dir = direction * (1.0 / length);
+        let reach = max_distance.min(MAX_CAST_DISTANCE);
+        let swept = Self::swept_box(shape.aabb(pose), dir, reach);
+        self.candidates(&swept, filter)
+            .into_iter()
+            .filter_map(|h| {
+                let body = &self.bodies[h];
+                shape_cast(&body.shape, &body.pose, shape, pose, dir, reach).map(|c| QueryHit {
+                    body: h,
+                    distance: c.distance,
+                    point: c.point,
+                    normal: c.normal,
+                })
+            })
+            .min_by(|a, b| a.distance.total_cmp(&b.distance).then(a.body.cmp(&b.body)))
+    }
+
+    /// Bodies containing `point`, by handle.
+    pub fn bodies_at_point(&self, point: D::Vector, filter: &CollisionFilter) -> Vec<BodyHandle> {
+        let mut found = self.candidates(&Aabb::new(point, point), filter);
+        found.retain(|&h| contains_point(&self.bodies[h].shape, &self.bodies[h].pose, point));
+        found
+    }
+
+    /// Bodies whose tight bounding boxes overlap `aabb`, by handle.
+    pub fn bodies_in_aabb(&self, aabb: &Aabb<D>, filter: &CollisionFilter) -> Vec<BodyHandle> {
+        let mut found = self.candidates(aabb, filter);
+        found.retain(|&h| {
+            self.bodies[h]
+                .shape
+                .aabb(&self.bodies[h].pose)
+                .overlaps(aabb)
+        });
+        found
+    }
+
+    /// Bodies that overlap `shape` at `pose`, by handle.
+    pub fn bodies_overlapping(
+        &self,
+        shape: &Shape<D>,
+        pose: &Pose<D>,
+        filter: &CollisionFilter,
+    ) -> Vec<BodyHandle> {
+        if !pose.is_finite() {
+            return Vec::new();
+        }
+        let mut found = self.candidates(&shape.aabb(pose), filter);
+        found.retain(|&h| {
+            contact(&self.bodies[h].shape, &self.bodies[h].pose, shape, pose).is_some()
+        });
+        found
+    }
+}
