@@ -87,7 +87,7 @@ fn cast_local<D: Dim>(
     let inputs_ok =
         pose.is_finite() && start.is_finite() && direction.is_finite() && !max_distance.is_nan();
     let length = direction.length();
-    if !inputs_ok || !(length > 0.0) {
+    if !inputs_ok || length.is_nan() || length <= 0.0 {
         return None;
     }
     let dir = pose.inverse_transform_vector(direction * (1.0 / length));
@@ -120,7 +120,7 @@ fn cast_local<D: Dim>(
             ));
         }
         let closing = -dir.dot(normal);
-        if !(closing > 1e-6) {
+        if closing.is_nan() || closing <= 1e-6 {
             return None;
         }
         travelled += gap / closing;
