@@ -95,6 +95,28 @@ enum Event {
 
 /// A physics world in dimension `D`: use `tumble::d2::World` or `tumble::d3::World`.
 ///
+/// ```
+/// use tumble::d2::*;
+/// use tumble::glam::Vec2;
+///
+/// let mut world = World::new(Settings::default());
+/// let ground = Shape::cuboid(Vec2::new(20.0, 0.5)).unwrap();
+/// world.add_body(BodyDesc::fixed().position(Vec2::new(0.0, -0.5)), ColliderDesc::new(ground)).unwrap();
+/// let crate_ = world
+///     .add_body(BodyDesc::dynamic().position(Vec2::new(0.0, 3.0)), ColliderDesc::new(Shape::cuboid(Vec2::splat(0.5)).unwrap()))
+///     .unwrap();
+/// let mut landed = false;
+/// for _ in 0..120 {
+///     world.step(1.0 / 60.0);
+///     landed |= world.contact_events().iter().any(|e| matches!(e, ContactEvent::Started { .. }));
+/// }
+/// assert!(landed);
+/// assert!((world.body(crate_).unwrap().position().y - 0.5).abs() < 0.01);
+/// // What is below the crate?
+/// let hit = world.cast_ray(Vec2::new(0.0, 5.0), Vec2::new(0.0, -1.0), 10.0, &CollisionFilter::default()).unwrap();
+/// assert_eq!(hit.body, crate_);
+/// ```
+///
 /// A clone is a snapshot: it holds every body, pair, manifold and warm-start
 /// impulse, so stepping the clone gives bit for bit what stepping the
 /// original would.
