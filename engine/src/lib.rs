@@ -20,6 +20,8 @@
 //! assert!((hit.normal - Vec3::Y).length() < 1e-5); // from A towards B
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod body;
 pub mod error;
 pub mod events;
