@@ -1,167 +1,273 @@
-//! Tumble demos. For now the headless runner: it steps a scene and prints one
-//! line per simulated second (time, bodies, contact pairs, ms per step,
-//! kinetic energy) and a summary.
+//! Tumble demos: arguments and mode selection.
 //!
-//! Usage: `demos [--scene NAME] [--seconds S] [--list]`
+//! ```text
+//! demos [--scene NAME] [--list] [--headless] [--seconds S]
+//!       [--frames N] [--screenshot FILE.png] [--size WxH]
+//!       [--contacts] [--bounds]
+//! ```
+//!
+//! With a display (`DISPLAY` or `WAYLAND_DISPLAY` set on Linux) it opens a
+//! macroquad window; without one, or with `--headless`, it steps the scene
+//! for `--seconds` simulated seconds and prints a report, never touching
+//! macroquad. `--frames N` closes the window after N frames (one physics
+//! step each), and `--screenshot FILE.png` saves the last one.
 
-use std::time::Instant;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-use tumble::d3::{BodyDesc, ColliderDesc, Shape, World};
-use tumble::glam::Vec3;
-use tumble::Settings;
+use demos::app::{self, Config};
+use demos::headless;
+use demos::scenes::{self, DemoScene, SCENES};
+use demos::style::Layers;
 
-const DT: f32 = 1.0 / 60.0;
+const USAGE: &str = "\
+usage: demos [--scene NAME] [--list] [--headless] [--seconds S]
+             [--frames N] [--screenshot FILE.png] [--size WxH]
+             [--contacts] [--bounds]
 
-/// The scenes the runner knows, with a builder each.
-/// Builds a scene's world.
-type SceneBuilder = fn() -> World;
+  --scene NAME         scene to show (default falling_boxes; --list names them)
+  --list               list the scenes and exit
+  --headless           never open a window (also the default without a display)
+  --seconds S          headless: simulated seconds to run (default 10)
+  --frames N           window: close after N frames, one physics step each
+  --screenshot FILE    window: save the last frame as a PNG (needs --frames; default 120)
+  --size WxH           window size in pixels (default 1280x720, 800x450 for screenshots)
+  --contacts           window: start with contact points and normals shown (key C)
+  --bounds             window: start with bounding boxes shown (key B)";
 
-const SCENES: &[(&str, SceneBuilder)] = &[("falling_boxes", falling_boxes), ("tower", tower)];
-
-fn ground(world: &mut World) {
-    let shape = Shape::cuboid(Vec3::new(50.0, 0.5, 50.0)).expect("valid ground");
-    world
-        .add_body(
-            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
-            ColliderDesc::new(shape),
-        )
-        .expect("valid ground");
-}
-
-/// 3D: 216 unit cubes dropped in a loose 6 x 6 x 6 grid onto the ground.
-fn falling_boxes() -> World {
-    let mut world = World::new(Settings::default());
-    ground(&mut world);
-    let cube = Shape::cuboid(Vec3::splat(0.5)).expect("valid cube");
-    for i in 0..6 {
-        for j in 0..6 {
-            for k in 0..6 {
-                let p = Vec3::new(
-                    i as f32 * 1.5 - 3.75,
-                    2.0 + j as f32 * 1.5,
-                    k as f32 * 1.5 - 3.75,
-                );
-                world
-                    .add_body(
-                        BodyDesc::dynamic().position(p),
-                        ColliderDesc::new(cube.clone()),
-                    )
-                    .expect("valid cube");
-            }
-        }
-    }
-    world
-}
-
-/// 3D: a tower of 10 unit cubes.
-fn tower() -> World {
-    let mut world = World::new(Settings::default());
-    ground(&mut world);
-    let cube = Shape::cuboid(Vec3::splat(0.5)).expect("valid cube");
-    for i in 0..10 {
-        let p = Vec3::new(0.0, 0.5 + i as f32, 0.0);
-        world
-            .add_body(
-                BodyDesc::dynamic().position(p),
-                ColliderDesc::new(cube.clone()),
-            )
-            .expect("valid cube");
-    }
-    world
-}
-
-fn kinetic_energy(world: &World) -> f32 {
-    world
-        .bodies()
-        .map(|(_, b)| 0.5 * b.mass() * b.linear_velocity().length_squared())
-        .sum()
-}
-
+/// The parsed command line.
+#[derive(Debug)]
 struct Options {
-    scene: String,
-    seconds: f32,
+    scene: &'static DemoScene,
     list: bool,
+    help: bool,
+    headless: bool,
+    seconds: f32,
+    frames: Option<u64>,
+    screenshot: Option<PathBuf>,
+    size: Option<(i32, i32)>,
+    layers: Layers,
 }
 
-fn parse_options() -> Result<Options, String> {
+fn number<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
+    let value = value.ok_or(format!("{flag} needs a value"))?;
+    value
+        .parse()
+        .map_err(|_| format!("{flag}: not a valid number: {value}"))
+}
+
+fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
     let mut options = Options {
-        scene: "falling_boxes".into(),
-        seconds: 10.0,
+        scene: scenes::default_scene(),
         list: false,
+        help: false,
+        headless: false,
+        seconds: 10.0,
+        frames: None,
+        screenshot: None,
+        size: None,
+        layers: Layers::default(),
     };
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--scene" => options.scene = args.next().ok_or("--scene needs a name")?,
-            "--seconds" => {
-                let s = args.next().ok_or("--seconds needs a number")?;
-                options.seconds = s
-                    .parse()
-                    .map_err(|_| format!("--seconds: not a number: {s}"))?;
+            "--scene" => {
+                let name = args.next().ok_or("--scene needs a name")?;
+                options.scene =
+                    scenes::find(&name).ok_or(format!("no scene {name} (try --list)"))?;
             }
             "--list" => options.list = true,
-            "--headless" => {}
-            other => return Err(format!("unknown argument {other}")),
+            "--help" | "-h" => options.help = true,
+            "--headless" => options.headless = true,
+            "--contacts" => options.layers.contacts = true,
+            "--bounds" => options.layers.bounds = true,
+            "--seconds" => {
+                let s: f32 = number("--seconds", args.next())?;
+                if !(s.is_finite() && (0.0..=86_400.0).contains(&s)) {
+                    return Err(format!("--seconds: must be between 0 and 86400, got {s}"));
+                }
+                options.seconds = s;
+            }
+            "--frames" => {
+                let n: u64 = number("--frames", args.next())?;
+                if n == 0 {
+                    return Err("--frames: must be at least 1".into());
+                }
+                options.frames = Some(n);
+            }
+            "--screenshot" => {
+                let path = PathBuf::from(args.next().ok_or("--screenshot needs a file")?);
+                let png = path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+                if !png {
+                    return Err(format!("--screenshot: {} must end in .png", path.display()));
+                }
+                options.screenshot = Some(path);
+            }
+            "--size" => {
+                let value = args.next().ok_or("--size needs WxH")?;
+                let size = value
+                    .split_once(['x', 'X'])
+                    .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+                    .filter(|&(w, h): &(i32, i32)| {
+                        (64..=8192).contains(&w) && (64..=8192).contains(&h)
+                    })
+                    .ok_or(format!("--size: expected WxH in pixels, got {value}"))?;
+                options.size = Some(size);
+            }
+            other => return Err(format!("unknown argument {other}\n{USAGE}")),
         }
+    }
+    if options.screenshot.is_some() && options.frames.is_none() {
+        options.frames = Some(120);
     }
     Ok(options)
 }
 
-fn main() {
-    let options = match parse_options() {
+/// True when a window can be opened: on Linux and the BSDs, when an X11 or
+/// Wayland display is named; elsewhere, always.
+fn display_available() -> bool {
+    let set = |name| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let needs_env = cfg!(all(
+        unix,
+        not(target_os = "macos"),
+        not(target_os = "ios"),
+        not(target_os = "android")
+    ));
+    !needs_env || set("DISPLAY") || set("WAYLAND_DISPLAY")
+}
+
+fn main() -> ExitCode {
+    let options = match parse(std::env::args().skip(1)) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("demos: {e}");
-            std::process::exit(2);
+            return ExitCode::from(2);
         }
     };
+    if options.help {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     if options.list {
-        for (name, _) in SCENES {
-            println!("{name}");
+        for (i, scene) in SCENES.iter().enumerate() {
+            println!("{}  {:18} {}", i + 1, scene.name, scene.about);
         }
-        return;
+        return ExitCode::SUCCESS;
     }
-    let Some((_, build)) = SCENES.iter().find(|(name, _)| *name == options.scene) else {
-        eprintln!("demos: no scene {} (try --list)", options.scene);
-        std::process::exit(2);
-    };
-    let mut world = build();
-    let steps_per_second = (1.0 / DT).round() as usize;
-    let total_steps = (options.seconds / DT).round() as usize;
-    let mut total_ms = 0.0;
-    let mut second_ms = 0.0;
-    println!(
-        "scene {} (headless), {} bodies, {} s",
-        options.scene,
-        world.body_count(),
-        options.seconds
-    );
-    for step in 1..=total_steps {
-        let start = Instant::now();
-        world.step(DT);
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        total_ms += ms;
-        second_ms += ms;
-        if step % steps_per_second == 0 || step == total_steps {
-            let points: usize = world
-                .contact_pairs()
-                .iter()
-                .map(|p| p.manifold.points().len())
-                .sum();
-            println!(
-                "t={:5.2}s bodies={} pairs={} points={} ms/step={:.3} kinetic={:.3} J",
-                step as f32 * DT,
-                world.body_count(),
-                world.contact_pairs().len(),
-                points,
-                second_ms / steps_per_second as f64,
-                kinetic_energy(&world)
+    if options.headless || !display_available() {
+        if !options.headless && (options.frames.is_some() || options.screenshot.is_some()) {
+            eprintln!(
+                "demos: no display (DISPLAY and WAYLAND_DISPLAY unset): running headless, no screenshot"
             );
-            second_ms = 0.0;
+        }
+        return run_headless(options.scene, options.seconds);
+    }
+    let size = options.size.unwrap_or(if options.screenshot.is_some() {
+        (800, 450)
+    } else {
+        (1280, 720)
+    });
+    let (scene, seconds) = (options.scene, options.seconds);
+    let config = Config {
+        scene,
+        frames: options.frames,
+        screenshot: options.screenshot,
+        size,
+        layers: options.layers,
+    };
+    if open_window(config) {
+        return ExitCode::from(app::exit_code().clamp(0, 255) as u8);
+    }
+    run_headless(scene, seconds)
+}
+
+/// The headless runner on standard output.
+fn run_headless(scene: &'static DemoScene, seconds: f32) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match headless::run(scene, seconds, &mut out) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("demos: {e}");
+            ExitCode::FAILURE
         }
     }
-    println!(
-        "done: {total_steps} steps, mean {:.3} ms/step",
-        total_ms / total_steps.max(1) as f64
-    );
+}
+
+/// Runs the window; false when none could be opened (a `DISPLAY` naming no
+/// server, say), which miniquad reports by panicking before the app starts.
+/// That panic is caught and kept quiet; any later one goes on as usual.
+fn open_window(config: Config) -> bool {
+    let conf = config.window_conf();
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if app::started() {
+            default_hook(info);
+        }
+    }));
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        macroquad::Window::from_config(conf, app::run(config))
+    }));
+    // Back to the default hook for whatever runs next.
+    drop(std::panic::take_hook());
+    match result {
+        Ok(()) => true,
+        Err(payload) if app::started() => std::panic::resume_unwind(payload),
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown error".into());
+            eprintln!("demos: cannot open a window ({why}): running headless");
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn defaults() {
+        let o = parse(args("")).unwrap();
+        assert_eq!(o.scene.name, "falling_boxes");
+        assert_eq!(o.seconds, 10.0);
+        assert!(!o.headless && !o.list && o.frames.is_none());
+    }
+
+    #[test]
+    fn screenshot_implies_frames_and_checks_the_extension() {
+        let o = parse(args(
+            "--scene pyramid_2d --screenshot /tmp/a.png --size 640x360",
+        ))
+        .unwrap();
+        assert_eq!(o.scene.name, "pyramid_2d");
+        assert_eq!(o.frames, Some(120));
+        assert_eq!(o.size, Some((640, 360)));
+        assert!(parse(args("--screenshot /tmp/a.jpg")).is_err());
+    }
+
+    #[test]
+    fn rejects_bad_values() {
+        for bad in [
+            "--scene nope",
+            "--seconds -1",
+            "--seconds NaN",
+            "--seconds",
+            "--frames 0",
+            "--size 10x10",
+            "--size big",
+            "--bogus",
+        ] {
+            assert!(parse(args(bad)).is_err(), "{bad}");
+        }
+    }
 }

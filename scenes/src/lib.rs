@@ -4,7 +4,7 @@
 
 use tumble::d2;
 use tumble::d3;
-use tumble::glam::{Vec2, Vec3};
+use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::{BodyHandle, Dim, Settings, World, D2, D3};
 
 /// A world and the dynamic bodies whose stability is measured.
@@ -40,6 +40,16 @@ pub const SCENES: &[SceneEntry] = &[
         name: "falling_boxes",
         about: "3D: 4000 unit cubes dropped in a loose grid",
         build: Build::D3(falling_boxes_3d),
+    },
+    SceneEntry {
+        name: "falling_boxes_small",
+        about: "3D: 294 turned unit cubes dropped in a loose, staggered 7 x 6 x 7 grid",
+        build: Build::D3(falling_boxes_small_3d),
+    },
+    SceneEntry {
+        name: "mixed_shapes_3d",
+        about: "3D: 150 balls, capsules, hulls and boxes dropped in a loose grid",
+        build: Build::D3(mixed_shapes_3d),
     },
     SceneEntry {
         name: "large_pyramid_2d",
@@ -254,6 +264,139 @@ pub fn falling_boxes_3d() -> Scene<D3> {
     Scene { world, bodies }
 }
 
+/// 3D: 294 cubes, randomly turned, dropped in a loose 7 x 6 x 7 grid whose
+/// odd layers are shifted by half a cell, so cubes land on the corners of
+/// those below and tumble: the falling boxes at a size an interactive window
+/// steps in real time.
+pub fn falling_boxes_small_3d() -> Scene<D3> {
+    let (nx, ny, nz) = (7, 6, 7);
+    let mut world = world_3d(30.0);
+    let mut rng = Lcg(0xb0c5);
+    let shape = d3::Shape::cuboid(Vec3::splat(0.5)).expect("valid cube");
+    let mut bodies = Vec::new();
+    for j in 0..ny {
+        let shift = if j % 2 == 1 { 1.0 } else { 0.0 };
+        for i in 0..nx {
+            for k in 0..nz {
+                let at = Vec3::new(
+                    i as f32 * 2.0 - (nx - 1) as f32 + shift,
+                    1.0 + j as f32 * 2.0,
+                    k as f32 * 2.0 - (nz - 1) as f32 + shift,
+                );
+                let rotation = random_rotation(&mut rng);
+                let handle = world
+                    .add_body(
+                        d3::BodyDesc::dynamic().position(at).rotation(rotation),
+                        d3::ColliderDesc::new(shape.clone()),
+                    )
+                    .expect("valid cube");
+                bodies.push(handle);
+            }
+        }
+    }
+    Scene { world, bodies }
+}
+
+/// A small deterministic pseudo-random sequence in `[0, 1)`, so scenes are
+/// the same on every run without a dependency.
+struct Lcg(u32);
+
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (self.0 >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    /// A value in `[lo, hi)`.
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.next()
+    }
+}
+
+/// A rotation about a random axis by a random angle.
+fn random_rotation(rng: &mut Lcg) -> Quat {
+    let axis = Vec3::new(
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+    )
+    .normalize_or(Vec3::X);
+    Quat::from_axis_angle(axis, rng.range(0.0, std::f32::consts::TAU))
+}
+
+/// The shapes of [`mixed_shapes_3d`], in the order they repeat.
+fn mixed_shapes(rng: &mut Lcg) -> Vec<d3::Shape> {
+    let rock: Vec<Vec3> = (0..14)
+        .map(|_| {
+            let dir = Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
+            dir.normalize_or(Vec3::Y) * rng.range(0.45, 0.65)
+        })
+        .collect();
+    let wedge = [
+        Vec3::new(-0.6, -0.3, -0.4),
+        Vec3::new(0.6, -0.3, -0.4),
+        Vec3::new(-0.6, -0.3, 0.4),
+        Vec3::new(0.6, -0.3, 0.4),
+        Vec3::new(-0.6, 0.35, -0.4),
+        Vec3::new(0.6, 0.35, -0.4),
+    ];
+    let octahedron = [
+        Vec3::X * 0.55,
+        Vec3::NEG_X * 0.55,
+        Vec3::Y * 0.7,
+        Vec3::NEG_Y * 0.7,
+        Vec3::Z * 0.55,
+        Vec3::NEG_Z * 0.55,
+    ];
+    vec![
+        d3::Shape::ball(0.5).expect("valid ball"),
+        d3::Shape::capsule(0.4, 0.3).expect("valid capsule"),
+        d3::Shape::convex_hull(&rock).expect("valid rock"),
+        d3::Shape::cuboid(Vec3::new(0.6, 0.3, 0.4)).expect("valid box"),
+        d3::Shape::ball(0.35).expect("valid ball"),
+        d3::Shape::convex_hull(&wedge).expect("valid wedge"),
+        d3::Shape::cuboid(Vec3::splat(0.45)).expect("valid cube"),
+        d3::Shape::capsule(0.25, 0.4).expect("valid capsule"),
+        d3::Shape::convex_hull(&octahedron).expect("valid octahedron"),
+    ]
+}
+
+/// 3D: 150 bodies of mixed shapes (balls, capsules, convex hulls, boxes)
+/// dropped in a loose 5 x 6 x 5 grid with random orientations.
+pub fn mixed_shapes_3d() -> Scene<D3> {
+    let mut world = world_3d(30.0);
+    let mut rng = Lcg(0x5eed);
+    let shapes = mixed_shapes(&mut rng);
+    let mut bodies = Vec::new();
+    let mut n = 0;
+    for j in 0..6 {
+        for i in 0..5 {
+            for k in 0..5 {
+                let at = Vec3::new(
+                    i as f32 * 2.0 - 4.0 + rng.range(-0.2, 0.2),
+                    1.2 + j as f32 * 2.0,
+                    k as f32 * 2.0 - 4.0 + rng.range(-0.2, 0.2),
+                );
+                let rotation = random_rotation(&mut rng);
+                let shape = shapes[n % shapes.len()].clone();
+                n += 1;
+                let handle = world
+                    .add_body(
+                        d3::BodyDesc::dynamic().position(at).rotation(rotation),
+                        d3::ColliderDesc::new(shape),
+                    )
+                    .expect("valid body");
+                bodies.push(handle);
+            }
+        }
+    }
+    Scene { world, bodies }
+}
+
 /// 2D: 400 boxes dropped in a loose 20 x 20 grid.
 pub fn falling_boxes_2d() -> Scene<D2> {
     let mut world = world_2d(40.0);
@@ -267,4 +410,49 @@ pub fn falling_boxes_2d() -> Scene<D2> {
         }
     }
     Scene { world, bodies }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tumble::shape::ShapeKind;
+
+    #[test]
+    fn every_entry_builds_and_names_are_unique() {
+        for (i, entry) in SCENES.iter().enumerate() {
+            assert!(SCENES[i + 1..].iter().all(|e| e.name != entry.name));
+            assert!(find(entry.name).is_some());
+        }
+    }
+
+    #[test]
+    fn the_small_falling_boxes_and_the_mixed_shapes() {
+        assert_eq!(falling_boxes_small_3d().bodies.len(), 294);
+        let scene = mixed_shapes_3d();
+        assert_eq!(scene.bodies.len(), 150);
+        let mut kinds = [0usize; 4];
+        for &h in &scene.bodies {
+            let body = scene.world.body(h).expect("live");
+            kinds[match body.shape().kind() {
+                ShapeKind::Ball { .. } => 0,
+                ShapeKind::Capsule { .. } => 1,
+                ShapeKind::ConvexHull(_) => 2,
+                ShapeKind::Cuboid { .. } => 3,
+            }] += 1;
+        }
+        assert!(kinds.iter().all(|&n| n >= 30), "{kinds:?}");
+        // Built apart: no two bodies' boxes overlap by more than a hair.
+        let boxes: Vec<_> = scene
+            .bodies
+            .iter()
+            .map(|&h| {
+                let b = scene.world.body(h).expect("live");
+                b.shape().aabb(&b.pose()).expanded(-0.05)
+            })
+            .collect();
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(a.min.y > 0.0, "body {i} starts in the ground");
+            assert!(boxes[i + 1..].iter().all(|b| !a.overlaps(b)), "body {i}");
+        }
+    }
 }

@@ -1,0 +1,415 @@
+//! The macroquad window: reads the controls, steps the world at a fixed
+//! 1/60 s, draws it in 2D or 3D with the overlay, and optionally saves a
+//! screenshot after a number of frames.
+//!
+//! Only [`run`] (through `macroquad::Window::from_config`) opens a window;
+//! `main` calls it only when a display exists.
+
+use std::f32::consts::TAU;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+use macroquad::conf::Conf;
+use macroquad::input::{
+    is_key_pressed, is_mouse_button_down, is_mouse_button_pressed, is_mouse_button_released,
+    mouse_position, mouse_wheel, KeyCode, MouseButton,
+};
+use macroquad::math::{vec2, vec3, Vec2};
+use macroquad::miniquad::conf::{LinuxBackend, Platform};
+use macroquad::texture::get_screen_data;
+use macroquad::time::get_frame_time;
+use macroquad::window::{clear_background, next_frame, screen_height, screen_width};
+use tumble::glam;
+use tumble::{d2, d3};
+
+use crate::bridge;
+use crate::camera::{OrbitCamera, PanCamera};
+use crate::draw_2d::Painter2d;
+use crate::draw_3d::{self, Painter3d};
+use crate::overlay::{self, Status, StepTimes};
+use crate::scenes::{DemoScene, SCENES};
+use crate::sim::{dynamic_bounds, Sim, SimWorld, DT};
+use crate::style::{self, Layers};
+
+/// Most steps taken in one frame when the window falls behind real time.
+const MAX_STEPS_PER_FRAME: u32 = 3;
+/// Bodies that fall below this height (off the ground) are removed, metres.
+const FALLEN: f32 = -30.0;
+/// A press that moves less than this is a click, not a drag, pixels.
+const CLICK_SLOP: f32 = 4.0;
+/// Speed of a shot ball, m/s.
+const SHOT_SPEED: f32 = 25.0;
+
+/// The process exit code the window leaves (1 when a screenshot failed).
+static EXIT_CODE: AtomicI32 = AtomicI32::new(0);
+/// Set once the window is open and [`run`] has started.
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// What the window is asked to do.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The first scene shown.
+    pub scene: &'static DemoScene,
+    /// Close after this many frames.
+    pub frames: Option<u64>,
+    /// Save the screen here (PNG) after the last frame.
+    pub screenshot: Option<PathBuf>,
+    /// Window size, pixels.
+    pub size: (i32, i32),
+    /// Debug layers shown at the start.
+    pub layers: Layers,
+}
+
+impl Config {
+    /// The macroquad configuration for this window.
+    pub fn window_conf(&self) -> Conf {
+        Conf {
+            miniquad_conf: macroquad::miniquad::conf::Conf {
+                window_title: format!("tumble demos: {}", self.scene.name),
+                window_width: self.size.0,
+                window_height: self.size.1,
+                window_resizable: true,
+                sample_count: 4,
+                platform: Platform {
+                    linux_backend: linux_backend(),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            // Room for one full batch of the 3D painter per draw call.
+            draw_call_vertex_capacity: draw_3d::BATCH_VERTICES + 4_000,
+            draw_call_index_capacity: draw_3d::BATCH_INDICES + 6_000,
+            ..Default::default()
+        }
+    }
+}
+
+/// X11 first when an X display is named (XWayland included), Wayland first
+/// when only a Wayland one is.
+fn linux_backend() -> LinuxBackend {
+    let set = |name| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    if !set("DISPLAY") && set("WAYLAND_DISPLAY") {
+        LinuxBackend::WaylandWithX11Fallback
+    } else {
+        LinuxBackend::X11WithWaylandFallback
+    }
+}
+
+/// The exit code once the window has closed.
+pub fn exit_code() -> i32 {
+    EXIT_CODE.load(Ordering::Relaxed)
+}
+
+/// True once a window opened and [`run`] started: a failure before that
+/// means no window could be had.
+pub fn started() -> bool {
+    STARTED.load(Ordering::Relaxed)
+}
+
+/// How the scene is looked at.
+enum View {
+    D2(PanCamera),
+    D3(OrbitCamera),
+}
+
+/// A mouse press being followed: a click or a drag.
+struct Press {
+    start: Vec2,
+    dragging: bool,
+}
+
+/// The window's state between frames.
+struct App {
+    sim: Sim,
+    view: View,
+    painter_2d: Painter2d,
+    painter_3d: Painter3d,
+    times: StepTimes,
+    paused: bool,
+    layers: Layers,
+    help: bool,
+    press: Option<Press>,
+    last_mouse: Vec2,
+    accumulator: f32,
+    /// Steps since fallen bodies were last removed.
+    since_cleanup: u32,
+    frame_time: f32,
+    quit: bool,
+}
+
+/// The camera that frames a freshly built world.
+fn framing(world: &SimWorld) -> View {
+    match world {
+        SimWorld::D2(w) => {
+            let (min, max) = dynamic_bounds(w)
+                .map(|b| (bridge::vec2(b.min), bridge::vec2(b.max)))
+                .unwrap_or((vec2(-10.0, 0.0), vec2(10.0, 10.0)));
+            View::D2(PanCamera::framing(
+                min,
+                max,
+                screen_width(),
+                screen_height(),
+            ))
+        }
+        SimWorld::D3(w) => {
+            let (min, max) = dynamic_bounds(w)
+                .map(|b| (bridge::vec3(b.min), bridge::vec3(b.max)))
+                .unwrap_or((vec3(-5.0, 0.0, -5.0), vec3(5.0, 5.0, 5.0)));
+            View::D3(OrbitCamera::framing(
+                min,
+                max,
+                screen_width() / screen_height(),
+            ))
+        }
+    }
+}
+
+impl App {
+    fn new(scene: &'static DemoScene) -> Self {
+        let sim = Sim::new(scene);
+        let view = framing(&sim.world);
+        Self {
+            sim,
+            view,
+            painter_2d: Painter2d::new(),
+            painter_3d: Painter3d::new(),
+            times: StepTimes::new(180),
+            paused: false,
+            layers: Layers::default(),
+            help: true,
+            press: None,
+            last_mouse: Vec2::from(mouse_position()),
+            accumulator: 0.0,
+            since_cleanup: 0,
+            frame_time: DT,
+            quit: false,
+        }
+    }
+
+    fn load(&mut self, scene: &'static DemoScene) {
+        self.sim = Sim::new(scene);
+        self.view = framing(&self.sim.world);
+        self.times.clear();
+        self.accumulator = 0.0;
+    }
+
+    fn step(&mut self) {
+        let ms = self.sim.step();
+        self.times.push(ms);
+        self.since_cleanup += 1;
+        if self.since_cleanup >= 60 {
+            self.since_cleanup = 0;
+            self.sim.remove_fallen(FALLEN);
+        }
+    }
+
+    /// Keys and mouse.
+    fn input(&mut self) {
+        let keys = [
+            KeyCode::Key1,
+            KeyCode::Key2,
+            KeyCode::Key3,
+            KeyCode::Key4,
+            KeyCode::Key5,
+            KeyCode::Key6,
+            KeyCode::Key7,
+            KeyCode::Key8,
+            KeyCode::Key9,
+        ];
+        for (key, scene) in keys.iter().zip(SCENES) {
+            if is_key_pressed(*key) {
+                self.load(scene);
+            }
+        }
+        if is_key_pressed(KeyCode::Space) {
+            self.paused = !self.paused;
+        }
+        if is_key_pressed(KeyCode::S) {
+            self.paused = true;
+            self.step();
+        }
+        if is_key_pressed(KeyCode::R) {
+            self.sim.reset();
+            self.times.clear();
+        }
+        if is_key_pressed(KeyCode::C) {
+            self.layers.contacts = !self.layers.contacts;
+        }
+        if is_key_pressed(KeyCode::B) {
+            self.layers.bounds = !self.layers.bounds;
+        }
+        if is_key_pressed(KeyCode::H) {
+            self.help = !self.help;
+        }
+        if is_key_pressed(KeyCode::Escape) {
+            self.quit = true;
+        }
+        self.mouse();
+    }
+
+    fn mouse(&mut self) {
+        let pos = Vec2::from(mouse_position());
+        let delta = pos - self.last_mouse;
+        self.last_mouse = pos;
+        if is_mouse_button_pressed(MouseButton::Left) {
+            self.press = Some(Press {
+                start: pos,
+                dragging: false,
+            });
+        }
+        let mut drag =
+            is_mouse_button_down(MouseButton::Right) || is_mouse_button_down(MouseButton::Middle);
+        if let Some(press) = &mut self.press {
+            if (pos - press.start).length() > CLICK_SLOP {
+                press.dragging = true;
+            }
+            drag |= press.dragging && is_mouse_button_down(MouseButton::Left);
+        }
+        if drag && delta != Vec2::ZERO {
+            match &mut self.view {
+                View::D2(camera) => camera.pan(delta),
+                View::D3(camera) => camera.orbit(delta),
+            }
+        }
+        if is_mouse_button_released(MouseButton::Left) {
+            if let Some(press) = self.press.take() {
+                if !press.dragging {
+                    self.click(pos);
+                }
+            }
+        }
+        let wheel = mouse_wheel().1;
+        if wheel != 0.0 {
+            let steps = wheel.signum();
+            match &mut self.view {
+                View::D2(camera) => camera.zoom_at(steps, pos),
+                View::D3(camera) => camera.zoom(steps),
+            }
+        }
+    }
+
+    /// A click: shoot a ball from the camera (3D) or drop a box at the cursor (2D).
+    fn click(&mut self, pixel: Vec2) {
+        match (&mut self.sim.world, &self.view) {
+            (SimWorld::D3(world), View::D3(camera)) => {
+                let (eye, dir) = camera.ray(pixel);
+                let (eye, dir) = (bridge::to_vec3(eye), bridge::to_vec3(dir));
+                let shape = d3::Shape::ball(0.35).expect("valid ball");
+                let _ = world.add_body(
+                    d3::BodyDesc::dynamic()
+                        .position(eye + dir)
+                        .linear_velocity(dir * SHOT_SPEED),
+                    d3::ColliderDesc::new(shape).density(4.0),
+                );
+            }
+            (SimWorld::D2(world), View::D2(camera)) => {
+                let at = bridge::to_vec2(camera.screen_to_world(pixel));
+                let angle = (self.sim.steps as f32 * 0.37) % TAU;
+                let shape = d2::Shape::cuboid(glam::Vec2::splat(0.5)).expect("valid box");
+                let _ = world.add_body(
+                    d2::BodyDesc::dynamic().position(at).rotation(angle),
+                    d2::ColliderDesc::new(shape),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// Steps for the time that passed: one step per frame when `fixed`,
+    /// otherwise as many as real time asks, at most [`MAX_STEPS_PER_FRAME`].
+    fn advance(&mut self, fixed: bool) {
+        let dt = get_frame_time();
+        self.frame_time += (dt - self.frame_time) * 0.1;
+        if self.paused {
+            self.accumulator = 0.0;
+            return;
+        }
+        if fixed {
+            self.step();
+            return;
+        }
+        self.accumulator += dt.min(0.25);
+        let mut taken = 0;
+        while self.accumulator >= DT && taken < MAX_STEPS_PER_FRAME {
+            self.step();
+            self.accumulator -= DT;
+            taken += 1;
+        }
+        if taken == MAX_STEPS_PER_FRAME {
+            // Behind real time: drop the backlog rather than spiral.
+            self.accumulator = self.accumulator.min(DT);
+        }
+    }
+
+    fn draw(&mut self) {
+        clear_background(style::BACKGROUND);
+        match (&self.sim.world, &self.view) {
+            (SimWorld::D2(world), View::D2(camera)) => {
+                self.painter_2d.draw(world, camera, self.layers)
+            }
+            (SimWorld::D3(world), View::D3(camera)) => {
+                self.painter_3d.draw(world, camera, self.layers)
+            }
+            _ => {}
+        }
+        let status = Status {
+            scene: self.sim.scene,
+            fps: (1.0 / self.frame_time.max(1e-4)).round() as i32,
+            counts: self.sim.counts(),
+            time: self.sim.time,
+            paused: self.paused,
+            layers: self.layers,
+            help: self.help,
+        };
+        overlay::draw(&status, &self.times);
+    }
+}
+
+/// Saves the screen as a PNG; false (with a message) when it cannot.
+fn save_screenshot(path: &std::path::Path) -> bool {
+    // `export_png` panics on failure: make sure the file can be written first.
+    if let Err(e) = std::fs::File::create(path) {
+        eprintln!("demos: cannot write {}: {e}", path.display());
+        return false;
+    }
+    let Some(name) = path.to_str() else {
+        eprintln!("demos: screenshot path is not UTF-8: {}", path.display());
+        return false;
+    };
+    get_screen_data().export_png(name);
+    println!(
+        "saved {} ({}x{})",
+        path.display(),
+        screen_width(),
+        screen_height()
+    );
+    true
+}
+
+/// The window's main loop; returns when the window closes, Esc is pressed or
+/// the frame count is reached.
+pub async fn run(config: Config) {
+    STARTED.store(true, Ordering::Relaxed);
+    let mut app = App::new(config.scene);
+    app.layers = config.layers;
+    let fixed = config.frames.is_some();
+    let mut frame = 0u64;
+    loop {
+        app.input();
+        app.advance(fixed);
+        app.draw();
+        frame += 1;
+        if config.frames.is_some_and(|n| frame >= n) {
+            if let Some(path) = &config.screenshot {
+                if !save_screenshot(path) {
+                    EXIT_CODE.store(1, Ordering::Relaxed);
+                }
+            }
+            break;
+        }
+        if app.quit {
+            break;
+        }
+        next_frame().await;
+    }
+}

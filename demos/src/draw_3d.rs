@@ -1,0 +1,355 @@
+//! Drawing a 3D world: every body as a lit mesh in its real orientation
+//! (macroquad's `draw_cube` is axis aligned, so boxes, hulls, balls and
+//! capsules are built here as triangles), box edges, the ground grid, and the
+//! optional contact and bounding-box layers.
+//!
+//! Macroquad has no lighting, so each vertex is coloured on the CPU from a
+//! fixed light direction. Triangles go into one batch that is drawn with
+//! `draw_mesh` whenever it fills up (its indices are `u16`).
+
+use std::f32::consts::{PI, TAU};
+
+use macroquad::camera::{set_camera, Camera, Camera3D};
+use macroquad::color::Color;
+use macroquad::math::{vec2, vec3, Mat4, Quat, Vec3};
+use macroquad::models::{draw_cube, draw_cube_wires, draw_line_3d, draw_mesh, Mesh, Vertex};
+use macroquad::texture::RenderPass;
+use tumble::d3::{Body, ShapeKind, World};
+use tumble::BodyKind;
+
+use crate::bridge;
+use crate::camera::OrbitCamera;
+use crate::style::{self, Layers};
+
+/// Vertices per `draw_mesh` call; the window's draw-call capacity must exceed it.
+pub const BATCH_VERTICES: usize = 24_000;
+/// Indices per `draw_mesh` call; the window's draw-call capacity must exceed it.
+pub const BATCH_INDICES: usize = 36_000;
+
+/// Latitude bands of a ball or of a capsule's two caps together (even).
+const RINGS: usize = 8;
+/// Longitude segments of a ball or capsule.
+const SEGMENTS: usize = 16;
+
+/// Direction towards the light (unit).
+fn light() -> Vec3 {
+    vec3(0.35, 0.85, 0.4).normalize()
+}
+
+/// `base` lit from [`light`] on a surface of world normal `normal`.
+fn lit(base: Color, normal: Vec3) -> Color {
+    let diffuse = normal.dot(light()).max(0.0);
+    let sky = 0.5 + 0.5 * normal.y;
+    style::scaled(base, 0.28 + 0.12 * sky + 0.62 * diffuse)
+}
+
+/// A rigid placement in macroquad's math.
+#[derive(Copy, Clone)]
+struct Placement {
+    rotation: Quat,
+    translation: Vec3,
+}
+
+impl Placement {
+    fn of(body: &Body) -> Self {
+        let pose = body.pose();
+        Self {
+            rotation: bridge::quat(body.rotation()),
+            translation: bridge::vec3(pose.translation),
+        }
+    }
+
+    fn point(&self, p: Vec3) -> Vec3 {
+        self.rotation * p + self.translation
+    }
+
+    fn vector(&self, v: Vec3) -> Vec3 {
+        self.rotation * v
+    }
+}
+
+/// Triangles waiting to be drawn.
+#[derive(Default)]
+struct Batch {
+    vertices: Vec<Vertex>,
+    indices: Vec<u16>,
+}
+
+impl Batch {
+    /// Makes room for `vertices` more vertices and `indices` more indices.
+    fn reserve(&mut self, vertices: usize, indices: usize) {
+        if self.vertices.len() + vertices > BATCH_VERTICES
+            || self.indices.len() + indices > BATCH_INDICES
+        {
+            self.flush();
+        }
+    }
+
+    fn vertex(&mut self, position: Vec3, color: Color) -> u16 {
+        let index = self.vertices.len() as u16;
+        self.vertices
+            .push(Vertex::new2(position, vec2(0.0, 0.0), color));
+        index
+    }
+
+    fn triangle(&mut self, p: [Vec3; 3], color: Color) {
+        self.reserve(3, 3);
+        let i = self.vertex(p[0], color);
+        self.vertex(p[1], color);
+        self.vertex(p[2], color);
+        self.indices.extend([i, i + 1, i + 2]);
+    }
+
+    fn quad(&mut self, p: [Vec3; 4], colors: [Color; 4]) {
+        self.reserve(4, 6);
+        let i = self.vertex(p[0], colors[0]);
+        for k in 1..4 {
+            self.vertex(p[k], colors[k]);
+        }
+        self.indices.extend([i, i + 1, i + 2, i, i + 2, i + 3]);
+    }
+
+    /// Draws what is waiting and empties the batch.
+    fn flush(&mut self) {
+        if self.indices.is_empty() {
+            return;
+        }
+        let mesh = Mesh {
+            vertices: std::mem::take(&mut self.vertices),
+            indices: std::mem::take(&mut self.indices),
+            texture: None,
+        };
+        draw_mesh(&mesh);
+        self.vertices = mesh.vertices;
+        self.indices = mesh.indices;
+        self.vertices.clear();
+        self.indices.clear();
+    }
+}
+
+/// The camera with depth testing off, for layers that must show through bodies.
+struct XRay<'a>(&'a Camera3D);
+
+impl Camera for XRay<'_> {
+    fn matrix(&self) -> Mat4 {
+        self.0.matrix()
+    }
+
+    fn depth_enabled(&self) -> bool {
+        false
+    }
+
+    fn render_pass(&self) -> Option<RenderPass> {
+        self.0.render_pass()
+    }
+
+    fn viewport(&self) -> Option<(i32, i32, i32, i32)> {
+        self.0.viewport()
+    }
+}
+
+/// Draws 3D worlds; keeps its buffers from frame to frame.
+pub struct Painter3d {
+    batch: Batch,
+    /// Unit directions of a ball's vertices, `[ring][segment]`, ring 0 at +Y.
+    sphere: Vec<[Vec3; SEGMENTS + 1]>,
+    /// Line segments drawn after the triangles.
+    lines: Vec<(Vec3, Vec3, Color)>,
+}
+
+impl Default for Painter3d {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Painter3d {
+    /// A painter with empty buffers.
+    pub fn new() -> Self {
+        let sphere = (0..=RINGS)
+            .map(|i| {
+                let theta = PI * i as f32 / RINGS as f32;
+                std::array::from_fn(|j| {
+                    let phi = TAU * j as f32 / SEGMENTS as f32;
+                    vec3(
+                        theta.sin() * phi.cos(),
+                        theta.cos(),
+                        theta.sin() * phi.sin(),
+                    )
+                })
+            })
+            .collect();
+        Self {
+            batch: Batch::default(),
+            sphere,
+            lines: Vec::new(),
+        }
+    }
+
+    /// Draws `world` seen by `camera`, with the debug `layers` asked for.
+    pub fn draw(&mut self, world: &World, camera: &OrbitCamera, layers: Layers) {
+        let camera = camera.camera();
+        set_camera(&camera);
+        for (handle, body) in world.bodies() {
+            let color = if body.kind() == BodyKind::Dynamic {
+                style::body_color(handle)
+            } else {
+                style::GROUND
+            };
+            self.body(body, color);
+        }
+        self.batch.flush();
+        for &(a, b, color) in &self.lines {
+            draw_line_3d(a, b, color);
+        }
+        self.lines.clear();
+        if layers.bounds {
+            for (_, body) in world.bodies() {
+                let aabb = body.shape().aabb(&body.pose());
+                let (min, max) = (bridge::vec3(aabb.min), bridge::vec3(aabb.max));
+                draw_cube_wires((min + max) * 0.5, max - min, style::BOUNDS);
+            }
+        }
+        if layers.contacts {
+            set_camera(&XRay(&camera));
+            draw_contacts(world);
+        }
+    }
+
+    fn body(&mut self, body: &Body, color: Color) {
+        let at = Placement::of(body);
+        match body.shape().kind() {
+            ShapeKind::Cuboid { half_extents } => {
+                let h = bridge::vec3(*half_extents);
+                self.cuboid(at, h, color);
+                if body.kind() == BodyKind::Fixed {
+                    self.grid(at, h);
+                } else {
+                    self.cuboid_edges(at, h, style::scaled(color, 0.45));
+                }
+            }
+            ShapeKind::Ball { radius } => self.round(at, 0.0, *radius, color),
+            ShapeKind::Capsule {
+                half_height,
+                radius,
+            } => self.round(at, *half_height, *radius, color),
+            ShapeKind::ConvexHull(hull) => {
+                let vertices = hull.vertices();
+                for t in hull.triangles() {
+                    let p = t.map(|i| at.point(bridge::vec3(vertices[i as usize])));
+                    let normal = (p[1] - p[0]).cross(p[2] - p[0]).normalize_or_zero();
+                    self.batch.triangle(p, lit(color, normal));
+                }
+            }
+        }
+    }
+
+    fn cuboid(&mut self, at: Placement, h: Vec3, color: Color) {
+        for axis in 0..3 {
+            for sign in [-1.0f32, 1.0] {
+                let mut n = Vec3::ZERO;
+                n[axis] = sign;
+                let (mut u, mut v) = (Vec3::ZERO, Vec3::ZERO);
+                u[(axis + 1) % 3] = 1.0;
+                v[(axis + 2) % 3] = 1.0;
+                let (n, u, v) = (n * h, u * h, v * h);
+                let corners = [n - u - v, n + u - v, n + u + v, n - u + v].map(|c| at.point(c));
+                let shade = lit(color, at.vector(n.normalize()));
+                self.batch.quad(corners, [shade; 4]);
+            }
+        }
+    }
+
+    /// The 12 edges of a box, pushed out a hair so they are not hidden by its faces.
+    fn cuboid_edges(&mut self, at: Placement, h: Vec3, color: Color) {
+        let h = h * 1.004;
+        for axis in 0..3 {
+            let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+            for (sb, sc) in [(-1.0f32, -1.0f32), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+                let mut p = Vec3::ZERO;
+                p[b] = sb * h[b];
+                p[c] = sc * h[c];
+                let mut q = p;
+                p[axis] = -h[axis];
+                q[axis] = h[axis];
+                self.lines.push((at.point(p), at.point(q), color));
+            }
+        }
+    }
+
+    /// A 1 m grid on the top face of a fixed box (the ground).
+    fn grid(&mut self, at: Placement, h: Vec3) {
+        let half = h.x.min(h.z).min(30.0).floor();
+        let y = h.y + 0.01;
+        let mut s = -half;
+        while s <= half {
+            for (a, b) in [
+                (vec3(s, y, -half), vec3(s, y, half)),
+                (vec3(-half, y, s), vec3(half, y, s)),
+            ] {
+                self.lines.push((at.point(a), at.point(b), style::GRID));
+            }
+            s += 1.0;
+        }
+    }
+
+    /// A ball (`half_height` 0) or a capsule along local Y, with a checker
+    /// of two shades so its spin shows.
+    fn round(&mut self, at: Placement, half_height: f32, radius: f32, color: Color) {
+        let other = style::scaled(color, 0.72);
+        // Rings from the top pole to the bottom one; a capsule repeats the
+        // equator, once on each cap, and the band between is its cylinder.
+        let mut rings: Vec<(usize, f32)> = Vec::with_capacity(RINGS + 2);
+        for i in 0..=RINGS {
+            if i < RINGS / 2 {
+                rings.push((i, half_height));
+            } else if i > RINGS / 2 {
+                rings.push((i, -half_height));
+            } else {
+                rings.push((i, half_height));
+                if half_height > 0.0 {
+                    rings.push((i, -half_height));
+                }
+            }
+        }
+        for (band, pair) in rings.windows(2).enumerate() {
+            let [(r0, y0), (r1, y1)] = [pair[0], pair[1]];
+            for j in 0..SEGMENTS {
+                let tint = if (band / 2 + j / 4) % 2 == 0 {
+                    color
+                } else {
+                    other
+                };
+                let dirs = [
+                    self.sphere[r0][j],
+                    self.sphere[r0][j + 1],
+                    self.sphere[r1][j + 1],
+                    self.sphere[r1][j],
+                ];
+                let ys = [y0, y0, y1, y1];
+                let points =
+                    std::array::from_fn(|k| at.point(dirs[k] * radius + vec3(0.0, ys[k], 0.0)));
+                let colors = dirs.map(|d| lit(tint, at.vector(d)));
+                self.batch.quad(points, colors);
+            }
+        }
+    }
+}
+
+/// Every manifold point (a small red cube at the middle of the point's two
+/// witnesses) and the pair's normal (a yellow line from it).
+fn draw_contacts(world: &World) {
+    for pair in world.contact_pairs() {
+        let (Some(a), Some(b)) = (world.body(pair.body_a), world.body(pair.body_b)) else {
+            continue;
+        };
+        let (pose_a, pose_b) = (a.pose(), b.pose());
+        let normal = bridge::vec3(pair.manifold.normal);
+        for i in 0..pair.manifold.points().len() {
+            let (pa, pb) = pair.manifold.world_points(&pose_a, &pose_b, i);
+            let p = bridge::vec3((pa + pb) * 0.5);
+            draw_line_3d(p, p + normal * 0.4, style::CONTACT_NORMAL);
+            draw_cube(p, Vec3::splat(0.06), None, style::CONTACT_POINT);
+        }
+    }
+}

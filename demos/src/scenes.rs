@@ -1,0 +1,96 @@
+//! The demo's scenes: names, one line each, and their builders from
+//! `tumble-scenes`, sized so a window steps them in real time (the engine is
+//! not optimised yet: a 385-cube pyramid takes several ms per step).
+//!
+//! Number keys 1..9 pick scenes in this order. A scene that is not a plain
+//! world (the EPA inspector, once the engine exposes its iterations) will
+//! become a new [`SceneKind`] variant and an entry here.
+
+use tumble::{D2, D3};
+use tumble_scenes::Scene;
+
+/// How a scene is built and shown.
+#[derive(Copy, Clone, Debug)]
+pub enum SceneKind {
+    /// A 2D world, drawn with an orthographic 2D camera.
+    D2(fn() -> Scene<D2>),
+    /// A 3D world, drawn with an orbiting perspective camera.
+    D3(fn() -> Scene<D3>),
+}
+
+/// One entry of the scene list.
+#[derive(Debug)]
+pub struct DemoScene {
+    /// Name used by `--scene`.
+    pub name: &'static str,
+    /// One line saying what it is.
+    pub about: &'static str,
+    /// Its builder.
+    pub kind: SceneKind,
+}
+
+impl DemoScene {
+    /// True for 3D scenes.
+    pub fn is_3d(&self) -> bool {
+        matches!(self.kind, SceneKind::D3(_))
+    }
+}
+
+/// Every demo scene; the first is the default.
+pub static SCENES: &[DemoScene] = &[
+    DemoScene {
+        name: "falling_boxes",
+        about: "3D: 294 turned cubes dropped in a staggered grid",
+        kind: SceneKind::D3(tumble_scenes::falling_boxes_small_3d),
+    },
+    DemoScene {
+        name: "mixed_shapes_3d",
+        about: "3D: 150 balls, capsules, convex hulls and boxes",
+        kind: SceneKind::D3(tumble_scenes::mixed_shapes_3d),
+    },
+    DemoScene {
+        name: "pyramid_3d",
+        about: "3D: square pyramid of base 8, 204 cubes",
+        kind: SceneKind::D3(|| tumble_scenes::square_pyramid_3d(8)),
+    },
+    DemoScene {
+        name: "tower_3d",
+        about: "3D: a tower of 20 cubes",
+        kind: SceneKind::D3(|| tumble_scenes::tower_3d(20)),
+    },
+    DemoScene {
+        name: "pyramid_2d",
+        about: "2D: pyramid of base 30, 465 boxes",
+        kind: SceneKind::D2(|| tumble_scenes::pyramid_2d(30)),
+    },
+    DemoScene {
+        name: "falling_boxes_2d",
+        about: "2D: 400 boxes dropped in a loose grid",
+        kind: SceneKind::D2(tumble_scenes::falling_boxes_2d),
+    },
+];
+
+/// The default scene: the 3D falling boxes.
+pub fn default_scene() -> &'static DemoScene {
+    &SCENES[0]
+}
+
+/// The scene called `name`, if any.
+pub fn find(name: &str) -> Option<&'static DemoScene> {
+    SCENES.iter().find(|s| s.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_the_default_is_falling_boxes() {
+        assert_eq!(default_scene().name, "falling_boxes");
+        for (i, a) in SCENES.iter().enumerate() {
+            assert!(SCENES[i + 1..].iter().all(|b| b.name != a.name));
+            assert!(std::ptr::eq(find(a.name).expect("found"), a));
+        }
+        assert!(SCENES.len() <= 9, "number keys 1..9 pick scenes");
+    }
+}

@@ -1,0 +1,157 @@
+//! A scene's world being stepped at a fixed 1/60 s, in 2D or 3D, and the
+//! numbers the overlay and the headless runner report about it.
+
+use std::time::Instant;
+
+use tumble::shape::Aabb;
+use tumble::{Angular, BodyKind, Dim, Vector, World, D2, D3};
+
+use crate::scenes::{DemoScene, SceneKind};
+
+/// The fixed time step, seconds.
+pub const DT: f32 = 1.0 / 60.0;
+
+/// A 2D or a 3D world.
+pub enum SimWorld {
+    /// A 2D world.
+    D2(World<D2>),
+    /// A 3D world.
+    D3(World<D3>),
+}
+
+/// Counts of what a world holds after a step.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Bodies, fixed ones included.
+    pub bodies: usize,
+    /// Pairs the narrow phase kept (broad-phase overlaps between bodies that move).
+    pub pairs: usize,
+    /// Manifold points over all pairs: the contacts the solver sees.
+    pub points: usize,
+}
+
+/// A scene being simulated.
+pub struct Sim {
+    /// The scene it was built from.
+    pub scene: &'static DemoScene,
+    /// Its world.
+    pub world: SimWorld,
+    /// Simulated time, seconds.
+    pub time: f32,
+    /// Steps taken.
+    pub steps: u64,
+}
+
+impl Sim {
+    /// The scene, freshly built.
+    pub fn new(scene: &'static DemoScene) -> Self {
+        let world = match scene.kind {
+            SceneKind::D2(build) => SimWorld::D2(build().world),
+            SceneKind::D3(build) => SimWorld::D3(build().world),
+        };
+        Self {
+            scene,
+            world,
+            time: 0.0,
+            steps: 0,
+        }
+    }
+
+    /// Rebuilds the scene from the start.
+    pub fn reset(&mut self) {
+        *self = Self::new(self.scene);
+    }
+
+    /// One step of [`DT`]; returns the wall-clock time it took, milliseconds.
+    pub fn step(&mut self) -> f64 {
+        let start = Instant::now();
+        match &mut self.world {
+            SimWorld::D2(w) => w.step(DT),
+            SimWorld::D3(w) => w.step(DT),
+        }
+        self.time += DT;
+        self.steps += 1;
+        start.elapsed().as_secs_f64() * 1e3
+    }
+
+    /// Bodies, contact pairs and manifold points.
+    pub fn counts(&self) -> Counts {
+        match &self.world {
+            SimWorld::D2(w) => counts_of(w),
+            SimWorld::D3(w) => counts_of(w),
+        }
+    }
+
+    /// Kinetic energy of every dynamic body, linear plus rotational, joules.
+    pub fn kinetic_energy(&self) -> f32 {
+        match &self.world {
+            SimWorld::D2(w) => kinetic_energy_of(w),
+            SimWorld::D3(w) => kinetic_energy_of(w),
+        }
+    }
+
+    /// Lowest point of any dynamic body, metres along Y (the ground's top is
+    /// at 0 in every scene); `None` without dynamic bodies.
+    pub fn lowest_point(&self) -> Option<f32> {
+        match &self.world {
+            SimWorld::D2(w) => dynamic_bounds(w).map(|b| b.min.y),
+            SimWorld::D3(w) => dynamic_bounds(w).map(|b| b.min.y),
+        }
+    }
+
+    /// Removes dynamic bodies that fell below `y` (off the ground's edge);
+    /// returns how many.
+    pub fn remove_fallen(&mut self, y: f32) -> usize {
+        match &mut self.world {
+            SimWorld::D2(w) => remove_below(w, |p| p.y < y),
+            SimWorld::D3(w) => remove_below(w, |p| p.y < y),
+        }
+    }
+}
+
+/// Bodies, pairs and manifold points of a world.
+pub fn counts_of<D: Dim>(world: &World<D>) -> Counts {
+    let pairs = world.contact_pairs();
+    Counts {
+        bodies: world.body_count(),
+        pairs: pairs.len(),
+        points: pairs.iter().map(|p| p.manifold.points().len()).sum(),
+    }
+}
+
+/// Kinetic energy of a world's dynamic bodies, `½mv² + ½ωᵀIω`, joules.
+pub fn kinetic_energy_of<D: Dim>(world: &World<D>) -> f32 {
+    world
+        .bodies()
+        .filter(|(_, b)| b.kind() == BodyKind::Dynamic && b.mass() > 0.0)
+        .map(|(_, b)| {
+            let unit = b.shape().mass_properties(1.0);
+            let props = b.shape().mass_properties(b.mass() / unit.mass);
+            let inertia = D::rotate_inertia(b.pose().rotation, props.inertia);
+            let w = b.angular_velocity();
+            let linear = 0.5 * b.mass() * b.linear_velocity().length_squared();
+            linear + 0.5 * D::mul_inertia(inertia, w).dot(w)
+        })
+        .sum()
+}
+
+/// The box around every dynamic body, or `None` when there is none.
+pub fn dynamic_bounds<D: Dim>(world: &World<D>) -> Option<Aabb<D>> {
+    world
+        .bodies()
+        .filter(|(_, b)| b.kind() == BodyKind::Dynamic)
+        .map(|(_, b)| b.shape().aabb(&b.pose()))
+        .reduce(|a, b| a.union(&b))
+}
+
+fn remove_below<D: Dim>(world: &mut World<D>, below: impl Fn(D::Vector) -> bool) -> usize {
+    let fallen: Vec<_> = world
+        .bodies()
+        .filter(|(_, b)| b.kind() == BodyKind::Dynamic && below(b.position()))
+        .map(|(h, _)| h)
+        .collect();
+    for &h in &fallen {
+        world.remove_body(h);
+    }
+    fallen.len()
+}

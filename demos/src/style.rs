@@ -1,0 +1,52 @@
+//! Colours, and which debug layers are shown.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use macroquad::color::Color;
+use tumble::BodyHandle;
+
+/// Which debug layers the window draws over the bodies.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layers {
+    /// Manifold points and normals (key C).
+    pub contacts: bool,
+    /// Each body's bounding box (key B).
+    pub bounds: bool,
+}
+
+/// Background of the window.
+pub const BACKGROUND: Color = Color::new(0.11, 0.12, 0.15, 1.0);
+/// Fixed bodies (the ground).
+pub const GROUND: Color = Color::new(0.42, 0.44, 0.47, 1.0);
+/// Grid lines drawn on the ground.
+pub const GRID: Color = Color::new(0.33, 0.35, 0.38, 1.0);
+/// Contact points.
+pub const CONTACT_POINT: Color = Color::new(1.0, 0.2, 0.15, 1.0);
+/// Contact normals.
+pub const CONTACT_NORMAL: Color = Color::new(1.0, 0.85, 0.1, 1.0);
+/// Bounding boxes.
+pub const BOUNDS: Color = Color::new(0.3, 0.95, 0.5, 0.8);
+
+const PALETTE: [Color; 8] = [
+    Color::new(0.90, 0.49, 0.25, 1.0),
+    Color::new(0.29, 0.60, 0.86, 1.0),
+    Color::new(0.95, 0.77, 0.30, 1.0),
+    Color::new(0.45, 0.75, 0.45, 1.0),
+    Color::new(0.80, 0.40, 0.55, 1.0),
+    Color::new(0.55, 0.50, 0.85, 1.0),
+    Color::new(0.35, 0.78, 0.76, 1.0),
+    Color::new(0.86, 0.86, 0.82, 1.0),
+];
+
+/// A body's colour: stable for the body's lifetime, varied between bodies.
+pub fn body_color(handle: BodyHandle) -> Color {
+    let mut hasher = DefaultHasher::new();
+    handle.hash(&mut hasher);
+    PALETTE[(hasher.finish() % PALETTE.len() as u64) as usize]
+}
+
+/// `color` with its red, green and blue scaled by `k` (alpha kept).
+pub fn scaled(color: Color, k: f32) -> Color {
+    Color::new(color.r * k, color.g * k, color.b * k, color.a)
+}

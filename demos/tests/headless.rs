@@ -1,0 +1,148 @@
+//! Every demo scene runs headless for a short while and reports sensible
+//! numbers; the binary runs headless, and exits 0, when no display exists.
+
+use std::process::Command;
+
+use demos::headless;
+use demos::scenes::SCENES;
+use demos::sim::{Sim, DT};
+
+/// Half a second: long enough for every falling scene to reach the ground.
+const SECONDS: f32 = 0.5;
+
+#[test]
+fn every_scene_reports_sensible_numbers() {
+    for scene in SCENES {
+        let mut out = Vec::new();
+        let summary = headless::run(scene, SECONDS, &mut out).expect("writes to memory");
+        let text = String::from_utf8(out).expect("utf-8");
+        let name = scene.name;
+        assert_eq!(summary.steps, 30, "{name}");
+        assert!(
+            text.starts_with(&format!("scene {name} (headless)")),
+            "{text}"
+        );
+        assert!(
+            text.lines().last().unwrap().starts_with("done: 30 steps"),
+            "{text}"
+        );
+        let last = summary.samples.last().expect("a final sample");
+        assert!(
+            (last.time - 30.0 * DT).abs() < 1e-4,
+            "{name}: t = {}",
+            last.time
+        );
+        let built = Sim::new(scene).counts().bodies;
+        assert!(built > 1, "{name}: {built} bodies");
+        assert_eq!(last.counts.bodies, built, "{name}: no body lost");
+        assert!(last.counts.pairs > 0, "{name}: nothing touches");
+        assert!(
+            last.counts.points >= last.counts.pairs / 2,
+            "{name}: {} pairs but {} points",
+            last.counts.pairs,
+            last.counts.points
+        );
+        assert!(
+            last.kinetic.is_finite() && last.kinetic >= 0.0 && last.kinetic < 1e6,
+            "{name}: kinetic {}",
+            last.kinetic
+        );
+        assert!(
+            summary.mean_ms.is_finite()
+                && summary.mean_ms > 0.0
+                && summary.max_ms >= summary.mean_ms,
+            "{name}: {} / {} ms",
+            summary.mean_ms,
+            summary.max_ms
+        );
+        let lowest = last.lowest.expect("dynamic bodies");
+        assert!(lowest > -0.1, "{name}: a body sank to y = {lowest}");
+    }
+}
+
+#[test]
+fn resting_scenes_stay_at_rest_and_falling_ones_fall() {
+    for scene in SCENES {
+        let mut sim = Sim::new(scene);
+        let start = sim.kinetic_energy();
+        assert_eq!(start, 0.0, "{}: starts at rest", scene.name);
+        for _ in 0..10 {
+            sim.step();
+        }
+        let e = sim.kinetic_energy();
+        if scene.name.contains("falling") || scene.name.contains("mixed") {
+            assert!(e > 1.0, "{}: falling, kinetic {e}", scene.name);
+        } else {
+            // Stacks built touching: only settling, far less than a fall.
+            let per_body = e / sim.counts().bodies as f32;
+            assert!(per_body < 0.05, "{}: kinetic {e} J", scene.name);
+        }
+    }
+}
+
+fn demos() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_demos"));
+    command.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    command
+}
+
+#[test]
+fn without_a_display_the_binary_runs_headless_and_exits_0() {
+    let output = demos()
+        .args(["--scene", "tower_3d", "--seconds", "1.5"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("scene tower_3d (headless)"), "{text}");
+    // One line per simulated second, one at the end, and the summary.
+    assert!(lines[1].starts_with("t=  1.00s bodies=21 pairs="), "{text}");
+    assert!(lines[2].starts_with("t=  1.50s"), "{text}");
+    assert!(lines[3].starts_with("done: 90 steps"), "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
+}
+
+#[test]
+fn a_screenshot_without_a_display_still_exits_0() {
+    let output = demos()
+        .args([
+            "--seconds",
+            "0.1",
+            "--frames",
+            "5",
+            "--screenshot",
+            "/nonexistent/x.png",
+        ])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no display"));
+}
+
+#[test]
+fn list_names_every_scene_and_bad_arguments_fail() {
+    let output = demos().arg("--list").output().expect("runs");
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    for scene in SCENES {
+        assert!(text.contains(scene.name), "{text}");
+    }
+    let bad = demos().args(["--scene", "nope"]).output().expect("runs");
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn a_display_that_cannot_be_opened_falls_back_to_headless() {
+    let output = demos()
+        .env("DISPLAY", ":987")
+        .args(["--scene", "pyramid_2d", "--seconds", "0.1"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("done: 6 steps"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot open a window"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
