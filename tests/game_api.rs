@@ -261,3 +261,87 @@ fn a_kinematic_platform_driven_by_targets_carries_a_box_2d() {
 fn a_kinematic_platform_driven_by_targets_carries_a_box_3d() {
     platform_carries::<tumble::D3>();
 }
+
+fn compound_rests<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    // An L of two boxes: a long base and a post standing on its right end.
+    let base = ColliderDesc::new(D::cuboid(1.0, 0.25));
+    let l_shape = world
+        .add_body(BodyDesc::dynamic().position(D::v(0.0, 1.0)), base)
+        .unwrap();
+    let post = world
+        .add_collider(
+            l_shape,
+            ColliderDesc::new(D::cuboid(0.25, 0.5)).local_pose(D::v(0.75, 0.75), D::tilt(0.0)),
+        )
+        .unwrap();
+    let body = world.body(l_shape).unwrap();
+    assert_eq!(body.colliders().len(), 2);
+    let center = body.center_of_mass();
+    assert!(
+        D::dot(center - D::v(0.0, 1.0), D::v(1.0, 0.0)) > 0.05,
+        "{}: the centre moved towards the post: {center:?}",
+        D::NAME
+    );
+    for step in 0..600 {
+        if step % 60 == 0 {
+            let b = world.body(l_shape).unwrap();
+            eprintln!(
+                "{} {step} v {:?} w {:?} p {:?}",
+                D::NAME,
+                b.linear_velocity(),
+                b.angular_velocity(),
+                b.position()
+            );
+        }
+        world.step(DT);
+    }
+    let body = world.body(l_shape).unwrap();
+    assert!(
+        D::len(body.linear_velocity()) < 1e-3,
+        "{}: still moving: {:?} at {:?}",
+        D::NAME,
+        body.linear_velocity(),
+        body.position()
+    );
+    assert!(
+        (D::height(body.position()) - 0.25).abs() < 0.01,
+        "{}: the base rests flat: {:?}",
+        D::NAME,
+        body.position()
+    );
+    let hit = world
+        .cast_ray(
+            D::v(0.75, 5.0),
+            D::v(0.0, -1.0),
+            10.0,
+            &CollisionFilter::default(),
+        )
+        .expect("the post is below");
+    assert_eq!((hit.body, hit.collider), (l_shape, post));
+    assert!(
+        (hit.distance - (5.0 - 1.5)).abs() < 0.02,
+        "{}: the post's top is 1.5 m up: {hit:?}",
+        D::NAME
+    );
+    assert!(
+        world
+            .add_collider(
+                tumble::BodyHandle::default(),
+                ColliderDesc::new(D::cube(0.5))
+            )
+            .is_err(),
+        "stale handle"
+    );
+}
+
+#[test]
+fn a_compound_body_rests_and_is_hit_per_collider_2d() {
+    compound_rests::<tumble::D2>();
+}
+
+#[test]
+fn a_compound_body_rests_and_is_hit_per_collider_3d() {
+    compound_rests::<tumble::D3>();
+}

@@ -5,7 +5,12 @@ use slotmap::new_key_type;
 
 use crate::error::WorldError;
 use crate::math::{Angular, Dim, Pose, Vector};
-use crate::shape::Shape;
+use crate::shape::{MassProperties, Shape};
+
+new_key_type! {
+    /// A collider in a [`crate::World`]; stale once its body is removed.
+    pub struct ColliderHandle;
+}
 
 new_key_type! {
     /// A body in a [`crate::World`]. After [`crate::World::remove_body`] the
@@ -148,6 +153,7 @@ impl<D: Dim> BodyDesc<D> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColliderDesc<D: Dim> {
     shape: Shape<D>,
+    local_pose: Pose<D>,
     density: f32,
     friction: f32,
     restitution: f32,
@@ -188,6 +194,7 @@ impl<D: Dim> ColliderDesc<D> {
     pub fn new(shape: Shape<D>) -> Self {
         Self {
             shape,
+            local_pose: Pose::identity(),
             density: 1.0,
             friction: 0.6,
             restitution: 0.0,
@@ -195,6 +202,13 @@ impl<D: Dim> ColliderDesc<D> {
             sensor: false,
             user_data: 0,
         }
+    }
+
+    /// Where the shape sits in the body's frame: `translation` (metres) and
+    /// `rotation` (radians in 2D, a quaternion in 3D). Default: the body's origin.
+    pub fn local_pose(mut self, translation: D::Vector, rotation: D::Angle) -> Self {
+        self.local_pose = Pose::new(translation, rotation);
+        self
     }
 
     /// Which colliders this one collides with (default: everything).
@@ -259,6 +273,81 @@ impl<D: Dim> ColliderDesc<D> {
     }
 }
 
+/// A shape attached to a body, with its material.
+#[derive(Clone, Debug)]
+pub struct Collider<D: Dim> {
+    pub(crate) handle: ColliderHandle,
+    pub(crate) shape: Shape<D>,
+    pub(crate) local_pose: Pose<D>,
+    pub(crate) density: f32,
+    pub(crate) friction: f32,
+    pub(crate) restitution: f32,
+    pub(crate) filter: CollisionFilter,
+    pub(crate) sensor: bool,
+    pub(crate) user_data: u64,
+}
+
+impl<D: Dim> Collider<D> {
+    fn new(handle: ColliderHandle, desc: ColliderDesc<D>) -> Self {
+        Self {
+            handle,
+            shape: desc.shape,
+            local_pose: desc.local_pose,
+            density: desc.density,
+            friction: desc.friction,
+            restitution: desc.restitution,
+            filter: desc.filter,
+            sensor: desc.sensor,
+            user_data: desc.user_data,
+        }
+    }
+
+    /// This collider's handle.
+    pub fn handle(&self) -> ColliderHandle {
+        self.handle
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape<D> {
+        &self.shape
+    }
+
+    /// Where the shape sits in its body's frame.
+    pub fn local_pose(&self) -> Pose<D> {
+        self.local_pose
+    }
+
+    /// The shape's pose in the world for a body at `body_pose`.
+    pub fn world_pose(&self, body_pose: &Pose<D>) -> Pose<D> {
+        body_pose.mul(&self.local_pose)
+    }
+
+    /// Friction coefficient.
+    pub fn friction(&self) -> f32 {
+        self.friction
+    }
+
+    /// Restitution.
+    pub fn restitution(&self) -> f32 {
+        self.restitution
+    }
+
+    /// The collision filter.
+    pub fn filter(&self) -> CollisionFilter {
+        self.filter
+    }
+
+    /// True for a sensor.
+    pub fn is_sensor(&self) -> bool {
+        self.sensor
+    }
+
+    /// The user's number given with [`ColliderDesc::user_data`].
+    pub fn user_data(&self) -> u64 {
+        self.user_data
+    }
+}
+
 /// A body in the world. Read it with [`crate::World::body`]; change it with
 /// [`crate::World::body_mut`].
 #[derive(Clone, Debug)]
@@ -278,25 +367,23 @@ pub struct Body<D: Dim> {
     pub(crate) gravity_scale: f32,
     pub(crate) force: D::Vector,
     pub(crate) torque: D::AngularVector,
-    pub(crate) shape: Shape<D>,
-    pub(crate) friction: f32,
-    pub(crate) restitution: f32,
-    pub(crate) filter: CollisionFilter,
-    pub(crate) sensor: bool,
+    /// The body's colliders, at least one.
+    pub(crate) colliders: Vec<Collider<D>>,
     user_data: u64,
-    collider_user_data: u64,
     /// Where a kinematic body is to be at the end of the next step.
     pub(crate) kinematic_target: Option<Pose<D>>,
 }
 
 impl<D: Dim> Body<D> {
-    pub(crate) fn new(desc: &BodyDesc<D>, collider: ColliderDesc<D>) -> Self {
-        let props = collider.shape.mass_properties(collider.density);
-        let moves = desc.kind == BodyKind::Dynamic;
-        Self {
+    pub(crate) fn new(
+        desc: &BodyDesc<D>,
+        handle: ColliderHandle,
+        collider: ColliderDesc<D>,
+    ) -> Self {
+        let mut body = Self {
             kind: desc.kind,
             pose: Pose::new(desc.position, desc.rotation),
-            local_center: props.local_center,
+            local_center: D::Vector::ZERO,
             linear_velocity: if desc.kind == BodyKind::Fixed {
                 D::Vector::ZERO
             } else {
@@ -307,31 +394,51 @@ impl<D: Dim> Body<D> {
             } else {
                 desc.angular_velocity
             },
-            mass: if moves { props.mass } else { 0.0 },
-            inv_mass: if moves && props.mass > 0.0 {
-                1.0 / props.mass
-            } else {
-                0.0
-            },
-            inv_inertia_local: D::invert_inertia(if moves {
-                props.inertia
-            } else {
-                D::zero_inertia()
-            }),
+            mass: 0.0,
+            inv_mass: 0.0,
+            inv_inertia_local: D::zero_inertia(),
             linear_damping: desc.linear_damping,
             angular_damping: desc.angular_damping,
             gravity_scale: desc.gravity_scale,
             force: D::Vector::ZERO,
             torque: D::AngularVector::default(),
-            shape: collider.shape,
-            friction: collider.friction,
-            restitution: collider.restitution,
-            filter: collider.filter,
-            sensor: collider.sensor,
+            colliders: vec![Collider::new(handle, collider)],
             user_data: desc.user_data,
-            collider_user_data: collider.user_data,
             kinematic_target: None,
-        }
+        };
+        body.update_mass();
+        body
+    }
+
+    /// Attaches another collider and updates the mass properties; the body's
+    /// origin stays where it is.
+    pub(crate) fn attach(&mut self, handle: ColliderHandle, collider: ColliderDesc<D>) {
+        self.colliders.push(Collider::new(handle, collider));
+        self.update_mass();
+    }
+
+    /// Mass, centre and inertia from every collider (dynamic bodies only).
+    fn update_mass(&mut self) {
+        let parts: Vec<(MassProperties<D>, Pose<D>)> = self
+            .colliders
+            .iter()
+            .map(|c| (c.shape.mass_properties(c.density), c.local_pose))
+            .collect();
+        let props = MassProperties::combine(&parts);
+        let moves = self.kind == BodyKind::Dynamic && props.mass > 0.0;
+        self.local_center = props.local_center;
+        self.mass = if moves { props.mass } else { 0.0 };
+        self.inv_mass = if moves { 1.0 / props.mass } else { 0.0 };
+        self.inv_inertia_local = D::invert_inertia(if moves {
+            props.inertia
+        } else {
+            D::zero_inertia()
+        });
+    }
+
+    /// The body's colliders; the first is the one given to `add_body`.
+    pub fn colliders(&self) -> &[Collider<D>] {
+        &self.colliders
     }
 
     /// How the body moves.
@@ -384,24 +491,24 @@ impl<D: Dim> Body<D> {
         self.user_data = data;
     }
 
-    /// The user's number given with [`ColliderDesc::user_data`].
+    /// The first collider's user number ([`ColliderDesc::user_data`]).
     pub fn collider_user_data(&self) -> u64 {
-        self.collider_user_data
+        self.colliders[0].user_data
     }
 
-    /// True for a sensor: it reports overlaps and pushes nothing.
+    /// True when the first collider is a sensor: it reports overlaps and pushes nothing.
     pub fn is_sensor(&self) -> bool {
-        self.sensor
+        self.colliders[0].sensor
     }
 
-    /// The collider's collision filter.
+    /// The first collider's collision filter.
     pub fn filter(&self) -> CollisionFilter {
-        self.filter
+        self.colliders[0].filter
     }
 
-    /// The collider's shape.
+    /// The first collider's shape (see [`Body::colliders`] for all).
     pub fn shape(&self) -> &Shape<D> {
-        &self.shape
+        &self.colliders[0].shape
     }
 
     /// Moves the body's origin to `position` (metres). Errors on NaN or infinity.

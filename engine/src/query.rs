@@ -5,12 +5,13 @@
 //! Results come in a fixed order: casts by distance, then by handle;
 //! overlaps by handle.
 
-use crate::body::{BodyHandle, CollisionFilter};
+use crate::body::Collider;
+use crate::body::{BodyHandle, ColliderHandle, CollisionFilter};
 use crate::math::{Dim, Pose, Vector};
 use crate::pipeline::narrow_phase::cast::{contains_point, ray_cast, shape_cast};
 use crate::pipeline::narrow_phase::contact;
 use crate::shape::{Aabb, Shape};
-use crate::world::{handle_of, World};
+use crate::world::{collider_of, World};
 
 /// Rays and casts longer than this (metres) are cut to it.
 pub const MAX_CAST_DISTANCE: f32 = 1.0e6;
@@ -20,6 +21,8 @@ pub const MAX_CAST_DISTANCE: f32 = 1.0e6;
 pub struct QueryHit<D: Dim> {
     /// The body hit.
     pub body: BodyHandle,
+    /// Its collider that was hit.
+    pub collider: ColliderHandle,
     /// Distance travelled along the unit direction, metres.
     pub distance: f32,
     /// The touching point, on the body's surface.
@@ -29,20 +32,35 @@ pub struct QueryHit<D: Dim> {
 }
 
 impl<D: Dim> World<D> {
-    /// Bodies whose broad-phase boxes overlap `aabb`, that `filter` admits, by handle.
-    fn candidates(&self, aabb: &Aabb<D>, filter: &CollisionFilter) -> Vec<BodyHandle> {
-        let mut found = Vec::new();
+    /// Colliders whose broad-phase boxes overlap `aabb` and that `filter`
+    /// admits, with their bodies and world poses, by handle.
+    fn candidates(
+        &self,
+        aabb: &Aabb<D>,
+        filter: &CollisionFilter,
+    ) -> Vec<(BodyHandle, &Collider<D>, Pose<D>)> {
+        let mut keys = Vec::new();
         if !(aabb.min.is_finite() && aabb.max.is_finite()) {
-            return found;
+            return Vec::new();
         }
         self.broad_phase.query(aabb, |key| {
-            found.push(handle_of(key));
+            keys.push(collider_of(key));
             true
         });
-        found.retain(|&h| self.bodies.get(h).is_some_and(|b| b.filter.admits(filter)));
-        found.sort();
-        found.dedup();
-        found
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .filter_map(|c| self.collider(c))
+            .filter(|(_, collider, _)| collider.filter.admits(filter))
+            .collect()
+    }
+
+    /// Bodies among `found`, each once, by handle.
+    fn distinct_bodies(found: impl Iterator<Item = BodyHandle>) -> Vec<BodyHandle> {
+        let mut bodies: Vec<BodyHandle> = found.collect();
+        bodies.sort();
+        bodies.dedup();
+        bodies
     }
 
     /// The box swept by a cast from `from` along unit `direction` for `distance`.
@@ -51,7 +69,7 @@ impl<D: Dim> World<D> {
         from.union(&Aabb::new(from.min + moved, from.max + moved))
     }
 
-    /// Every body the ray from `origin` along `direction` meets within
+    /// Every collider the ray from `origin` along `direction` meets within
     /// `max_distance` metres, nearest first. `direction` need not be unit length.
     pub fn cast_ray_all(
         &self,
@@ -70,21 +88,26 @@ impl<D: Dim> World<D> {
         let mut hits: Vec<QueryHit<D>> = self
             .candidates(&swept, filter)
             .into_iter()
-            .filter_map(|h| {
-                let body = &self.bodies[h];
-                ray_cast(&body.shape, &body.pose, origin, dir, reach).map(|c| QueryHit {
-                    body: h,
-                    distance: c.distance,
-                    point: c.point,
-                    normal: c.normal,
+            .filter_map(|(body, collider, pose)| {
+                let hit = ray_cast(&collider.shape, &pose, origin, dir, reach)?;
+                Some(QueryHit {
+                    body,
+                    collider: collider.handle,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
                 })
             })
             .collect();
-        hits.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.body.cmp(&b.body)));
+        hits.sort_by(|a, b| {
+            a.distance
+                .total_cmp(&b.distance)
+                .then(a.collider.cmp(&b.collider))
+        });
         hits
     }
 
-    /// The nearest body the ray meets, if any; see [`World::cast_ray_all`].
+    /// The nearest collider the ray meets, if any; see [`World::cast_ray_all`].
     pub fn cast_ray(
         &self,
         origin: D::Vector,
@@ -97,8 +120,8 @@ impl<D: Dim> World<D> {
             .next()
     }
 
-    /// The first body that `shape`, starting at `pose` and translated along
-    /// `direction`, touches within `max_distance` metres.
+    /// The first collider that `shape`, starting at `pose` and translated
+    /// along `direction`, touches within `max_distance` metres.
     pub fn cast_shape(
         &self,
         shape: &Shape<D>,
@@ -116,38 +139,46 @@ impl<D: Dim> World<D> {
         let swept = Self::swept_box(shape.aabb(pose), dir, reach);
         self.candidates(&swept, filter)
             .into_iter()
-            .filter_map(|h| {
-                let body = &self.bodies[h];
-                shape_cast(&body.shape, &body.pose, shape, pose, dir, reach).map(|c| QueryHit {
-                    body: h,
-                    distance: c.distance,
-                    point: c.point,
-                    normal: c.normal,
+            .filter_map(|(body, collider, at)| {
+                let hit = shape_cast(&collider.shape, &at, shape, pose, dir, reach)?;
+                Some(QueryHit {
+                    body,
+                    collider: collider.handle,
+                    distance: hit.distance,
+                    point: hit.point,
+                    normal: hit.normal,
                 })
             })
-            .min_by(|a, b| a.distance.total_cmp(&b.distance).then(a.body.cmp(&b.body)))
+            .min_by(|a, b| {
+                a.distance
+                    .total_cmp(&b.distance)
+                    .then(a.collider.cmp(&b.collider))
+            })
     }
 
     /// Bodies containing `point`, by handle.
     pub fn bodies_at_point(&self, point: D::Vector, filter: &CollisionFilter) -> Vec<BodyHandle> {
-        let mut found = self.candidates(&Aabb::new(point, point), filter);
-        found.retain(|&h| contains_point(&self.bodies[h].shape, &self.bodies[h].pose, point));
-        found
+        let found = self
+            .candidates(&Aabb::new(point, point), filter)
+            .into_iter();
+        Self::distinct_bodies(
+            found
+                .filter(|(_, c, at)| contains_point(&c.shape, at, point))
+                .map(|(b, _, _)| b),
+        )
     }
 
-    /// Bodies whose tight bounding boxes overlap `aabb`, by handle.
+    /// Bodies with a collider whose tight bounding box overlaps `aabb`, by handle.
     pub fn bodies_in_aabb(&self, aabb: &Aabb<D>, filter: &CollisionFilter) -> Vec<BodyHandle> {
-        let mut found = self.candidates(aabb, filter);
-        found.retain(|&h| {
-            self.bodies[h]
-                .shape
-                .aabb(&self.bodies[h].pose)
-                .overlaps(aabb)
-        });
-        found
+        let found = self.candidates(aabb, filter).into_iter();
+        Self::distinct_bodies(
+            found
+                .filter(|(_, c, at)| c.shape.aabb(at).overlaps(aabb))
+                .map(|(b, _, _)| b),
+        )
     }
 
-    /// Bodies that overlap `shape` at `pose`, by handle.
+    /// Bodies with a collider that overlaps `shape` at `pose`, by handle.
     pub fn bodies_overlapping(
         &self,
         shape: &Shape<D>,
@@ -157,10 +188,11 @@ impl<D: Dim> World<D> {
         if !pose.is_finite() {
             return Vec::new();
         }
-        let mut found = self.candidates(&shape.aabb(pose), filter);
-        found.retain(|&h| {
-            contact(&self.bodies[h].shape, &self.bodies[h].pose, shape, pose).is_some()
-        });
-        found
+        let found = self.candidates(&shape.aabb(pose), filter).into_iter();
+        Self::distinct_bodies(
+            found
+                .filter(|(_, c, at)| contact(&c.shape, at, shape, pose).is_some())
+                .map(|(b, _, _)| b),
+        )
     }
 }

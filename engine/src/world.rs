@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
-use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc};
+use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Collider, ColliderDesc, ColliderHandle};
 use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
 use crate::math::{Angular, Dim, Pose, Vector};
@@ -18,10 +18,17 @@ use crate::settings::Settings;
 /// A touching (or nearly touching) pair and its manifold.
 #[derive(Clone, Debug)]
 pub struct ContactPair<D: Dim> {
-    /// The first body (the lower broad-phase key).
+    /// The first body.
     pub body_a: BodyHandle,
     /// The second body.
     pub body_b: BodyHandle,
+    /// The first body's collider.
+    pub collider_a: ColliderHandle,
+    /// The second body's collider.
+    pub collider_b: ColliderHandle,
+    /// Those colliders' places in their bodies' collider lists.
+    index_a: usize,
+    index_b: usize,
     /// The pair's contact points; the normal points from A to B.
     pub manifold: Manifold<D>,
     key: (u64, u64),
@@ -34,34 +41,48 @@ pub struct ContactPair<D: Dim> {
 }
 
 impl<D: Dim> ContactPair<D> {
-    /// The pair of two bodies whose boxes met, if they may interact: one
-    /// of them moves, their filters admit each other, and a sensor (if any)
-    /// is body A.
+    /// The pair of two colliders whose boxes met, if they may interact: on
+    /// different bodies, one of which moves, filters admitting each other,
+    /// and a sensor (if any) on side A.
     fn between(
-        handle_a: BodyHandle,
-        a: &Body<D>,
-        handle_b: BodyHandle,
-        b: &Body<D>,
+        a: ColliderSlot,
+        body_a: &Body<D>,
+        b: ColliderSlot,
+        body_b: &Body<D>,
         key: (u64, u64),
     ) -> Option<Self> {
-        let moves = a.kind == BodyKind::Dynamic || b.kind == BodyKind::Dynamic;
-        if !moves || !a.filter.admits(&b.filter) || (a.sensor && b.sensor) {
+        let (ca, cb) = (&body_a.colliders[a.index], &body_b.colliders[b.index]);
+        let moves = body_a.kind == BodyKind::Dynamic || body_b.kind == BodyKind::Dynamic;
+        if a.body == b.body || !moves || !ca.filter.admits(&cb.filter) || (ca.sensor && cb.sensor) {
             return None;
         }
-        let (body_a, body_b) = if b.sensor {
-            (handle_b, handle_a)
-        } else {
-            (handle_a, handle_b)
-        };
+        let (a, b) = if cb.sensor { (b, a) } else { (a, b) };
         Some(Self {
-            body_a,
-            body_b,
+            body_a: a.body,
+            body_b: b.body,
+            collider_a: a.handle,
+            collider_b: b.handle,
+            index_a: a.index,
+            index_b: b.index,
             manifold: Manifold::default(),
             key,
-            sensor: a.sensor || b.sensor,
+            sensor: ca.sensor || cb.sensor,
             touching: false,
             reported: false,
         })
+    }
+
+    /// The two colliders and their world poses, from the bodies.
+    fn colliders<'w>(
+        &self,
+        bodies: &'w SlotMap<BodyHandle, Body<D>>,
+    ) -> Option<[(&'w Collider<D>, Pose<D>); 2]> {
+        let (a, b) = (bodies.get(self.body_a)?, bodies.get(self.body_b)?);
+        let (ca, cb) = (
+            a.colliders.get(self.index_a)?,
+            b.colliders.get(self.index_b)?,
+        );
+        Some([(ca, ca.world_pose(&a.pose)), (cb, cb.world_pose(&b.pose))])
     }
 
     /// True when the pair touches: some point overlaps (or, for a sensor pair, the shapes overlap).
@@ -85,6 +106,15 @@ impl<D: Dim> ContactPair<D> {
             }))
         }
     }
+}
+
+/// Where a collider lives: its body, its place in the body's list, its broad-phase proxy.
+#[derive(Copy, Clone, Debug)]
+struct ColliderSlot {
+    handle: ColliderHandle,
+    body: BodyHandle,
+    index: usize,
+    proxy: ProxyId,
 }
 
 /// Either kind of event, while a step sorts them.
@@ -124,7 +154,7 @@ enum Event {
 pub struct World<D: Dim> {
     settings: Settings<D>,
     pub(crate) bodies: SlotMap<BodyHandle, Body<D>>,
-    proxies: SecondaryMap<BodyHandle, ProxyId>,
+    colliders: SlotMap<ColliderHandle, ColliderSlot>,
     pub(crate) broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
     pairs: Vec<ContactPair<D>>,
@@ -132,19 +162,25 @@ pub struct World<D: Dim> {
     sensor_events: Vec<SensorEvent>,
 }
 
-/// A body's box for the broad phase: its shape's bounds plus the speculative distance.
-fn bounds_of<D: Dim>(body: &Body<D>, settings: &Settings<D>) -> crate::shape::Aabb<D> {
-    body.shape
-        .aabb(&body.pose)
+/// A collider's box for the broad phase: its shape's bounds plus the speculative distance.
+fn bounds_of<D: Dim>(
+    collider: &Collider<D>,
+    body: &Body<D>,
+    settings: &Settings<D>,
+) -> crate::shape::Aabb<D> {
+    collider
+        .shape
+        .aabb(&collider.world_pose(&body.pose))
         .expanded(settings.speculative_distance)
 }
 
-fn key_of(handle: BodyHandle) -> u64 {
+fn key_of(handle: ColliderHandle) -> u64 {
     handle.data().as_ffi()
 }
 
-pub(crate) fn handle_of(key: u64) -> BodyHandle {
-    BodyHandle::from(KeyData::from_ffi(key))
+/// The collider a broad-phase key stands for.
+pub(crate) fn collider_of(key: u64) -> ColliderHandle {
+    ColliderHandle::from(KeyData::from_ffi(key))
 }
 
 impl<D: Dim> World<D> {
@@ -154,7 +190,7 @@ impl<D: Dim> World<D> {
             broad_phase: BroadPhase::new(settings.aabb_margin),
             settings,
             bodies: SlotMap::with_key(),
-            proxies: SecondaryMap::new(),
+            colliders: SlotMap::with_key(),
             pairs: Vec::new(),
             contact_events: Vec::new(),
             sensor_events: Vec::new(),
@@ -175,23 +211,71 @@ impl<D: Dim> World<D> {
     ) -> Result<BodyHandle, WorldError> {
         body.validate()?;
         collider.validate()?;
-        let body = Body::new(&body, collider);
-        let aabb = bounds_of(&body, &self.settings);
-        let handle = self.bodies.insert(body);
-        let proxy = self.broad_phase.insert(key_of(handle), aabb);
-        self.proxies.insert(handle, proxy);
+        let handle = self
+            .bodies
+            .insert(Body::new(&body, ColliderHandle::default(), collider));
+        self.register_collider(handle, 0);
         Ok(handle)
     }
 
-    /// Removes a body; its handle goes stale. Returns the body, or `None` for a stale handle.
+    /// Attaches another collider to a body (a compound body); the body's
+    /// mass, centre of mass and inertia now count it. Errors on a stale
+    /// handle or a bad collider.
+    pub fn add_collider(
+        &mut self,
+        body: BodyHandle,
+        collider: ColliderDesc<D>,
+    ) -> Result<ColliderHandle, WorldError> {
+        collider.validate()?;
+        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
+        target.attach(ColliderHandle::default(), collider);
+        let index = target.colliders.len() - 1;
+        Ok(self.register_collider(body, index))
+    }
+
+    /// Gives a body's collider its handle and broad-phase proxy.
+    fn register_collider(&mut self, body: BodyHandle, index: usize) -> ColliderHandle {
+        let owner = &self.bodies[body];
+        let aabb = bounds_of(&owner.colliders[index], owner, &self.settings);
+        let broad_phase = &mut self.broad_phase;
+        let handle = self.colliders.insert_with_key(|handle| {
+            let proxy = broad_phase.insert(key_of(handle), aabb);
+            ColliderSlot {
+                handle,
+                body,
+                index,
+                proxy,
+            }
+        });
+        self.bodies[body].colliders[index].handle = handle;
+        handle
+    }
+
+    /// Removes a body and its colliders; its handles go stale. Returns the
+    /// body, or `None` for a stale handle.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
         let body = self.bodies.remove(handle)?;
-        if let Some(proxy) = self.proxies.remove(handle) {
-            self.broad_phase.remove(proxy);
+        for collider in &body.colliders {
+            if let Some(slot) = self.colliders.remove(collider.handle) {
+                self.broad_phase.remove(slot.proxy);
+            }
         }
-        self.pairs
-            .retain(|p| p.body_a != handle && p.body_b != handle);
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pairs)
+            .into_iter()
+            .partition(|p| p.body_a == handle || p.body_b == handle);
+        self.pairs = kept;
+        for pair in &gone {
+            self.record(pair.stopped());
+        }
         Some(body)
+    }
+
+    /// A collider with its body and world pose, or `None` for a stale handle.
+    pub fn collider(&self, handle: ColliderHandle) -> Option<(BodyHandle, &Collider<D>, Pose<D>)> {
+        let slot = self.colliders.get(handle)?;
+        let body = self.bodies.get(slot.body)?;
+        let collider = body.colliders.get(slot.index)?;
+        Some((slot.body, collider, collider.world_pose(&body.pose)))
     }
 
     /// The body, or `None` for a stale handle.
@@ -269,11 +353,11 @@ impl<D: Dim> World<D> {
 
     /// Stage 2: refit moved bodies' boxes; the sorted candidate pairs.
     fn update_broad_phase(&mut self) {
-        for (handle, body) in &self.bodies {
-            if body.kind != BodyKind::Fixed {
-                if let Some(&proxy) = self.proxies.get(handle) {
+        for body in self.bodies.values().filter(|b| b.kind != BodyKind::Fixed) {
+            for collider in &body.colliders {
+                if let Some(slot) = self.colliders.get(collider.handle) {
                     self.broad_phase
-                        .update(proxy, bounds_of(body, &self.settings));
+                        .update(slot.proxy, bounds_of(collider, body, &self.settings));
                 }
             }
         }
@@ -290,10 +374,13 @@ impl<D: Dim> World<D> {
                 pairs.push(kept);
                 continue;
             }
-            let (body_a, body_b) = (handle_of(key.0), handle_of(key.1));
-            if let (Some(a), Some(b)) = (bodies.get(body_a), bodies.get(body_b)) {
-                if let Some(pair) = ContactPair::between(body_a, a, body_b, b, key) {
-                    pairs.push(pair);
+            let slots = (
+                self.colliders.get(collider_of(key.0)),
+                self.colliders.get(collider_of(key.1)),
+            );
+            if let (Some(&a), Some(&b)) = slots {
+                if let (Some(body_a), Some(body_b)) = (bodies.get(a.body), bodies.get(b.body)) {
+                    pairs.extend(ContactPair::between(a, body_a, b, body_b, key));
                 }
             }
         }
@@ -312,18 +399,18 @@ impl<D: Dim> World<D> {
         };
         let bodies = &self.bodies;
         self.pairs.par_iter_mut().for_each(|pair| {
-            let (Some(a), Some(b)) = (bodies.get(pair.body_a), bodies.get(pair.body_b)) else {
+            let Some([(a, pose_a), (b, pose_b)]) = pair.colliders(bodies) else {
                 return;
             };
             if pair.sensor {
-                pair.touching = contact(&a.shape, &a.pose, &b.shape, &b.pose).is_some();
+                pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
                 return;
             }
             let view = PairView {
                 shape_a: &a.shape,
-                pose_a: a.pose,
+                pose_a,
                 shape_b: &b.shape,
-                pose_b: b.pose,
+                pose_b,
             };
             pair.manifold.update(&view, tuning);
         });
@@ -338,22 +425,25 @@ impl<D: Dim> World<D> {
             index.insert(h, i);
             states.push(self.solver_body(&self.bodies[h]));
         }
-        let poses: Vec<Pose<D>> = handles.iter().map(|&h| self.bodies[h].pose).collect();
         let mut constraints = Vec::with_capacity(self.pairs.len());
         let mut owners = Vec::with_capacity(self.pairs.len());
         for (k, pair) in self.pairs.iter().enumerate() {
             if pair.sensor || pair.manifold.points().is_empty() {
                 continue;
             }
-            let (a, b) = (&self.bodies[pair.body_a], &self.bodies[pair.body_b]);
+            let Some([(a, pose_a), (b, pose_b)]) = pair.colliders(&self.bodies) else {
+                continue;
+            };
             let input = ContactInput {
                 body_a: index[pair.body_a],
                 body_b: index[pair.body_b],
+                pose_a,
+                pose_b,
                 friction: (a.friction * b.friction).sqrt(),
                 restitution: a.restitution.max(b.restitution),
                 manifold: &pair.manifold,
             };
-            constraints.push(solver::prepare(&input, &states, |i| poses[i]));
+            constraints.push(solver::prepare(&input, &states));
             owners.push(k);
         }
         solver::solve(&mut constraints, &mut states, &self.settings, dt);

@@ -210,6 +210,16 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     fn cross(r: Self::Vector, v: Self::Vector) -> Self::AngularVector;
     /// `ω × r`: the velocity of lever `r` spinning at `ω`.
     fn angular_cross(w: Self::AngularVector, r: Self::Vector) -> Self::Vector;
+    /// A part's inertia, turned by `rotation` and moved `offset` away from
+    /// the axis: about the body's centre (parallel axis theorem).
+    fn inertia_about(
+        inertia: Self::Inertia,
+        rotation: Self::Rotation,
+        mass: f32,
+        offset: Self::Vector,
+    ) -> Self::Inertia;
+    /// The sum of two inertias.
+    fn add_inertia(a: Self::Inertia, b: Self::Inertia) -> Self::Inertia;
     /// The zero inertia (inverse of a body that cannot turn).
     fn zero_inertia() -> Self::Inertia;
     /// The inverse of an inertia (zero stays zero: a body that cannot turn).
@@ -308,6 +318,12 @@ impl Dim for D2 {
     #[inline]
     fn angular_cross(w: f32, r: Vec2) -> Vec2 {
         r.perp() * w
+    }
+    fn inertia_about(inertia: f32, _rotation: Rot2, mass: f32, offset: Vec2) -> f32 {
+        inertia + mass * offset.length_squared()
+    }
+    fn add_inertia(a: f32, b: f32) -> f32 {
+        a + b
     }
     fn zero_inertia() -> f32 {
         0.0
@@ -411,6 +427,16 @@ impl Dim for D3 {
     #[inline]
     fn angular_cross(w: Vec3, r: Vec3) -> Vec3 {
         w.cross(r)
+    }
+    fn inertia_about(inertia: Mat3, rotation: Quat, mass: f32, offset: Vec3) -> Mat3 {
+        let turn = Mat3::from_quat(rotation);
+        let d = offset;
+        let shift = Mat3::from_diagonal(Vec3::splat(d.length_squared()))
+            - Mat3::from_cols(d * d.x, d * d.y, d * d.z);
+        turn * inertia * turn.transpose() + shift * mass
+    }
+    fn add_inertia(a: Mat3, b: Mat3) -> Mat3 {
+        a + b
     }
     fn zero_inertia() -> Mat3 {
         Mat3::ZERO

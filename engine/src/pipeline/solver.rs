@@ -153,6 +153,9 @@ pub(crate) struct ContactConstraint<D: Dim> {
 pub(crate) struct ContactInput<'m, D: Dim> {
     pub body_a: usize,
     pub body_b: usize,
+    /// The colliders' world poses, the frames the manifold's anchors live in.
+    pub pose_a: crate::math::Pose<D>,
+    pub pose_b: crate::math::Pose<D>,
     pub friction: f32,
     pub restitution: f32,
     pub manifold: &'m Manifold<D>,
@@ -177,12 +180,11 @@ fn pair_mut<D: Dim>(
 pub(crate) fn prepare<D: Dim>(
     input: &ContactInput<'_, D>,
     bodies: &[SolverBody<D>],
-    pose_of: impl Fn(usize) -> crate::math::Pose<D>,
 ) -> ContactConstraint<D> {
     let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
     let normal = input.manifold.normal;
     let (tangents, tangent_count) = D::tangents(normal);
-    let (pose_a, pose_b) = (pose_of(input.body_a), pose_of(input.body_b));
+    let (pose_a, pose_b) = (input.pose_a, input.pose_b);
     let mut c = ContactConstraint {
         body_a: input.body_a,
         body_b: input.body_b,
@@ -219,11 +221,12 @@ pub(crate) fn prepare<D: Dim>(
 /// How many rows' worth of push a row feels when the manifold's rows along
 /// the same direction act together: its coupling row summed over its
 /// diagonal, at least 1.
-fn share<D: Dim>(rows: &[Row<D>], i: usize, inv_masses: f32) -> f32 {
+fn share<D: Dim>(rows: &[Row<D>], i: usize, inv_masses: f32, magnitude: bool) -> f32 {
     let diagonal = rows[i].coupling(&rows[i], inv_masses);
     let row: f32 = rows
         .iter()
         .map(|other| rows[i].coupling(other, inv_masses))
+        .map(|k| if magnitude { k.abs() } else { k })
         .sum();
     if diagonal > 0.0 {
         (row / diagonal).max(1.0)
@@ -238,13 +241,13 @@ fn set_shares<D: Dim>(c: &mut ContactConstraint<D>, inv_masses: f32) {
     let normals: [Row<D>; 4] =
         core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.normal));
     for (i, p) in points.iter_mut().enumerate() {
-        p.normal.share = share(&normals[..c.len], i, inv_masses);
+        p.normal.share = share(&normals[..c.len], i, inv_masses, false);
     }
     for k in 0..c.tangent_count {
         let rows: [Row<D>; 4] =
             core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.tangents[k]));
         for (i, p) in points.iter_mut().enumerate() {
-            p.tangents[k].share = share(&rows[..c.len], i, inv_masses);
+            p.tangents[k].share = share(&rows[..c.len], i, inv_masses, true);
         }
     }
 }

@@ -7,7 +7,7 @@ use core::f32::consts::PI;
 use glam::{Mat3, Vec2, Vec3};
 
 use super::ShapeKind;
-use crate::math::{Dim, D2, D3};
+use crate::math::{Dim, Pose, Vector, D2, D3};
 
 /// Mass, centre of mass and rotational inertia of a body or shape.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -19,6 +19,34 @@ pub struct MassProperties<D: Dim> {
     /// Inertia about the centre of mass in the local frame, kg·m²:
     /// a scalar about Z in 2D, a symmetric tensor in 3D.
     pub inertia: D::Inertia,
+}
+
+impl<D: Dim> MassProperties<D> {
+    /// The mass properties of parts placed at the given poses, about their
+    /// common centre of mass (parallel axis theorem).
+    pub fn combine(parts: &[(MassProperties<D>, Pose<D>)]) -> Self {
+        let mass: f32 = parts.iter().map(|(p, _)| p.mass).sum();
+        let weighted = parts.iter().fold(D::Vector::ZERO, |sum, (p, pose)| {
+            sum + pose.transform_point(p.local_center) * p.mass
+        });
+        let local_center = if mass > 0.0 {
+            weighted * (1.0 / mass)
+        } else {
+            D::Vector::ZERO
+        };
+        let inertia = parts.iter().fold(D::zero_inertia(), |sum, (p, pose)| {
+            let offset = pose.transform_point(p.local_center) - local_center;
+            D::add_inertia(
+                sum,
+                D::inertia_about(p.inertia, pose.rotation, p.mass, offset),
+            )
+        });
+        Self {
+            mass,
+            local_center,
+            inertia,
+        }
+    }
 }
 
 /// 2D: discs, rectangles, stadiums and polygons (density in kg/m²).
@@ -135,6 +163,53 @@ mod tests {
             .mass_properties(2.0);
         let disc = Shape::<D2>::ball(1.0).unwrap().mass_properties(2.0);
         assert!((capsule.inertia - disc.inertia).abs() / disc.inertia < 1e-3);
+    }
+
+    #[test]
+    fn two_halves_combine_into_the_whole_box() {
+        let half = Shape::<D3>::cuboid(Vec3::new(0.5, 0.5, 1.0))
+            .unwrap()
+            .mass_properties(2.0);
+        let parts = [
+            (
+                half,
+                Pose::new(Vec3::new(-0.5, 0.0, 0.0), glam::Quat::IDENTITY),
+            ),
+            (
+                half,
+                Pose::new(
+                    Vec3::new(0.5, 0.0, 0.0),
+                    glam::Quat::from_rotation_z(core::f32::consts::PI),
+                ),
+            ),
+        ];
+        let whole = Shape::<D3>::cuboid(Vec3::new(1.0, 0.5, 1.0))
+            .unwrap()
+            .mass_properties(2.0);
+        let combined = MassProperties::combine(&parts);
+        assert!((combined.mass - whole.mass).abs() < 1e-4);
+        assert!(combined.local_center.length() < 1e-5);
+        assert!(
+            (combined.inertia - whole.inertia).abs_diff_eq(Mat3::ZERO, 1e-3),
+            "{:?} vs {:?}",
+            combined.inertia,
+            whole.inertia
+        );
+        let half2 = Shape::<D2>::cuboid(Vec2::new(0.5, 0.5))
+            .unwrap()
+            .mass_properties(1.0);
+        let parts2 = [
+            (half2, Pose::new(Vec2::new(-0.5, 0.0), 0.0)),
+            (half2, Pose::new(Vec2::new(0.5, 0.0), 1.0)),
+        ];
+        let whole2 = Shape::<D2>::cuboid(Vec2::new(1.0, 0.5))
+            .unwrap()
+            .mass_properties(1.0);
+        let combined2 = MassProperties::combine(&parts2);
+        assert!(
+            (combined2.inertia - whole2.inertia).abs() < 1e-4
+                && (combined2.mass - whole2.mass).abs() < 1e-5
+        );
     }
 
     #[test]
