@@ -26,6 +26,7 @@ use crate::bridge;
 use crate::camera::{OrbitCamera, PanCamera};
 use crate::draw_2d::Painter2d;
 use crate::draw_3d::{self, Painter3d};
+use crate::inspector_view::{self, InspectorInput};
 use crate::overlay::{self, Status, StepTimes};
 use crate::scenes::{DemoScene, SCENES};
 use crate::sim::{dynamic_bounds, Sim, SimWorld, DT};
@@ -110,6 +111,8 @@ pub fn started() -> bool {
 enum View {
     D2(PanCamera),
     D3(OrbitCamera),
+    /// The 2D inspector lays out its own views.
+    Fixed,
 }
 
 /// A mouse press being followed: a click or a drag.
@@ -135,6 +138,7 @@ struct App {
     since_cleanup: u32,
     frame_time: f32,
     quit: bool,
+    inspector_input: InspectorInput,
 }
 
 /// The camera that frames a freshly built world.
@@ -150,6 +154,17 @@ fn framing(world: &SimWorld) -> View {
                 screen_width(),
                 screen_height(),
             ))
+        }
+        SimWorld::Inspector2d(_) => View::Fixed,
+        SimWorld::Inspector3d(_) => {
+            let mut camera = OrbitCamera::framing(
+                vec3(-1.6, -1.6, -1.6),
+                vec3(1.6, 1.6, 1.6),
+                screen_width() / screen_height(),
+            );
+            // The Minkowski inset takes the right of the screen: shapes to the left.
+            camera.target += camera.basis().0 * camera.distance * 0.3;
+            View::D3(camera)
         }
         SimWorld::D3(w) => {
             let (min, max) = dynamic_bounds(w)
@@ -183,6 +198,7 @@ impl App {
             since_cleanup: 0,
             frame_time: DT,
             quit: false,
+            inspector_input: InspectorInput::default(),
         }
     }
 
@@ -221,6 +237,10 @@ impl App {
                 self.load(scene);
             }
         }
+        if self.sim.scene.is_inspector() {
+            self.inspector_keys();
+            return;
+        }
         if is_key_pressed(KeyCode::Space) {
             self.paused = !self.paused;
         }
@@ -247,6 +267,28 @@ impl App {
         self.mouse();
     }
 
+    /// The inspectors' controls: not the physics keys (R, F, S... place shapes there).
+    fn inspector_keys(&mut self) {
+        if is_key_pressed(KeyCode::H) {
+            self.help = !self.help;
+        }
+        if is_key_pressed(KeyCode::Escape) {
+            self.quit = true;
+        }
+        if is_key_pressed(KeyCode::Backspace) {
+            self.load(self.sim.scene);
+        }
+        let dt = get_frame_time().min(0.1);
+        let help = overlay::help_height(self.help);
+        match (&mut self.sim.world, &mut self.view) {
+            (SimWorld::Inspector2d(i), _) => self.inspector_input.update_2d(i, help, dt),
+            (SimWorld::Inspector3d(i), View::D3(camera)) => {
+                self.inspector_input.update_3d(i, camera, dt)
+            }
+            _ => {}
+        }
+    }
+
     fn mouse(&mut self) {
         let pos = Vec2::from(mouse_position());
         let delta = pos - self.last_mouse;
@@ -269,6 +311,7 @@ impl App {
             match &mut self.view {
                 View::D2(camera) => camera.pan(delta),
                 View::D3(camera) => camera.orbit(delta),
+                View::Fixed => {}
             }
         }
         if is_mouse_button_released(MouseButton::Left) {
@@ -284,6 +327,7 @@ impl App {
             match &mut self.view {
                 View::D2(camera) => camera.zoom_at(steps, pos),
                 View::D3(camera) => camera.zoom(steps),
+                View::Fixed => {}
             }
         }
     }
@@ -320,7 +364,7 @@ impl App {
     fn advance(&mut self, fixed: bool) {
         let dt = get_frame_time();
         self.frame_time += (dt - self.frame_time) * 0.1;
-        if self.paused {
+        if self.paused || self.sim.scene.is_inspector() {
             self.accumulator = 0.0;
             return;
         }
@@ -350,8 +394,22 @@ impl App {
             (SimWorld::D3(world), View::D3(camera)) => {
                 self.painter_3d.draw(world, camera, self.layers)
             }
+            (SimWorld::Inspector2d(i), _) => {
+                inspector_view::draw_2d(i, overlay::help_height(self.help))
+            }
+            (SimWorld::Inspector3d(i), View::D3(camera)) => inspector_view::draw_3d(
+                i,
+                camera,
+                &mut self.painter_3d,
+                overlay::help_height(self.help),
+            ),
             _ => {}
         }
+        let info = match &self.sim.world {
+            SimWorld::Inspector2d(i) => inspector_view::info(self.sim.scene.name, i),
+            SimWorld::Inspector3d(i) => inspector_view::info(self.sim.scene.name, i),
+            SimWorld::D2(_) | SimWorld::D3(_) => Vec::new(),
+        };
         let status = Status {
             scene: self.sim.scene,
             fps: (1.0 / self.frame_time.max(1e-4)).round() as i32,
@@ -360,6 +418,7 @@ impl App {
             paused: self.paused,
             layers: self.layers,
             help: self.help,
+            info,
         };
         overlay::draw(&status, &self.times);
     }

@@ -69,6 +69,25 @@ impl OrbitCamera {
         self.target + vec3(cp * sy, sp, cp * cy) * self.distance
     }
 
+    /// Unit vectors to the right of and up from the view, and along it.
+    pub fn basis(&self) -> (Vec3, Vec3, Vec3) {
+        let forward = (self.target - self.eye()).normalize_or_zero();
+        let right = forward.cross(Vec3::Y).normalize_or_zero();
+        (right, right.cross(forward), forward)
+    }
+
+    /// Metres covered by one pixel at the depth of the point `at`, in a
+    /// window `height` pixels high.
+    pub fn metres_per_pixel(&self, at: Vec3, height: f32) -> f32 {
+        let depth = (at - self.eye()).dot(self.basis().2).max(0.05);
+        2.0 * depth * (FOVY * 0.5).tan() / height.max(1.0)
+    }
+
+    /// The field of view, radians.
+    pub fn fovy(&self) -> f32 {
+        FOVY
+    }
+
     /// The macroquad camera to draw with.
     pub fn camera(&self) -> Camera3D {
         Camera3D {

@@ -14,7 +14,7 @@ use macroquad::color::Color;
 use macroquad::math::{vec2, vec3, Mat4, Quat, Vec3};
 use macroquad::models::{draw_cube, draw_cube_wires, draw_line_3d, draw_mesh, Mesh, Vertex};
 use macroquad::texture::RenderPass;
-use tumble::d3::{Body, ShapeKind, World};
+use tumble::d3::{Body, Pose, Shape, ShapeKind, World};
 use tumble::BodyKind;
 
 use crate::bridge;
@@ -128,7 +128,7 @@ impl Batch {
 }
 
 /// The camera with depth testing off, for layers that must show through bodies.
-struct XRay<'a>(&'a Camera3D);
+pub(crate) struct XRay<'a>(pub(crate) &'a Camera3D);
 
 impl Camera for XRay<'_> {
     fn matrix(&self) -> Mat4 {
@@ -217,12 +217,34 @@ impl Painter3d {
     }
 
     fn body(&mut self, body: &Body, color: Color) {
-        let at = Placement::of(body);
-        match body.shape().kind() {
+        let fixed = body.kind() == BodyKind::Fixed;
+        self.shape_at(Placement::of(body), body.shape(), color, fixed);
+    }
+
+    /// Queues `shape` at `pose` (lit, with box edges); [`Self::flush`] draws it.
+    pub fn shape(&mut self, shape: &Shape, pose: &Pose, color: Color) {
+        let at = Placement {
+            rotation: bridge::quat(pose.rotation),
+            translation: bridge::vec3(pose.translation),
+        };
+        self.shape_at(at, shape, color, false);
+    }
+
+    /// Draws what [`Self::shape`] queued.
+    pub fn flush(&mut self) {
+        self.batch.flush();
+        for &(a, b, color) in &self.lines {
+            draw_line_3d(a, b, color);
+        }
+        self.lines.clear();
+    }
+
+    fn shape_at(&mut self, at: Placement, shape: &Shape, color: Color, fixed: bool) {
+        match shape.kind() {
             ShapeKind::Cuboid { half_extents } => {
                 let h = bridge::vec3(*half_extents);
                 self.cuboid(at, h, color);
-                if body.kind() == BodyKind::Fixed {
+                if fixed {
                     self.grid(at, h);
                 } else {
                     self.cuboid_edges(at, h, style::scaled(color, 0.45));

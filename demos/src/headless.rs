@@ -1,12 +1,13 @@
 //! The headless runner: steps a scene for some simulated seconds without a
 //! window, printing one line per simulated second (time, bodies, contacts,
 //! ms per step, kinetic energy) and a summary. Used where no display exists
-//! and with `--headless`.
+//! and with `--headless`. The EPA inspectors are not stepped: they print the
+//! trace of their contact query instead.
 
 use std::io::{self, Write};
 
 use crate::scenes::DemoScene;
-use crate::sim::{Counts, Sim, DT};
+use crate::sim::{Counts, Sim, SimWorld, DT};
 
 /// What the world looked like at the end of one reported interval.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -60,6 +61,9 @@ fn sample(sim: &Sim, ms_per_step: f64) -> Sample {
 /// report to `out`.
 pub fn run(scene: &'static DemoScene, seconds: f32, out: &mut impl Write) -> io::Result<Summary> {
     let mut sim = Sim::new(scene);
+    if scene.is_inspector() {
+        return inspect(&sim, out);
+    }
     let total = steps_for(seconds);
     let per_second = (1.0 / DT).round() as usize;
     writeln!(
@@ -111,6 +115,28 @@ pub fn run(scene: &'static DemoScene, seconds: f32, out: &mut impl Write) -> io:
         samples,
         mean_ms,
         max_ms,
+    })
+}
+
+/// An inspector scene: its trace (GJK's simplex, each EPA iteration's depth,
+/// the final depth, normal and witnesses) and no steps.
+fn inspect(sim: &Sim, out: &mut impl Write) -> io::Result<Summary> {
+    writeln!(
+        out,
+        "scene {} (headless): {}; not stepped, the contact query's trace:",
+        sim.scene.name, sim.scene.about
+    )?;
+    let iterations = match &sim.world {
+        SimWorld::Inspector2d(i) => i.report(out).map(|_| i.iterations())?,
+        SimWorld::Inspector3d(i) => i.report(out).map(|_| i.iterations())?,
+        SimWorld::D2(_) | SimWorld::D3(_) => 0,
+    };
+    writeln!(out, "done: {iterations} EPA iterations shown, 0 steps")?;
+    Ok(Summary {
+        steps: 0,
+        samples: vec![sample(sim, 0.0)],
+        mean_ms: 0.0,
+        max_ms: 0.0,
     })
 }
 

@@ -18,6 +18,8 @@ pub mod camera;
 pub mod draw_2d;
 pub mod draw_3d;
 pub mod headless;
+pub mod inspector;
+pub mod inspector_view;
 pub mod overlay;
 pub mod scenes;
 pub mod sim;

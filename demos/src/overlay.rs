@@ -8,7 +8,7 @@ use macroquad::camera::set_default_camera;
 use macroquad::color::Color;
 use macroquad::shapes::{draw_line, draw_rectangle};
 use macroquad::text::draw_text;
-use macroquad::window::screen_height;
+use macroquad::window::{screen_height, screen_width};
 
 use crate::scenes::{DemoScene, SCENES};
 use crate::sim::Counts;
@@ -90,11 +90,42 @@ pub struct Status<'a> {
     pub layers: Layers,
     /// True to show the help panel.
     pub help: bool,
+    /// The EPA inspector's lines, shown instead of the physics statistics.
+    pub info: Vec<String>,
+}
+
+/// Lines of controls in the help panel.
+const HELP_LINES: usize = 4;
+
+/// Height of the help panel when `shown`, pixels (0 when hidden).
+pub fn help_height(shown: bool) -> f32 {
+    if shown {
+        (HELP_LINES + SCENES.len().div_ceil(SCENE_COLUMNS)) as f32 * LINE + 16.0
+    } else {
+        0.0
+    }
+}
+
+/// The inspector's text panel across the top.
+fn info(lines: &[String]) {
+    let width = screen_width() - 8.0;
+    draw_rectangle(4.0, 6.0, width, lines.len() as f32 * LINE + 10.0, PANEL);
+    for (i, line) in lines.iter().enumerate() {
+        let color = if i == 0 { ACCENT } else { TEXT };
+        draw_text(line, 10.0, 20.0 + i as f32 * LINE, FONT, color);
+    }
 }
 
 /// Draws the overlay in screen pixels.
 pub fn draw(status: &Status, times: &StepTimes) {
     set_default_camera();
+    if !status.info.is_empty() {
+        info(&status.info);
+        if status.help {
+            help(status);
+        }
+        return;
+    }
     let lines = [
         format!(
             "{}   t = {:.2} s{}",
@@ -172,24 +203,37 @@ fn help(status: &Status) {
     } else {
         "drag pan  wheel zoom  click drop a box"
     };
-    let lines: Vec<(String, Color)> = vec![
-        (status.scene.about.into(), ACCENT),
-        (
-            "1-9 scene  space pause  S step  R reset  Esc quit".into(),
-            TEXT,
-        ),
-        (mouse.into(), TEXT),
-        (
-            format!(
-                "C contacts ({})  B bounds ({})  H hide help",
-                on(status.layers.contacts),
-                on(status.layers.bounds)
+    let lines: Vec<(String, Color)> = if status.scene.is_inspector() {
+        let place = if status.scene.is_3d() {
+            "drag a shape: move  else orbit  WASD RF move  QE ZX turn"
+        } else {
+            "left-drag move  right-drag or Q E turn"
+        };
+        vec![
+            (status.scene.about.into(), ACCENT),
+            (place.into(), TEXT),
+            ("Tab shape  Left/Right EPA step  Home/End".into(), TEXT),
+            ("1-9 scene  Backspace reset  H help  Esc quit".into(), TEXT),
+        ]
+    } else {
+        vec![
+            (status.scene.about.into(), ACCENT),
+            (
+                "1-9 scene  space pause  S step  R reset  Esc quit".into(),
+                TEXT,
             ),
-            TEXT,
-        ),
-    ];
-    let rows = SCENES.len().div_ceil(SCENE_COLUMNS);
-    let height = (lines.len() + rows) as f32 * LINE + 10.0;
+            (mouse.into(), TEXT),
+            (
+                format!(
+                    "C contacts ({})  B bounds ({})  H hide help",
+                    on(status.layers.contacts),
+                    on(status.layers.bounds)
+                ),
+                TEXT,
+            ),
+        ]
+    };
+    let height = help_height(true) - 6.0;
     let top = screen_height() - height - 6.0;
     draw_rectangle(4.0, top, PANEL_WIDTH, height, PANEL);
     for (i, (line, color)) in lines.iter().enumerate() {

@@ -2,9 +2,8 @@
 //! `tumble-scenes`, sized so a window steps them in real time (the engine is
 //! not optimised yet: a 385-cube pyramid takes several ms per step).
 //!
-//! Number keys 1..9 pick scenes in this order. A scene that is not a plain
-//! world (the EPA inspector, once the engine exposes its iterations) will
-//! become a new [`SceneKind`] variant and an entry here.
+//! Number keys 1..9 pick scenes in this order. The EPA inspectors are not
+//! worlds: their [`SceneKind`] variants hold no builder.
 
 use tumble::{D2, D3};
 use tumble_scenes::Scene;
@@ -16,6 +15,10 @@ pub enum SceneKind {
     D2(fn() -> Scene<D2>),
     /// A 3D world, drawn with an orbiting perspective camera.
     D3(fn() -> Scene<D3>),
+    /// The 2D EPA inspector: two shapes placed by hand, not stepped.
+    Inspector2d,
+    /// The 3D EPA inspector.
+    Inspector3d,
 }
 
 /// One entry of the scene list.
@@ -32,7 +35,12 @@ pub struct DemoScene {
 impl DemoScene {
     /// True for 3D scenes.
     pub fn is_3d(&self) -> bool {
-        matches!(self.kind, SceneKind::D3(_))
+        matches!(self.kind, SceneKind::D3(_) | SceneKind::Inspector3d)
+    }
+
+    /// True for the EPA inspectors, which are not physics scenes.
+    pub fn is_inspector(&self) -> bool {
+        matches!(self.kind, SceneKind::Inspector2d | SceneKind::Inspector3d)
     }
 }
 
@@ -67,6 +75,16 @@ pub static SCENES: &[DemoScene] = &[
         name: "falling_boxes_2d",
         about: "2D: 400 boxes dropped in a loose grid",
         kind: SceneKind::D2(tumble_scenes::falling_boxes_2d),
+    },
+    DemoScene {
+        name: "epa_inspector_2d",
+        about: "2D: EPA step by step on two shapes you drag and turn",
+        kind: SceneKind::Inspector2d,
+    },
+    DemoScene {
+        name: "epa_inspector_3d",
+        about: "3D: EPA's polytope step by step on two shapes you move",
+        kind: SceneKind::Inspector3d,
     },
 ];
 

@@ -6,6 +6,7 @@ use std::time::Instant;
 use tumble::shape::Aabb;
 use tumble::{Angular, BodyKind, Dim, Vector, World, D2, D3};
 
+use crate::inspector::Inspector;
 use crate::scenes::{DemoScene, SceneKind};
 
 /// The fixed time step, seconds.
@@ -17,6 +18,10 @@ pub enum SimWorld {
     D2(World<D2>),
     /// A 3D world.
     D3(World<D3>),
+    /// The 2D EPA inspector: two shapes, never stepped.
+    Inspector2d(Box<Inspector<D2>>),
+    /// The 3D EPA inspector.
+    Inspector3d(Box<Inspector<D3>>),
 }
 
 /// Counts of what a world holds after a step.
@@ -48,6 +53,8 @@ impl Sim {
         let world = match scene.kind {
             SceneKind::D2(build) => SimWorld::D2(build().world),
             SceneKind::D3(build) => SimWorld::D3(build().world),
+            SceneKind::Inspector2d => SimWorld::Inspector2d(Box::default()),
+            SceneKind::Inspector3d => SimWorld::Inspector3d(Box::default()),
         };
         Self {
             scene,
@@ -63,11 +70,13 @@ impl Sim {
     }
 
     /// One step of [`DT`]; returns the wall-clock time it took, milliseconds.
+    /// The inspectors do not step: time stands still there.
     pub fn step(&mut self) -> f64 {
         let start = Instant::now();
         match &mut self.world {
             SimWorld::D2(w) => w.step(DT),
             SimWorld::D3(w) => w.step(DT),
+            SimWorld::Inspector2d(_) | SimWorld::Inspector3d(_) => return 0.0,
         }
         self.time += DT;
         self.steps += 1;
@@ -79,6 +88,8 @@ impl Sim {
         match &self.world {
             SimWorld::D2(w) => counts_of(w),
             SimWorld::D3(w) => counts_of(w),
+            SimWorld::Inspector2d(i) => inspector_counts(i.contact.is_some()),
+            SimWorld::Inspector3d(i) => inspector_counts(i.contact.is_some()),
         }
     }
 
@@ -87,6 +98,7 @@ impl Sim {
         match &self.world {
             SimWorld::D2(w) => kinetic_energy_of(w),
             SimWorld::D3(w) => kinetic_energy_of(w),
+            SimWorld::Inspector2d(_) | SimWorld::Inspector3d(_) => 0.0,
         }
     }
 
@@ -96,6 +108,7 @@ impl Sim {
         match &self.world {
             SimWorld::D2(w) => dynamic_bounds(w).map(|b| b.min.y),
             SimWorld::D3(w) => dynamic_bounds(w).map(|b| b.min.y),
+            SimWorld::Inspector2d(_) | SimWorld::Inspector3d(_) => None,
         }
     }
 
@@ -105,7 +118,17 @@ impl Sim {
         match &mut self.world {
             SimWorld::D2(w) => remove_below(w, |p| p.y < y),
             SimWorld::D3(w) => remove_below(w, |p| p.y < y),
+            SimWorld::Inspector2d(_) | SimWorld::Inspector3d(_) => 0,
         }
+    }
+}
+
+/// The inspector's two shapes, as counts: one pair and one point when they touch.
+fn inspector_counts(touching: bool) -> Counts {
+    Counts {
+        bodies: 2,
+        pairs: touching as usize,
+        points: touching as usize,
     }
 }
 

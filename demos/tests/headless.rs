@@ -12,7 +12,7 @@ const SECONDS: f32 = 0.5;
 
 #[test]
 fn every_scene_reports_sensible_numbers() {
-    for scene in SCENES {
+    for scene in SCENES.iter().filter(|s| !s.is_inspector()) {
         let mut out = Vec::new();
         let summary = headless::run(scene, SECONDS, &mut out).expect("writes to memory");
         let text = String::from_utf8(out).expect("utf-8");
@@ -62,7 +62,7 @@ fn every_scene_reports_sensible_numbers() {
 
 #[test]
 fn resting_scenes_stay_at_rest_and_falling_ones_fall() {
-    for scene in SCENES {
+    for scene in SCENES.iter().filter(|s| !s.is_inspector()) {
         let mut sim = Sim::new(scene);
         let start = sim.kinetic_energy();
         assert_eq!(start, 0.0, "{}: starts at rest", scene.name);
@@ -77,6 +77,57 @@ fn resting_scenes_stay_at_rest_and_falling_ones_fall() {
             let per_body = e / sim.counts().bodies as f32;
             assert!(per_body < 0.05, "{}: kinetic {e} J", scene.name);
         }
+    }
+}
+
+#[test]
+fn inspector_scenes_print_their_trace_and_do_not_step() {
+    let inspectors: Vec<_> = SCENES.iter().filter(|s| s.is_inspector()).collect();
+    assert_eq!(inspectors.len(), 2);
+    for scene in inspectors {
+        let name = scene.name;
+        let mut out = Vec::new();
+        let summary = headless::run(scene, SECONDS, &mut out).expect("writes to memory");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert_eq!(summary.steps, 0, "{name}");
+        assert!(
+            text.starts_with(&format!("scene {name} (headless)")),
+            "{text}"
+        );
+        assert!(text.contains("GJK simplex: "), "{text}");
+        let epa: Vec<&str> = text.lines().filter(|l| l.starts_with("EPA ")).collect();
+        assert!(!epa.is_empty(), "{name}: EPA ran\n{text}");
+        // Face distances grow towards the depth.
+        let distances: Vec<f32> = epa
+            .iter()
+            .map(|l| {
+                let d = l.split("closest face distance ").nth(1).expect("distance");
+                d.split(',').next().unwrap().parse().expect("a number")
+            })
+            .collect();
+        assert!(distances.windows(2).all(|w| w[1] >= w[0] - 1e-4), "{text}");
+        let depth_line = text
+            .lines()
+            .find(|l| l.starts_with("contact: depth "))
+            .expect("a contact");
+        let depth: f32 = depth_line["contact: depth ".len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .expect("a number");
+        assert!((depth - distances.last().unwrap()).abs() < 1e-3, "{text}");
+        assert!(text.contains("witness points: A "), "{text}");
+        assert!(
+            text.lines()
+                .last()
+                .unwrap()
+                .starts_with(&format!("done: {} EPA iterations", epa.len())),
+            "{text}"
+        );
+        let sim = Sim::new(scene);
+        assert_eq!(sim.counts().bodies, 2, "{name}");
+        assert_eq!(sim.kinetic_energy(), 0.0, "{name}");
     }
 }
 
@@ -130,6 +181,18 @@ fn list_names_every_scene_and_bad_arguments_fail() {
     }
     let bad = demos().args(["--scene", "nope"]).output().expect("runs");
     assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn the_inspector_runs_headless_from_the_command_line() {
+    let output = demos()
+        .args(["--scene", "epa_inspector_3d"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("contact: depth "), "{text}");
+    assert!(text.contains("EPA iterations shown, 0 steps"), "{text}");
 }
 
 #[test]
