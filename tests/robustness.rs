@@ -111,6 +111,32 @@ fn drive<D: Scene>(seed: u64, calls: usize) -> (usize, usize) {
                     };
                 }
             }
+            6 if chaos.below(2) == 0 => {
+                let all = tumble::CollisionFilter::default();
+                let (origin, direction) = (
+                    D::v(chaos.value(), chaos.value()),
+                    D::v(chaos.value(), chaos.value()),
+                );
+                for hit in world.cast_ray_all(origin, direction, chaos.value(), &all) {
+                    assert!(
+                        hit.distance.is_finite() && hit.point.is_finite() && hit.normal.is_finite(),
+                        "a ray hit leaked a non-finite value"
+                    );
+                }
+                let _ = world.bodies_at_point(origin, &all);
+                if let Ok(probe) = random_shape::<D>(&mut chaos) {
+                    let pose = tumble::Pose::<D>::new(origin, D::tilt(chaos.value()));
+                    let _ = world.bodies_overlapping(&probe, &pose, &all);
+                    if let Some(hit) =
+                        world.cast_shape(&probe, &pose, direction, chaos.value(), &all)
+                    {
+                        assert!(
+                            hit.distance.is_finite() && hit.point.is_finite(),
+                            "a shape cast leaked a non-finite value"
+                        );
+                    }
+                }
+            }
             6 => {
                 if let (Ok(a), Ok(b)) =
                     (random_shape::<D>(&mut chaos), random_shape::<D>(&mut chaos))
