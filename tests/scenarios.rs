@@ -43,7 +43,10 @@ fn box_dropped_on_ground_comes_to_rest_3d() {
 }
 
 fn tower<D: Scene>() {
-    let mut world = World::<D>::new(Settings::default());
+    let mut world = World::<D>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
     add_ground::<D>(&mut world, 0.0);
     let boxes: Vec<_> = (0..20)
         .map(|i| {

@@ -10,7 +10,10 @@ const DT: f32 = 1.0 / 60.0;
 
 #[test]
 fn pyramid_of_820_boxes_stands_2d() {
-    let mut world = World::<D2>::new(Settings::default());
+    let mut world = World::<D2>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
     add_ground::<D2>(&mut world, 0.0);
     let boxes = add_pyramid::<D2>(&mut world, 40);
     assert_eq!(boxes.len(), 820);
@@ -25,7 +28,10 @@ fn pyramid_of_820_boxes_stands_2d() {
 
 #[test]
 fn square_pyramid_of_385_cubes_stands_3d() {
-    let mut world = World::<D3>::new(Settings::default());
+    let mut world = World::<D3>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
     add_ground::<D3>(&mut world, 0.0);
     let cube = D3::cube(0.5);
     let mut boxes = Vec::new();

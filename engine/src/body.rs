@@ -43,6 +43,7 @@ pub struct BodyDesc<D: Dim> {
     angular_damping: f32,
     gravity_scale: f32,
     user_data: u64,
+    can_sleep: bool,
 }
 
 impl<D: Dim> BodyDesc<D> {
@@ -57,6 +58,7 @@ impl<D: Dim> BodyDesc<D> {
             angular_damping: 0.0,
             gravity_scale: 1.0,
             user_data: 0,
+            can_sleep: true,
         }
     }
 
@@ -114,6 +116,13 @@ impl<D: Dim> BodyDesc<D> {
     /// Multiplier on the world's gravity for this body (1 by default).
     pub fn gravity_scale(mut self, scale: f32) -> Self {
         self.gravity_scale = scale;
+        self
+    }
+
+    /// Whether the body may fall asleep when it and everything it touches
+    /// rest (default true; the world's [`crate::Settings::sleep`] also decides).
+    pub fn can_sleep(mut self, can_sleep: bool) -> Self {
+        self.can_sleep = can_sleep;
         self
     }
 
@@ -372,6 +381,11 @@ pub struct Body<D: Dim> {
     user_data: u64,
     /// Where a kinematic body is to be at the end of the next step.
     pub(crate) kinematic_target: Option<Pose<D>>,
+    pub(crate) can_sleep: bool,
+    /// Asleep: not integrated or solved until something wakes it.
+    pub(crate) sleeping: bool,
+    /// How long the body has been slow enough to sleep, seconds.
+    pub(crate) rest_time: f32,
 }
 
 impl<D: Dim> Body<D> {
@@ -405,6 +419,9 @@ impl<D: Dim> Body<D> {
             colliders: vec![Collider::new(handle, collider)],
             user_data: desc.user_data,
             kinematic_target: None,
+            can_sleep: desc.can_sleep,
+            sleeping: false,
+            rest_time: 0.0,
         };
         body.update_mass();
         body
@@ -434,6 +451,24 @@ impl<D: Dim> Body<D> {
         } else {
             D::zero_inertia()
         });
+    }
+
+    /// True while the body sleeps: at rest with everything it touches, it is
+    /// neither integrated nor solved until a contact, a change or an impulse
+    /// wakes it.
+    pub fn is_sleeping(&self) -> bool {
+        self.sleeping
+    }
+
+    /// True when the body takes part in this step: awake, and dynamic or moving kinematic.
+    pub(crate) fn is_active(&self) -> bool {
+        !self.sleeping && self.kind != BodyKind::Fixed
+    }
+
+    /// Wakes the body (its island wakes with it on the next step).
+    pub fn wake_up(&mut self) {
+        self.sleeping = false;
+        self.rest_time = 0.0;
     }
 
     /// The body's colliders; the first is the one given to `add_body`.
@@ -519,6 +554,7 @@ impl<D: Dim> Body<D> {
             });
         }
         self.pose.translation = position;
+        self.wake_up();
         Ok(())
     }
 
@@ -530,6 +566,7 @@ impl<D: Dim> Body<D> {
             });
         }
         self.pose.rotation = D::rotation_from_angle(rotation);
+        self.wake_up();
         Ok(())
     }
 
@@ -543,6 +580,7 @@ impl<D: Dim> Body<D> {
         if self.kind != BodyKind::Fixed {
             self.linear_velocity = v;
         }
+        self.wake_up();
         Ok(())
     }
 
@@ -556,6 +594,7 @@ impl<D: Dim> Body<D> {
         if self.kind != BodyKind::Fixed {
             self.angular_velocity = w;
         }
+        self.wake_up();
         Ok(())
     }
 
@@ -577,6 +616,7 @@ impl<D: Dim> Body<D> {
             return Err(WorldError::NotKinematic);
         }
         self.kinematic_target = Some(Pose::new(position, rotation));
+        self.wake_up();
         Ok(())
     }
 
@@ -612,6 +652,7 @@ impl<D: Dim> Body<D> {
             return Err(WorldError::NotFinite { what: "force" });
         }
         self.force = total;
+        self.wake_up();
         Ok(())
     }
 
@@ -623,6 +664,7 @@ impl<D: Dim> Body<D> {
             return Err(WorldError::NotFinite { what: "torque" });
         }
         self.torque = total;
+        self.wake_up();
         Ok(())
     }
 
@@ -647,6 +689,7 @@ impl<D: Dim> Body<D> {
         }
         self.linear_velocity = linear;
         self.angular_velocity = angular;
+        self.wake_up();
         Ok(())
     }
 

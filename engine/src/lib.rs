@@ -30,6 +30,7 @@ pub mod pipeline;
 pub mod query;
 pub mod settings;
 pub mod shape;
+mod sleep;
 pub mod world;
 
 pub use body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc, CollisionFilter};

@@ -28,6 +28,15 @@ pub struct Settings<D: Dim> {
     pub contact_breaking_threshold: f32,
     /// Broad-phase boxes are grown by this much so pairs persist, metres. Default 0.1.
     pub aabb_margin: f32,
+    /// Let bodies at rest fall asleep (Box2D's default: on). Turn it off to
+    /// time every body every step.
+    pub sleep: bool,
+    /// How long an island must rest before it sleeps, seconds. Default 0.5.
+    pub time_to_sleep: f32,
+    /// Below this speed a body counts as resting, m/s. Default 0.05.
+    pub linear_sleep_tolerance: f32,
+    /// Below this spin a body counts as resting, rad/s. Default 2 degrees a second.
+    pub angular_sleep_tolerance: f32,
 }
 
 impl<D: Dim> Default for Settings<D> {
@@ -44,6 +53,10 @@ impl<D: Dim> Default for Settings<D> {
             speculative_distance: 4.0 * linear_slop,
             contact_breaking_threshold: 0.02,
             aabb_margin: 0.1,
+            sleep: true,
+            time_to_sleep: 0.5,
+            linear_sleep_tolerance: 0.05,
+            angular_sleep_tolerance: 2f32.to_radians(),
         }
     }
 }

@@ -85,6 +85,11 @@ impl<D: Dim> ContactPair<D> {
         Some([(ca, ca.world_pose(&a.pose)), (cb, cb.world_pose(&b.pose))])
     }
 
+    /// True for a sensor pair: overlap is reported, nothing is solved.
+    pub fn is_sensor(&self) -> bool {
+        self.sensor
+    }
+
     /// True when the pair touches: some point overlaps (or, for a sensor pair, the shapes overlap).
     pub fn is_touching(&self) -> bool {
         self.reported
@@ -157,7 +162,7 @@ pub struct World<D: Dim> {
     colliders: SlotMap<ColliderHandle, ColliderSlot>,
     pub(crate) broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
-    pairs: Vec<ContactPair<D>>,
+    pub(crate) pairs: Vec<ContactPair<D>>,
     contact_events: Vec<ContactEvent>,
     sensor_events: Vec<SensorEvent>,
 }
@@ -200,6 +205,12 @@ impl<D: Dim> World<D> {
     /// The settings the world steps with.
     pub fn settings(&self) -> &Settings<D> {
         &self.settings
+    }
+
+    /// The settings to change; changes apply from the next step
+    /// (`aabb_margin` only to bodies added afterwards).
+    pub fn settings_mut(&mut self) -> &mut Settings<D> {
+        &mut self.settings
     }
 
     /// Adds a body with one collider. Errors on NaN or infinite values and
@@ -265,6 +276,11 @@ impl<D: Dim> World<D> {
             .partition(|p| p.body_a == handle || p.body_b == handle);
         self.pairs = kept;
         for pair in &gone {
+            for other in [pair.body_a, pair.body_b] {
+                if let Some(neighbour) = self.bodies.get_mut(other) {
+                    neighbour.wake_up();
+                }
+            }
             self.record(pair.stopped());
         }
         Some(body)
@@ -345,8 +361,10 @@ impl<D: Dim> World<D> {
         self.bodies.values_mut().for_each(|b| b.aim_at_target(dt));
         self.update_broad_phase();
         self.update_manifolds();
+        self.wake_touched_islands();
         self.solve(dt);
         self.bodies.values_mut().for_each(|b| b.arrive());
+        self.fall_asleep(dt);
         self.report_touching();
         Ok(())
     }
@@ -402,6 +420,9 @@ impl<D: Dim> World<D> {
             let Some([(a, pose_a), (b, pose_b)]) = pair.colliders(bodies) else {
                 return;
             };
+            if !(bodies[pair.body_a].is_active() || bodies[pair.body_b].is_active()) {
+                return;
+            }
             if pair.sensor {
                 pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
                 return;
@@ -428,7 +449,9 @@ impl<D: Dim> World<D> {
         let mut constraints = Vec::with_capacity(self.pairs.len());
         let mut owners = Vec::with_capacity(self.pairs.len());
         for (k, pair) in self.pairs.iter().enumerate() {
-            if pair.sensor || pair.manifold.points().is_empty() {
+            let active =
+                self.bodies[pair.body_a].is_active() || self.bodies[pair.body_b].is_active();
+            if pair.sensor || pair.manifold.points().is_empty() || !active {
                 continue;
             }
             let Some([(a, pose_a), (b, pose_b)]) = pair.colliders(&self.bodies) else {
@@ -494,6 +517,9 @@ impl<D: Dim> World<D> {
     }
 
     fn solver_body(&self, body: &Body<D>) -> SolverBody<D> {
+        if body.sleeping {
+            return SolverBody::at_rest(body.center_of_mass(), body.pose.rotation);
+        }
         let dynamic = body.kind == BodyKind::Dynamic;
         let linear_acceleration = if dynamic {
             self.settings.gravity * body.gravity_scale + body.force * body.inv_mass
@@ -525,7 +551,7 @@ impl<D: Dim> World<D> {
     fn write_back(body: &mut Body<D>, state: &SolverBody<D>) {
         body.force = D::Vector::ZERO;
         body.torque = D::AngularVector::default();
-        if body.kind == BodyKind::Fixed {
+        if body.kind == BodyKind::Fixed || body.sleeping {
             return;
         }
         let pose = Pose {

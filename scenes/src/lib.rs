@@ -103,8 +103,17 @@ pub fn find(name: &str) -> Option<&'static SceneEntry> {
     SCENES.iter().find(|s| s.name == name)
 }
 
+/// The reference scenes run with sleeping off, as Box2D's and Box3D's
+/// benchmarks do: every body is stepped every step.
+fn settings<D: Dim>() -> Settings<D> {
+    Settings {
+        sleep: false,
+        ..Settings::default()
+    }
+}
+
 fn world_2d(ground_half_width: f32) -> World<D2> {
-    let mut world = World::new(Settings::default());
+    let mut world = World::new(settings());
     let ground = d2::Shape::cuboid(Vec2::new(ground_half_width, 0.5)).expect("valid ground");
     world
         .add_body(
@@ -116,7 +125,7 @@ fn world_2d(ground_half_width: f32) -> World<D2> {
 }
 
 fn world_3d(ground_half_width: f32) -> World<D3> {
-    let mut world = World::new(Settings::default());
+    let mut world = World::new(settings());
     let ground = d3::Shape::cuboid(Vec3::new(ground_half_width, 0.5, ground_half_width))
         .expect("valid ground");
     world

@@ -1,7 +1,7 @@
 //! Integration: velocities from gravity, forces and damping; positions from
 //! velocities (symplectic Euler, run once per solver substep).
 
-use crate::math::Dim;
+use crate::math::{Dim, Vector};
 
 /// A body as the solver sees it: dense, plain data.
 #[derive(Copy, Clone, Debug)]
@@ -22,6 +22,25 @@ pub(crate) struct SolverBody<D: Dim> {
     pub angular_damping: f32,
     /// Only dynamic bodies gain velocity from forces.
     pub dynamic: bool,
+}
+
+impl<D: Dim> SolverBody<D> {
+    /// A body that does not move this step (fixed, or asleep).
+    pub(crate) fn at_rest(center: D::Vector, rotation: D::Rotation) -> Self {
+        Self {
+            center,
+            rotation,
+            linear_velocity: D::Vector::ZERO,
+            angular_velocity: D::AngularVector::default(),
+            inv_mass: 0.0,
+            inv_inertia: D::zero_inertia(),
+            linear_acceleration: D::Vector::ZERO,
+            angular_acceleration: D::AngularVector::default(),
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+            dynamic: false,
+        }
+    }
 }
 
 /// Stage 1, per substep: `v += h·a`, then damping `v /= 1 + h·c`.

@@ -1,0 +1,90 @@
+//! Sleeping: a pile at rest falls asleep soon after it settles, and wakes
+//! when something hits it.
+
+use tumble::d3::{BodyDesc, ColliderDesc, Shape, World};
+use tumble::glam::Vec3;
+use tumble::Settings;
+
+const DT: f32 = 1.0 / 60.0;
+
+#[test]
+fn a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit() {
+    let mut world = World::new(Settings::default());
+    let ground = Shape::cuboid(Vec3::new(50.0, 0.5, 50.0)).unwrap();
+    world
+        .add_body(
+            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
+            ColliderDesc::new(ground),
+        )
+        .unwrap();
+    let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
+    let mut boxes = Vec::new();
+    for i in 0..10 {
+        for j in 0..10 {
+            for k in 0..10 {
+                let at = Vec3::new(
+                    i as f32 * 1.05 - 4.7 + 0.01 * (j % 3) as f32,
+                    0.5 + j as f32 * 1.02,
+                    k as f32 * 1.05 - 4.7,
+                );
+                boxes.push(
+                    world
+                        .add_body(
+                            BodyDesc::dynamic().position(at),
+                            ColliderDesc::new(cube.clone()),
+                        )
+                        .unwrap(),
+                );
+            }
+        }
+    }
+    let fastest = |world: &World| {
+        boxes
+            .iter()
+            .map(|&h| world.body(h).unwrap().linear_velocity().length())
+            .fold(0.0f32, f32::max)
+    };
+    let (mut settled, mut asleep) = (None, None);
+    for step in 1..=900 {
+        world.step(DT);
+        let t = step as f32 * DT;
+        if settled.is_none() && fastest(&world) < 0.1 {
+            settled = Some(t);
+        }
+        if asleep.is_none() && boxes.iter().all(|&h| world.body(h).unwrap().is_sleeping()) {
+            asleep = Some(t);
+            break;
+        }
+    }
+    println!("settled at {settled:?} s, all asleep at {asleep:?} s");
+    let (settled, asleep) = (
+        settled.expect("the pile settles"),
+        asleep.expect("the pile falls asleep"),
+    );
+    assert!(
+        asleep - settled <= 5.0,
+        "asleep {asleep} s, settled {settled} s"
+    );
+    // A fast ball into the side of the pile wakes it.
+    let ball = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec3::new(-12.0, 1.0, 0.3))
+                .linear_velocity(Vec3::new(20.0, 0.0, 0.0)),
+            ColliderDesc::new(Shape::ball(0.5).unwrap()).density(5.0),
+        )
+        .unwrap();
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    let woken = boxes
+        .iter()
+        .filter(|&&h| !world.body(h).unwrap().is_sleeping())
+        .count();
+    println!("{woken} boxes woke");
+    assert!(woken > 0, "the hit woke nothing");
+    assert!(
+        world.body(ball).unwrap().linear_velocity().x < 15.0,
+        "the ball went through"
+    );
+}
