@@ -37,7 +37,7 @@ impl Painter2d {
         let px = camera.pixel();
         for (handle, body) in world.bodies() {
             let color = if body.kind() == BodyKind::Dynamic {
-                style::body_color(handle)
+                style::body_color(handle, body.is_sleeping())
             } else {
                 style::GROUND
             };

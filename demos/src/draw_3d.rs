@@ -192,7 +192,7 @@ impl Painter3d {
         set_camera(&camera);
         for (handle, body) in world.bodies() {
             let color = if body.kind() == BodyKind::Dynamic {
-                style::body_color(handle)
+                style::body_color(handle, body.is_sleeping())
             } else {
                 style::GROUND
             };

@@ -12,7 +12,14 @@ use crate::scenes::{DemoScene, SceneKind};
 /// The fixed time step, seconds.
 pub const DT: f32 = 1.0 / 60.0;
 
-/// A 2D or a 3D world.
+/// The reference scenes run with sleeping off, for timing; the demo lets
+/// resting bodies sleep (and tints them).
+fn with_sleep<D: Dim>(mut world: World<D>) -> World<D> {
+    world.settings_mut().sleep = true;
+    world
+}
+
+/// A 2D or a 3D world, or an inspector's state.
 pub enum SimWorld {
     /// A 2D world.
     D2(World<D2>),
@@ -51,8 +58,8 @@ impl Sim {
     /// The scene, freshly built.
     pub fn new(scene: &'static DemoScene) -> Self {
         let world = match scene.kind {
-            SceneKind::D2(build) => SimWorld::D2(build().world),
-            SceneKind::D3(build) => SimWorld::D3(build().world),
+            SceneKind::D2(build) => SimWorld::D2(with_sleep(build().world)),
+            SceneKind::D3(build) => SimWorld::D3(with_sleep(build().world)),
             SceneKind::Inspector2d => SimWorld::Inspector2d(Box::default()),
             SceneKind::Inspector3d => SimWorld::Inspector3d(Box::default()),
         };

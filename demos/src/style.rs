@@ -39,11 +39,17 @@ const PALETTE: [Color; 8] = [
     Color::new(0.86, 0.86, 0.82, 1.0),
 ];
 
-/// A body's colour: stable for the body's lifetime, varied between bodies.
-pub fn body_color(handle: BodyHandle) -> Color {
+/// A body's colour: stable for the body's lifetime, varied between bodies,
+/// dimmed while the body sleeps.
+pub fn body_color(handle: BodyHandle, sleeping: bool) -> Color {
     let mut hasher = DefaultHasher::new();
     handle.hash(&mut hasher);
-    PALETTE[(hasher.finish() % PALETTE.len() as u64) as usize]
+    let color = PALETTE[(hasher.finish() % PALETTE.len() as u64) as usize];
+    if sleeping {
+        scaled(color, 0.55)
+    } else {
+        color
+    }
 }
 
 /// `color` with its red, green and blue scaled by `k` (alpha kept).
