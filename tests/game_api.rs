@@ -345,3 +345,14 @@ fn a_compound_body_rests_and_is_hit_per_collider_2d() {
 fn a_compound_body_rests_and_is_hit_per_collider_3d() {
     compound_rests::<tumble::D3>();
 }
+
+#[test]
+fn the_step_profile_adds_up() {
+    let mut world = World::<tumble::D3>::new(Settings::default());
+    add_ground::<tumble::D3>(&mut world, 0.0);
+    add_pyramid::<tumble::D3>(&mut world, 6);
+    world.step(DT);
+    let p = *world.profile();
+    let stages = p.broad_phase + p.narrow_phase + p.solver + p.islands;
+    assert!(p.total > 0.0 && stages <= p.total * 1.0001 + 1e-6, "{p:?}");
+}

@@ -40,7 +40,7 @@ pub use glam;
 pub use math::{Angular, Dim, Pose, Rot2, Vector, D2, D3};
 pub use query::QueryHit;
 pub use settings::Settings;
-pub use world::{ContactPair, World};
+pub use world::{ContactPair, StepProfile, World};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
 pub mod d2 {

@@ -1,6 +1,8 @@
 //! The world: bodies, their contacts, and `step()`, which reads as the
 //! pipeline's table of contents.
 
+use std::time::Instant;
+
 use rayon::prelude::*;
 use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
@@ -122,6 +124,21 @@ struct ColliderSlot {
     proxy: ProxyId,
 }
 
+/// How long the last step's stages took, milliseconds (wall clock).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct StepProfile {
+    /// Refitting boxes and finding candidate pairs.
+    pub broad_phase: f64,
+    /// GJK, EPA, perturbation and manifolds, over all pairs.
+    pub narrow_phase: f64,
+    /// Preparing and solving contacts, integrating (all substeps).
+    pub solver: f64,
+    /// Islands, sleep and events.
+    pub islands: f64,
+    /// The whole step.
+    pub total: f64,
+}
+
 /// Either kind of event, while a step sorts them.
 enum Event {
     Contact(ContactEvent),
@@ -165,6 +182,7 @@ pub struct World<D: Dim> {
     pub(crate) pairs: Vec<ContactPair<D>>,
     contact_events: Vec<ContactEvent>,
     sensor_events: Vec<SensorEvent>,
+    profile: StepProfile,
 }
 
 /// A collider's box for the broad phase: its shape's bounds plus the speculative distance.
@@ -199,6 +217,7 @@ impl<D: Dim> World<D> {
             pairs: Vec::new(),
             contact_events: Vec::new(),
             sensor_events: Vec::new(),
+            profile: StepProfile::default(),
         }
     }
 
@@ -314,6 +333,11 @@ impl<D: Dim> World<D> {
         self.bodies.len()
     }
 
+    /// How long the last step's stages took.
+    pub fn profile(&self) -> &StepProfile {
+        &self.profile
+    }
+
     /// Contacts that started or stopped touching in the last step (and pairs
     /// ended by removals since), in pair order.
     pub fn contact_events(&self) -> &[ContactEvent] {
@@ -356,16 +380,34 @@ impl<D: Dim> World<D> {
                 value: dt,
             });
         }
+        let start = Instant::now();
+        let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         self.contact_events.clear();
         self.sensor_events.clear();
         self.bodies.values_mut().for_each(|b| b.aim_at_target(dt));
         self.update_broad_phase();
+        let broad_phase = since(start);
+        let t = Instant::now();
         self.update_manifolds();
+        let narrow_phase = since(t);
+        let t = Instant::now();
         self.wake_touched_islands();
+        let mut islands = since(t);
+        let t = Instant::now();
         self.solve(dt);
         self.bodies.values_mut().for_each(|b| b.arrive());
+        let solver = since(t);
+        let t = Instant::now();
         self.fall_asleep(dt);
         self.report_touching();
+        islands += since(t);
+        self.profile = StepProfile {
+            broad_phase,
+            narrow_phase,
+            solver,
+            islands,
+            total: since(start),
+        };
         Ok(())
     }
 
