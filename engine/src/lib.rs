@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod body;
+pub mod collider;
 pub mod error;
 pub mod events;
 pub mod math;
@@ -33,7 +34,8 @@ pub mod shape;
 mod sleep;
 pub mod world;
 
-pub use body::{Body, BodyDesc, BodyHandle, BodyKind, ColliderDesc, CollisionFilter};
+pub use body::{Body, BodyDesc, BodyHandle, BodyKind};
+pub use collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
 pub use error::WorldError;
 pub use events::{ContactEvent, SensorEvent};
 pub use glam;
@@ -44,7 +46,8 @@ pub use world::{ContactPair, StepProfile, World};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
 pub mod d2 {
-    pub use crate::body::{BodyHandle, BodyKind, CollisionFilter};
+    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::collider::{ColliderHandle, CollisionFilter};
     pub use crate::error::WorldError;
     pub use crate::events::{ContactEvent, SensorEvent};
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
@@ -59,7 +62,7 @@ pub mod d2 {
     /// A 2D body description.
     pub type BodyDesc = crate::body::BodyDesc<crate::math::D2>;
     /// A 2D collider description.
-    pub type ColliderDesc = crate::body::ColliderDesc<crate::math::D2>;
+    pub type ColliderDesc = crate::collider::ColliderDesc<crate::math::D2>;
     /// A 2D body.
     pub type Body = crate::body::Body<crate::math::D2>;
     /// A 2D convex shape.
@@ -84,7 +87,8 @@ pub mod d2 {
 
 /// The 3D engine: `Vec3` points, rotations as unit quaternions.
 pub mod d3 {
-    pub use crate::body::{BodyHandle, BodyKind, CollisionFilter};
+    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::collider::{ColliderHandle, CollisionFilter};
     pub use crate::error::WorldError;
     pub use crate::events::{ContactEvent, SensorEvent};
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
@@ -99,7 +103,7 @@ pub mod d3 {
     /// A 3D body description.
     pub type BodyDesc = crate::body::BodyDesc<crate::math::D3>;
     /// A 3D collider description.
-    pub type ColliderDesc = crate::body::ColliderDesc<crate::math::D3>;
+    pub type ColliderDesc = crate::collider::ColliderDesc<crate::math::D3>;
     /// A 3D body.
     pub type Body = crate::body::Body<crate::math::D3>;
     /// A 3D convex shape.

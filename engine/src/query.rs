@@ -5,8 +5,9 @@
 //! Results come in a fixed order: casts by distance, then by handle;
 //! overlaps by handle.
 
-use crate::body::Collider;
-use crate::body::{BodyHandle, ColliderHandle, CollisionFilter};
+use crate::body::BodyHandle;
+use crate::collider::Collider;
+use crate::collider::{ColliderHandle, CollisionFilter};
 use crate::math::{Dim, Pose, Vector};
 use crate::pipeline::narrow_phase::cast::{contains_point, ray_cast, shape_cast};
 use crate::pipeline::narrow_phase::contact;

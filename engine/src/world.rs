@@ -6,7 +6,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
-use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Collider, ColliderDesc, ColliderHandle};
+use crate::body::{Body, BodyDesc, BodyHandle, BodyKind};
+use crate::collider::{Collider, ColliderDesc, ColliderHandle};
 use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
 use crate::math::{Angular, Dim, Pose, Vector};
