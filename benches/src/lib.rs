@@ -1,1 +1,3 @@
 //! Benchmarks of the tumble engine (criterion benches live in `benches/`).
+
+pub mod rapier_mirror;
