@@ -189,15 +189,26 @@ pub fn pyramid_3d(base: usize) -> Scene<D3> {
 
 /// 2D: 20 x 20 pyramids of base 10, 22000 boxes, in rows.
 pub fn many_pyramids_2d() -> Scene<D2> {
-    let mut world = world_2d(2000.0);
+    // Box2D's layout: 20 rows, each of 20 pyramids on its own ground strip,
+    // the rows stacked 12 m apart so no pyramid reaches the next strip.
+    let mut world = World::new(settings());
     let mut bodies = Vec::new();
-    for p in 0..400 {
-        let x0 = (p as f32 - 199.5) * 11.0;
-        bodies.extend(
-            pyramid_centres(10, x0)
-                .map(|(x, y)| add_box_2d(&mut world, Vec2::new(x, y)))
-                .collect::<Vec<_>>(),
-        );
+    for row in 0..20 {
+        let floor = row as f32 * 12.0;
+        let strip = d2::Shape::cuboid(Vec2::new(115.0, 0.5)).expect("valid ground");
+        world
+            .add_body(
+                d2::BodyDesc::fixed().position(Vec2::new(0.0, floor - 0.5)),
+                d2::ColliderDesc::new(strip),
+            )
+            .expect("valid ground");
+        for column in 0..20 {
+            let x0 = (column as f32 - 9.5) * 11.0;
+            let pyramid: Vec<_> = pyramid_centres(10, x0)
+                .map(|(x, y)| add_box_2d(&mut world, Vec2::new(x, floor + y)))
+                .collect();
+            bodies.extend(pyramid);
+        }
     }
     Scene { world, bodies }
 }
