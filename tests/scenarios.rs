@@ -8,7 +8,10 @@ use tumble::{BodyDesc, ColliderDesc, Settings, World};
 const DT: f32 = 1.0 / 60.0;
 
 fn box_drop<D: Scene>() {
-    let mut world = World::<D>::new(Settings::default());
+    let mut world = World::<D>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
     add_ground::<D>(&mut world, 0.0);
     let h = world
         .add_body(
@@ -83,7 +86,10 @@ fn tower_of_twenty_stands_3d() {
 }
 
 fn bounce<D: Scene>() {
-    let mut world = World::<D>::new(Settings::default());
+    let mut world = World::<D>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
     let ground = D::cuboid(50.0, 0.5);
     world
         .add_body(
@@ -131,7 +137,10 @@ fn ball_bounces_to_a_quarter_3d() {
 /// (distance slid along the slope in 2 s, acceleration along it between 0.5 and 2 s).
 fn slope<D: Scene>(mu: f32) -> (f32, f32) {
     let angle = 30f32.to_radians();
-    let mut world = World::<D>::new(Settings::default());
+    let mut world = World::<D>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
     let normal = D::v(-angle.sin(), angle.cos());
     let down = D::v(-angle.cos(), -angle.sin());
     let slope = D::cuboid(20.0, 0.5);
