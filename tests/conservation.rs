@@ -12,6 +12,7 @@ const DT: f32 = 1.0 / 60.0;
 fn weightless<D: Scene>() -> World<D> {
     World::new(Settings {
         gravity: D::v(0.0, 0.0),
+        sleep: false,
         ..Settings::default()
     })
 }
