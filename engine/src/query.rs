@@ -32,6 +32,19 @@ pub struct QueryHit<D: Dim> {
     pub normal: D::Vector,
 }
 
+/// A cast's unit direction and how far it reaches, or `None` for a zero,
+/// NaN or infinite direction or a negative or NaN distance.
+fn cast_motion<D: Dim>(direction: D::Vector, max_distance: f32) -> Option<(D::Vector, f32)> {
+    let length = direction.length();
+    let valid = length > 0.0 && length.is_finite() && max_distance >= 0.0;
+    valid.then(|| {
+        (
+            direction * (1.0 / length),
+            max_distance.min(MAX_CAST_DISTANCE),
+        )
+    })
+}
+
 impl<D: Dim> World<D> {
     /// Colliders whose broad-phase boxes overlap `aabb` and that `filter`
     /// admits, with their bodies and world poses, by handle.
@@ -79,12 +92,11 @@ impl<D: Dim> World<D> {
         max_distance: f32,
         filter: &CollisionFilter,
     ) -> Vec<QueryHit<D>> {
-        let length = direction.length();
-        if !(length > 0.0 && length.is_finite() && origin.is_finite() && max_distance >= 0.0) {
+        let Some((dir, reach)) =
+            cast_motion::<D>(direction, max_distance).filter(|_| origin.is_finite())
+        else {
             return Vec::new();
-        }
-        let dir = direction * (1.0 / length);
-        let reach = max_distance.min(MAX_CAST_DISTANCE);
+        };
         let swept = Self::swept_box(Aabb::new(origin, origin), dir, reach);
         let mut hits: Vec<QueryHit<D>> = self
             .candidates(&swept, filter)
@@ -131,12 +143,8 @@ impl<D: Dim> World<D> {
         max_distance: f32,
         filter: &CollisionFilter,
     ) -> Option<QueryHit<D>> {
-        let length = direction.length();
-        if !(length > 0.0 && length.is_finite() && pose.is_finite() && max_distance >= 0.0) {
-            return None;
-        }
-        let dir = direction * (1.0 / length);
-        let reach = max_distance.min(MAX_CAST_DISTANCE);
+        let (dir, reach) =
+            cast_motion::<D>(direction, max_distance).filter(|_| pose.is_finite())?;
         let swept = Self::swept_box(shape.aabb(pose), dir, reach);
         self.candidates(&swept, filter)
             .into_iter()
