@@ -9,7 +9,7 @@ use crate::body::BodyHandle;
 use crate::collider::Collider;
 use crate::collider::{ColliderHandle, CollisionFilter};
 use crate::math::{Dim, Pose, Vector};
-use crate::pipeline::narrow_phase::cast::{contains_point, ray_cast, shape_cast};
+use crate::pipeline::narrow_phase::cast::{contains_point, ray_cast, shape_cast, CastHit};
 use crate::pipeline::narrow_phase::contact;
 use crate::shape::{Aabb, Shape};
 use crate::world::{collider_of, World};
@@ -43,6 +43,18 @@ fn cast_motion<D: Dim>(direction: D::Vector, max_distance: f32) -> Option<(D::Ve
             max_distance.min(MAX_CAST_DISTANCE),
         )
     })
+}
+
+impl<D: Dim> QueryHit<D> {
+    fn new(body: BodyHandle, collider: &Collider<D>, hit: CastHit<D>) -> Self {
+        Self {
+            body,
+            collider: collider.handle,
+            distance: hit.distance,
+            point: hit.point,
+            normal: hit.normal,
+        }
+    }
 }
 
 impl<D: Dim> World<D> {
@@ -103,13 +115,7 @@ impl<D: Dim> World<D> {
             .into_iter()
             .filter_map(|(body, collider, pose)| {
                 let hit = ray_cast(&collider.shape, &pose, origin, dir, reach)?;
-                Some(QueryHit {
-                    body,
-                    collider: collider.handle,
-                    distance: hit.distance,
-                    point: hit.point,
-                    normal: hit.normal,
-                })
+                Some(QueryHit::new(body, collider, hit))
             })
             .collect();
         hits.sort_by(|a, b| {
@@ -150,13 +156,7 @@ impl<D: Dim> World<D> {
             .into_iter()
             .filter_map(|(body, collider, at)| {
                 let hit = shape_cast(&collider.shape, &at, shape, pose, dir, reach)?;
-                Some(QueryHit {
-                    body,
-                    collider: collider.handle,
-                    distance: hit.distance,
-                    point: hit.point,
-                    normal: hit.normal,
-                })
+                Some(QueryHit::new(body, collider, hit))
             })
             .min_by(|a, b| {
                 a.distance
