@@ -26,6 +26,11 @@ pub struct Settings<D: Dim> {
     pub speculative_distance: f32,
     /// A manifold point is dropped when it separates or slides this far, metres. Default 0.02.
     pub contact_breaking_threshold: f32,
+    /// A pair's GJK/EPA query is skipped, and its manifold's points only
+    /// refreshed, while no point of one collider has moved this far relative
+    /// to the other since the last query, metres. Default 0.1 × slop; zero
+    /// queries every pair every step.
+    pub manifold_reuse_distance: f32,
     /// Broad-phase boxes are grown by this much so pairs persist, metres. Default 0.1.
     pub aabb_margin: f32,
     /// Let bodies at rest fall asleep (Box2D's default: on). Turn it off to
@@ -52,6 +57,7 @@ impl<D: Dim> Default for Settings<D> {
             linear_slop,
             speculative_distance: 4.0 * linear_slop,
             contact_breaking_threshold: 0.02,
+            manifold_reuse_distance: 0.1 * linear_slop,
             aabb_margin: 0.1,
             sleep: true,
             time_to_sleep: 0.5,

@@ -457,6 +457,7 @@ impl<D: Dim> World<D> {
         let tuning = ManifoldTuning {
             margin: self.settings.speculative_distance,
             breaking: self.settings.contact_breaking_threshold,
+            reuse: self.settings.manifold_reuse_distance,
         };
         let bodies = &self.bodies;
         self.pairs.par_iter_mut().for_each(|pair| {

@@ -116,6 +116,21 @@ trait Stepper {
     fn step(&mut self);
     /// Positions of the measured bodies, `[x, y, z]` (z = 0 in 2D).
     fn positions(&self) -> Vec<[f32; 3]>;
+    /// The last step's time per stage, ms (tumble only): broad phase,
+    /// narrow phase, solver, islands.
+    fn stages(&self) -> Option<[f64; 4]> {
+        None
+    }
+}
+
+/// The stage times of a tumble world's last step, ms.
+fn stages_of(profile: &tumble::StepProfile) -> [f64; 4] {
+    [
+        profile.broad_phase,
+        profile.narrow_phase,
+        profile.solver,
+        profile.islands,
+    ]
 }
 
 impl Stepper for Scene<D2> {
@@ -131,6 +146,10 @@ impl Stepper for Scene<D2> {
             .map(|p| [p.x, p.y, 0.0])
             .collect()
     }
+
+    fn stages(&self) -> Option<[f64; 4]> {
+        Some(stages_of(self.world.profile()))
+    }
 }
 
 impl Stepper for Scene<D3> {
@@ -141,6 +160,10 @@ impl Stepper for Scene<D3> {
     fn positions(&self) -> Vec<[f32; 3]> {
         let at = |&h| self.world.body(h).expect("live").position();
         self.bodies.iter().map(at).map(|p| p.to_array()).collect()
+    }
+
+    fn stages(&self) -> Option<[f64; 4]> {
+        Some(stages_of(self.world.profile()))
     }
 }
 
@@ -167,17 +190,38 @@ impl Stepper for rapier_mirror::d3::World {
 /// The time step of every run.
 const DT: f32 = 1.0 / 60.0;
 
-/// Times `steps` steps of `world`: the times (ms), stability and body count.
-fn measure(world: &mut impl Stepper, steps: usize) -> (Vec<f64>, Stability, usize) {
+/// What a run measured.
+struct Run {
+    /// Each step's time, ms.
+    times: Vec<f64>,
+    stability: Stability,
+    bodies: usize,
+    /// Mean time per stage, ms (tumble only).
+    stages: Option<[f64; 4]>,
+}
+
+/// Times `steps` steps of `world`.
+fn measure(world: &mut impl Stepper, steps: usize) -> Run {
     let start = world.positions();
     let mut times = Vec::with_capacity(steps);
+    let mut stages: Option<[f64; 4]> = None;
     for _ in 0..steps {
         let t = Instant::now();
         world.step();
         times.push(t.elapsed().as_secs_f64() * 1e3);
+        if let Some(step) = world.stages() {
+            let sum = stages.get_or_insert([0.0; 4]);
+            sum.iter_mut().zip(step).for_each(|(s, t)| *s += t);
+        }
     }
     let end = world.positions();
-    (times, Stability::between(&start, &end), end.len())
+    let per_step = |sum: [f64; 4]| sum.map(|s| s / steps.max(1) as f64);
+    Run {
+        times,
+        stability: Stability::between(&start, &end),
+        bodies: end.len(),
+        stages: stages.map(per_step),
+    }
 }
 
 /// A scene builder: a listed scene's, or one resized by `--base`.
@@ -244,7 +288,12 @@ fn main() {
         (Builder::D3(build), Engine::Rapier) => rapier_mirror::d3::World::mirror(&build(), DT)
             .map(|mut world| measure(&mut world, steps)),
     });
-    let (mut times, stability, bodies) = outcome.unwrap_or_else(|e| {
+    let Run {
+        mut times,
+        stability,
+        bodies,
+        stages,
+    } = outcome.unwrap_or_else(|e| {
         eprintln!("stress: {e}");
         std::process::exit(2);
     });
@@ -270,4 +319,10 @@ fn main() {
         "stability: largest sideways drift {:.4} m, largest sink {:.4} m, moved more than 1 m: {}",
         stability.drift, stability.sink, stability.moved
     );
+    if let Some([broad, narrow, solver, islands]) = stages {
+        println!(
+            "stages (mean ms/step): broad phase {broad:.3}, narrow phase {narrow:.3}, \
+             solver {solver:.3}, islands and events {islands:.3}"
+        );
+    }
 }
