@@ -15,7 +15,7 @@ use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::SolverBody;
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
-use crate::pipeline::solver::{self, ContactInput};
+use crate::pipeline::solver::{ContactInput, Contacts};
 use crate::settings::Settings;
 
 /// A touching (or nearly touching) pair and its manifold.
@@ -490,7 +490,7 @@ impl<D: Dim> World<D> {
             index.insert(h, i);
             states.push(self.solver_body(&self.bodies[h]));
         }
-        let mut constraints = Vec::with_capacity(self.pairs.len());
+        let mut contacts = Contacts::with_capacity(self.pairs.len());
         let mut owners = Vec::with_capacity(self.pairs.len());
         for (k, pair) in self.pairs.iter().enumerate() {
             let active =
@@ -510,12 +510,12 @@ impl<D: Dim> World<D> {
                 restitution: a.restitution.max(b.restitution),
                 manifold: &pair.manifold,
             };
-            constraints.push(solver::prepare(&input, &states));
+            contacts.add(&input, &states);
             owners.push(k);
         }
-        solver::solve(&mut constraints, &mut states, &self.settings, dt);
-        for (c, &k) in constraints.iter().zip(&owners) {
-            solver::store_impulses(c, &mut self.pairs[k].manifold);
+        contacts.solve(&mut states, &self.settings, dt);
+        for (c, &k) in owners.iter().enumerate() {
+            contacts.store_impulses(c, &mut self.pairs[k].manifold);
         }
         for (&h, state) in handles.iter().zip(&states) {
             Self::write_back(&mut self.bodies[h], state);

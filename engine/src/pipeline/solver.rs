@@ -55,97 +55,113 @@ impl Softness {
     }
 }
 
-/// One velocity constraint along a direction `d` at a contact point: the
-/// angular parts of its Jacobian and their images under the inverse
-/// inertias, so a row reads and changes velocities without a matrix product.
+/// The angular parts of a velocity constraint's Jacobian along a direction
+/// `d` at a contact point: `r_a × d` and `r_b × d`. Their images under the
+/// inverse inertias are not kept: a manifold's impulses are summed first and
+/// turned into spin with one product per body.
 #[derive(Copy, Clone, Debug, Default)]
-struct Row<D: Dim> {
-    /// `r_a × d`, `r_b × d`.
-    ja: D::AngularVector,
-    jb: D::AngularVector,
-    /// `I_a⁻¹ (r_a × d)`, `I_b⁻¹ (r_b × d)`.
-    ka: D::AngularVector,
-    kb: D::AngularVector,
-    /// Effective mass along `d`, kg.
-    mass: f32,
-    /// How many rows' worth of push this row feels when the manifold's rows
-    /// along the same direction act together (>= 1).
-    share: f32,
-    /// Accumulated impulse, N·s.
-    impulse: f32,
+struct Jacobian<D: Dim> {
+    a: D::AngularVector,
+    b: D::AngularVector,
 }
 
-impl<D: Dim> Row<D> {
-    fn new(
-        a: &SolverBody<D>,
-        b: &SolverBody<D>,
-        r_a: D::Vector,
-        r_b: D::Vector,
-        d: D::Vector,
-        impulse: f32,
-    ) -> Self {
-        let (ja, jb) = (D::cross(r_a, d), D::cross(r_b, d));
-        let (ka, kb) = (
-            D::mul_inertia(a.inv_inertia, ja),
-            D::mul_inertia(b.inv_inertia, jb),
-        );
-        let k = a.inv_mass + b.inv_mass + ja.dot(ka) + jb.dot(kb);
+impl<D: Dim> Jacobian<D> {
+    fn new(r_a: D::Vector, r_b: D::Vector, d: D::Vector) -> Self {
         Self {
-            ja,
-            jb,
-            ka,
-            kb,
-            mass: if k > 0.0 { 1.0 / k } else { 0.0 },
-            share: 1.0,
-            impulse,
+            a: D::cross(r_a, d),
+            b: D::cross(r_b, d),
         }
     }
 
-    /// Relative velocity of B against A along `d` at the point, m/s.
+    /// Relative velocity of B against A along the row, given the linear
+    /// part `d · (v_b - v_a)` (shared by a manifold's rows), m/s.
     #[inline]
-    fn velocity(&self, d: D::Vector, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
-        d.dot(b.linear_velocity - a.linear_velocity) + self.jb.dot(b.angular_velocity)
-            - self.ja.dot(a.angular_velocity)
+    fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
+        linear + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
     }
 
-    /// Applies impulse `lambda` along `d`: to B, and its opposite to A.
-    #[inline]
-    fn apply(&self, d: D::Vector, a: &mut SolverBody<D>, b: &mut SolverBody<D>, lambda: f32) {
-        a.linear_velocity -= d * (lambda * a.inv_mass);
-        a.angular_velocity -= self.ka * lambda;
-        b.linear_velocity += d * (lambda * b.inv_mass);
-        b.angular_velocity += self.kb * lambda;
-    }
-
-    /// Velocity along this row per unit impulse on `other` (same direction).
-    fn coupling(&self, other: &Self, inv_masses: f32) -> f32 {
-        inv_masses + self.ja.dot(other.ka) + self.jb.dot(other.kb)
+    /// Inverse effective mass along the row when an impulse acts on `other`
+    /// (same direction): `J M⁻¹ Jₒᵀ`.
+    fn coupling(&self, other: &Self, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
+        a.inv_mass
+            + b.inv_mass
+            + self.a.dot(D::mul_inertia(a.inv_inertia, other.a))
+            + self.b.dot(D::mul_inertia(b.inv_inertia, other.b))
     }
 }
 
+/// Impulses summed over a manifold's rows, applied to both bodies at once.
+#[derive(Copy, Clone, Debug)]
+struct Impulse<D: Dim> {
+    /// Linear impulse on B (its opposite on A), N·s.
+    linear: D::Vector,
+    /// Angular impulses `Σ λ J`, before the inverse inertias.
+    angular_a: D::AngularVector,
+    angular_b: D::AngularVector,
+}
+
+impl<D: Dim> Impulse<D> {
+    fn zero() -> Self {
+        Self {
+            linear: D::Vector::ZERO,
+            angular_a: D::AngularVector::default(),
+            angular_b: D::AngularVector::default(),
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, d: D::Vector, j: &Jacobian<D>, lambda: f32) {
+        self.linear += d * lambda;
+        self.angular_a += j.a * lambda;
+        self.angular_b += j.b * lambda;
+    }
+
+    #[inline]
+    fn apply(&self, a: &mut SolverBody<D>, b: &mut SolverBody<D>) {
+        a.linear_velocity -= self.linear * a.inv_mass;
+        a.angular_velocity -= D::mul_inertia(a.inv_inertia, self.angular_a);
+        b.linear_velocity += self.linear * b.inv_mass;
+        b.angular_velocity += D::mul_inertia(b.inv_inertia, self.angular_b);
+    }
+}
+
+/// One manifold point's rows: normal and tangents.
 #[derive(Copy, Clone, Debug, Default)]
 struct ConstraintPoint<D: Dim> {
     /// Each surface point relative to its centre, in the body's rotated frame.
     local_a: D::Vector,
     local_b: D::Vector,
-    normal: Row<D>,
-    tangents: [Row<D>; 2],
+    normal: Jacobian<D>,
+    tangents: [Jacobian<D>; 2],
+    /// Effective mass along the normal, kg (for push-out and restitution).
+    normal_mass: f32,
+    /// The normal mass divided by how many rows' worth of push the row
+    /// feels when the manifold's normal rows act together (for approach).
+    normal_shared_mass: f32,
+    /// Friction rows' effective masses, likewise divided by their shares.
+    tangent_shared_mass: [f32; 2],
+    /// Accumulated impulses, N·s.
+    normal_impulse: f32,
+    tangent_impulse: [f32; 2],
     max_normal_impulse: f32,
     /// Normal velocity before solving, m/s (negative when approaching).
     approach_speed: f32,
 }
 
-/// The rows of one manifold.
+/// The rows of one manifold; its points are `points[first..first + len]`
+/// of [`Contacts`].
 #[derive(Clone, Debug)]
-pub(crate) struct ContactConstraint<D: Dim> {
-    pub body_a: usize,
-    pub body_b: usize,
+struct ContactConstraint<D: Dim> {
+    body_a: usize,
+    body_b: usize,
     normal: D::Vector,
     tangents: [D::Vector; 2],
     tangent_count: usize,
     friction: f32,
     restitution: f32,
-    points: [ConstraintPoint<D>; 4],
+    /// One body cannot move: the contact carries weight and is stiffer.
+    against_static: bool,
+    first: usize,
     len: usize,
 }
 
@@ -176,90 +192,212 @@ fn pair_mut<D: Dim>(
     }
 }
 
-/// Step 1: the constraint of one manifold.
-pub(crate) fn prepare<D: Dim>(
-    input: &ContactInput<'_, D>,
-    bodies: &[SolverBody<D>],
-) -> ContactConstraint<D> {
-    let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
-    let normal = input.manifold.normal;
-    let (tangents, tangent_count) = D::tangents(normal);
-    let (pose_a, pose_b) = (input.pose_a, input.pose_b);
-    let mut c = ContactConstraint {
-        body_a: input.body_a,
-        body_b: input.body_b,
-        normal,
-        tangents,
-        tangent_count,
-        friction: input.friction,
-        restitution: input.restitution,
-        points: [ConstraintPoint::default(); 4],
-        len: input.manifold.points().len().min(4),
-    };
-    for (i, mp) in input.manifold.points().iter().take(4).enumerate() {
-        let (pa, pb) = input.manifold.world_points(&pose_a, &pose_b, i);
-        let mid = (pa + pb) * 0.5;
-        let (r_a, r_b) = (mid - a.center, mid - b.center);
-        let normal_row = Row::new(a, b, r_a, r_b, normal, mp.normal_impulse);
-        let mut tangent_rows = [Row::default(); 2];
-        for k in 0..tangent_count {
-            tangent_rows[k] = Row::new(a, b, r_a, r_b, tangents[k], mp.tangent_impulse[k]);
-        }
-        c.points[i] = ConstraintPoint {
-            local_a: D::inverse_rotate(a.rotation, pa - a.center),
-            local_b: D::inverse_rotate(b.rotation, pb - b.center),
-            approach_speed: normal_row.velocity(normal, a, b),
-            normal: normal_row,
-            tangents: tangent_rows,
-            max_normal_impulse: 0.0,
-        };
-    }
-    set_shares(&mut c, a.inv_mass + b.inv_mass);
-    c
+/// Every contact constraint of a step, in contiguous arrays: manifolds in
+/// pair order, and all their points back to back.
+pub(crate) struct Contacts<D: Dim> {
+    constraints: Vec<ContactConstraint<D>>,
+    points: Vec<ConstraintPoint<D>>,
 }
 
-/// How many rows' worth of push a row feels when the manifold's rows along
-/// the same direction act together: its coupling row summed over its
-/// diagonal, at least 1.
-fn share<D: Dim>(rows: &[Row<D>], i: usize, inv_masses: f32, magnitude: bool) -> f32 {
-    let diagonal = rows[i].coupling(&rows[i], inv_masses);
-    let row: f32 = rows
+impl<D: Dim> Contacts<D> {
+    /// Room for `manifolds` manifolds.
+    pub(crate) fn with_capacity(manifolds: usize) -> Self {
+        Self {
+            constraints: Vec::with_capacity(manifolds),
+            points: Vec::with_capacity(manifolds * D::MAX_MANIFOLD_POINTS),
+        }
+    }
+
+    /// Step 1: the rows of one manifold, appended.
+    pub(crate) fn add(&mut self, input: &ContactInput<'_, D>, bodies: &[SolverBody<D>]) {
+        let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
+        let normal = input.manifold.normal;
+        let (tangents, tangent_count) = D::tangents(normal);
+        let first = self.points.len();
+        let manifold_points = input.manifold.points();
+        let len = manifold_points.len().min(D::MAX_MANIFOLD_POINTS);
+        for (i, mp) in manifold_points[..len].iter().enumerate() {
+            let (pa, pb) = input.manifold.world_points(&input.pose_a, &input.pose_b, i);
+            let mid = (pa + pb) * 0.5;
+            let (r_a, r_b) = (mid - a.center, mid - b.center);
+            let normal_row = Jacobian::new(r_a, r_b, normal);
+            let mut tangent_rows = [Jacobian::default(); 2];
+            for k in 0..tangent_count {
+                tangent_rows[k] = Jacobian::new(r_a, r_b, tangents[k]);
+            }
+            let linear = normal.dot(b.linear_velocity - a.linear_velocity);
+            self.points.push(ConstraintPoint {
+                local_a: D::inverse_rotate(a.rotation, pa - a.center),
+                local_b: D::inverse_rotate(b.rotation, pb - b.center),
+                approach_speed: normal_row.velocity(linear, a, b),
+                normal: normal_row,
+                tangents: tangent_rows,
+                normal_mass: 0.0,
+                normal_shared_mass: 0.0,
+                tangent_shared_mass: [0.0; 2],
+                normal_impulse: mp.normal_impulse,
+                tangent_impulse: mp.tangent_impulse,
+                max_normal_impulse: 0.0,
+            });
+        }
+        set_masses(&mut self.points[first..], tangent_count, a, b);
+        self.constraints.push(ContactConstraint {
+            body_a: input.body_a,
+            body_b: input.body_b,
+            normal,
+            tangents,
+            tangent_count,
+            friction: input.friction,
+            restitution: input.restitution,
+            against_static: a.inv_mass == 0.0 || b.inv_mass == 0.0,
+            first,
+            len,
+        });
+    }
+
+    /// Steps 2 and 3: the substep loop, then restitution.
+    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody<D>], settings: &Settings<D>, dt: f32) {
+        let substeps = settings.substeps.max(1);
+        let h = dt / substeps as f32;
+        let inv_h = 1.0 / h;
+        let hertz = settings.contact_hertz.min(0.25 * inv_h);
+        let soft = Softness::new(hertz, settings.contact_damping_ratio, h);
+        // Contacts with a body that cannot move are twice as stiff (Box2D v3):
+        // they carry the whole stack's weight.
+        let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
+        let pass = |soft: Option<Softness>, soft_static: Option<Softness>| Pass {
+            soft,
+            soft_static,
+            max_push_out_speed: settings.max_push_out_speed,
+            inv_h,
+        };
+        for _ in 0..substeps {
+            integrate_velocities(bodies, h);
+            for c in &self.constraints {
+                warm_start(c, &self.points[c.first..c.first + c.len], bodies);
+            }
+            let solve_pass = pass(Some(soft), Some(soft_static));
+            for c in &self.constraints {
+                solve_contact(
+                    c,
+                    &mut self.points[c.first..c.first + c.len],
+                    bodies,
+                    &solve_pass,
+                );
+            }
+            integrate_positions(bodies, h);
+            let relax_pass = pass(None, None);
+            for c in &self.constraints {
+                solve_contact(
+                    c,
+                    &mut self.points[c.first..c.first + c.len],
+                    bodies,
+                    &relax_pass,
+                );
+            }
+        }
+        for c in &self.constraints {
+            apply_restitution(
+                c,
+                &mut self.points[c.first..c.first + c.len],
+                bodies,
+                settings.restitution_threshold,
+            );
+        }
+    }
+
+    /// Step 4: the accumulated impulses of the `k`th manifold added back
+    /// into it, for warm starting.
+    pub(crate) fn store_impulses(&self, k: usize, manifold: &mut Manifold<D>) {
+        let c = &self.constraints[k];
+        let points = &self.points[c.first..c.first + c.len];
+        for (mp, p) in manifold.points_mut().iter_mut().zip(points) {
+            mp.normal_impulse = p.normal_impulse;
+            mp.tangent_impulse = p.tangent_impulse;
+        }
+    }
+}
+
+/// Each row's effective mass, and for approach and friction that mass
+/// divided by its share of the manifold's common push: how many rows' worth
+/// of push it feels when the rows along the same direction act together.
+fn set_masses<D: Dim>(
+    points: &mut [ConstraintPoint<D>],
+    tangent_count: usize,
+    a: &SolverBody<D>,
+    b: &SolverBody<D>,
+) {
+    let inverse = |k: f32| if k > 0.0 { 1.0 / k } else { 0.0 };
+    let rows = |row: fn(&ConstraintPoint<D>) -> Jacobian<D>| -> [Jacobian<D>; 4] {
+        core::array::from_fn(|i| points.get(i).map_or(Jacobian::default(), row))
+    };
+    let count = points.len();
+    let normals = couplings(&rows(|p| p.normal)[..count], a, b);
+    let tangent_rows = [rows(|p| p.tangents[0]), rows(|p| p.tangents[1])];
+    let mut frictions = [[[0.0f32; 4]; 4]; 2];
+    for (friction, rows) in frictions.iter_mut().zip(&tangent_rows).take(tangent_count) {
+        *friction = couplings(&rows[..count], a, b);
+    }
+    for (i, p) in points.iter_mut().enumerate() {
+        p.normal_mass = inverse(normals[i][i]);
+        p.normal_shared_mass = p.normal_mass / share(&normals[i][..count], i, false);
+        let masses = p.tangent_shared_mass.iter_mut();
+        for (mass, friction) in masses.zip(&frictions[..tangent_count]) {
+            *mass = inverse(friction[i][i]) / share(&friction[i][..count], i, true);
+        }
+    }
+}
+
+/// The symmetric matrix of couplings between a manifold's rows along one
+/// direction, `K[i][j] = J_i M⁻¹ J_jᵀ`.
+fn couplings<D: Dim>(rows: &[Jacobian<D>], a: &SolverBody<D>, b: &SolverBody<D>) -> [[f32; 4]; 4] {
+    let mut k = [[0.0f32; 4]; 4];
+    for i in 0..rows.len() {
+        for j in i..rows.len() {
+            k[i][j] = rows[i].coupling(&rows[j], a, b);
+            k[j][i] = k[i][j];
+        }
+    }
+    k
+}
+
+/// Row `i`'s share: its coupling row summed (signed, or by magnitude) over
+/// its diagonal, at least 1.
+fn share(row: &[f32], i: usize, magnitude: bool) -> f32 {
+    let sum: f32 = row
         .iter()
-        .map(|other| rows[i].coupling(other, inv_masses))
-        .map(|k| if magnitude { k.abs() } else { k })
+        .map(|&k| if magnitude { k.abs() } else { k })
         .sum();
-    if diagonal > 0.0 {
-        (row / diagonal).max(1.0)
+    if row[i] > 0.0 {
+        (sum / row[i]).max(1.0)
     } else {
         1.0
     }
 }
 
-/// Every row's share, normal and tangent.
-fn set_shares<D: Dim>(c: &mut ContactConstraint<D>, inv_masses: f32) {
-    let points = &mut c.points[..c.len];
-    let normals: [Row<D>; 4] =
-        core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.normal));
-    for (i, p) in points.iter_mut().enumerate() {
-        p.normal.share = share(&normals[..c.len], i, inv_masses, false);
-    }
-    for k in 0..c.tangent_count {
-        let rows: [Row<D>; 4] =
-            core::array::from_fn(|i| points.get(i).map_or(Row::default(), |p| p.tangents[k]));
-        for (i, p) in points.iter_mut().enumerate() {
-            p.tangents[k].share = share(&rows[..c.len], i, inv_masses, true);
+fn warm_start<D: Dim>(
+    c: &ContactConstraint<D>,
+    points: &[ConstraintPoint<D>],
+    bodies: &mut [SolverBody<D>],
+) {
+    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
+    let mut impulse = Impulse::zero();
+    for p in points {
+        impulse.add(c.normal, &p.normal, p.normal_impulse);
+        for k in 0..c.tangent_count {
+            impulse.add(c.tangents[k], &p.tangents[k], p.tangent_impulse[k]);
         }
     }
+    impulse.apply(a, b);
 }
 
-fn warm_start<D: Dim>(c: &ContactConstraint<D>, bodies: &mut [SolverBody<D>]) {
-    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
-    for p in &c.points[..c.len] {
-        p.normal.apply(c.normal, a, b, p.normal.impulse);
-        for k in 0..c.tangent_count {
-            p.tangents[k].apply(c.tangents[k], a, b, p.tangents[k].impulse);
-        }
-    }
+/// How one pass treats overlap: soft push-out in the solve pass (`Some`),
+/// none in the relax pass.
+struct Pass {
+    soft: Option<Softness>,
+    soft_static: Option<Softness>,
+    max_push_out_speed: f32,
+    inv_h: f32,
 }
 
 /// A normal row's bias and softness for one pass.
@@ -270,30 +408,23 @@ struct NormalRow {
     impulse_scale: f32,
 }
 
-/// One pass over a constraint's rows; `soft` is `None` in the relax pass.
-fn solve_contact<D: Dim>(
-    c: &mut ContactConstraint<D>,
-    bodies: &mut [SolverBody<D>],
-    soft: Option<Softness>,
-    settings: &Settings<D>,
-    inv_h: f32,
-) {
-    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
-    let mut rows = [NormalRow::default(); 4];
-    for (row, p) in rows.iter_mut().zip(&c.points[..c.len]) {
-        let world_a = a.center + D::rotate(a.rotation, p.local_a);
-        let world_b = b.center + D::rotate(b.rotation, p.local_b);
-        let separation = (world_b - world_a).dot(c.normal);
-        *row = if separation > 0.0 {
+impl Pass {
+    fn normal_row(&self, separation: f32, against_static: bool) -> NormalRow {
+        let soft = if against_static {
+            self.soft_static
+        } else {
+            self.soft
+        };
+        if separation > 0.0 {
             // Speculative: let the bodies close the gap this substep, no more.
             NormalRow {
-                bias: separation * inv_h,
+                bias: separation * self.inv_h,
                 mass_scale: 1.0,
                 impulse_scale: 0.0,
             }
         } else if let Some(s) = soft {
             NormalRow {
-                bias: (s.bias_rate * separation).max(-settings.max_push_out_speed),
+                bias: (s.bias_rate * separation).max(-self.max_push_out_speed),
                 mass_scale: s.mass_scale,
                 impulse_scale: s.impulse_scale,
             }
@@ -303,78 +434,86 @@ fn solve_contact<D: Dim>(
                 mass_scale: 1.0,
                 impulse_scale: 0.0,
             }
-        };
+        }
     }
-    let added = solve_normals_together(c, &rows, a, b);
-    for (p, &applied) in c.points[..c.len].iter_mut().zip(&added) {
-        p.normal.impulse += applied;
-        p.max_normal_impulse = p.max_normal_impulse.max(applied);
-        p.normal.apply(c.normal, a, b, applied);
-    }
-    solve_friction_together(c, a, b);
 }
 
-/// The impulse each normal row of a manifold adds this pass, all computed
-/// from the same velocities (Jacobi): solved one after another, the first
-/// corner of a box resting flat would take more than its share and set the
-/// box spinning. For the approach velocity each row's mass is divided by how
-/// strongly the manifold's rows push on it together (`share`), so that a
-/// common approach is stopped exactly once, not once per point; the soft
-/// push-out keeps the row's full mass, which holds a loaded stack as stiffly
-/// as a lone point would be held. Each total stays >= 0.
+/// One pass over a manifold's rows: normals, then friction.
+fn solve_contact<D: Dim>(
+    c: &ContactConstraint<D>,
+    points: &mut [ConstraintPoint<D>],
+    bodies: &mut [SolverBody<D>],
+    pass: &Pass,
+) {
+    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
+    solve_normals_together(c, points, a, b, pass);
+    solve_friction_together(c, points, a, b);
+}
+
+/// Every normal row of a manifold from the same velocities (Jacobi), then
+/// their sum applied: solved one after another, the first corner of a box
+/// resting flat would take more than its share and set the box spinning.
+/// For the approach velocity each row's mass is divided by its share, so
+/// that a common approach is stopped exactly once, not once per point; the
+/// soft push-out keeps the row's full mass, which holds a loaded stack as
+/// stiffly as a lone point would be held. Each total stays >= 0.
 fn solve_normals_together<D: Dim>(
     c: &ContactConstraint<D>,
-    rows: &[NormalRow; 4],
-    a: &SolverBody<D>,
-    b: &SolverBody<D>,
-) -> [f32; 4] {
-    let mut added = [0.0f32; 4];
-    for i in 0..c.len {
-        let (p, row) = (&c.points[i].normal, &rows[i]);
-        let vn = p.velocity(c.normal, a, b);
-        let impulse = -row.mass_scale * (p.mass / p.share * vn + p.mass * row.bias)
-            - row.impulse_scale * p.impulse;
-        added[i] = (p.impulse + impulse).max(0.0) - p.impulse;
+    points: &mut [ConstraintPoint<D>],
+    a: &mut SolverBody<D>,
+    b: &mut SolverBody<D>,
+    pass: &Pass,
+) {
+    // Separation along the normal from the current poses: the normal is
+    // turned into each body's frame once, then each point is a dot product.
+    let normal_in_a = D::inverse_rotate(a.rotation, c.normal);
+    let normal_in_b = D::inverse_rotate(b.rotation, c.normal);
+    let centres = (b.center - a.center).dot(c.normal);
+    let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
+    let mut impulse = Impulse::zero();
+    for p in points.iter_mut() {
+        let separation = centres + p.local_b.dot(normal_in_b) - p.local_a.dot(normal_in_a);
+        let row = pass.normal_row(separation, c.against_static);
+        let vn = p.normal.velocity(linear, a, b);
+        let lambda = -row.mass_scale * (p.normal_shared_mass * vn + p.normal_mass * row.bias)
+            - row.impulse_scale * p.normal_impulse;
+        let total = (p.normal_impulse + lambda).max(0.0);
+        let added = total - p.normal_impulse;
+        p.normal_impulse = total;
+        p.max_normal_impulse = p.max_normal_impulse.max(added);
+        impulse.add(c.normal, &p.normal, added);
     }
-    added
+    impulse.apply(a, b);
 }
 
 /// Friction likewise: every point's tangent rows from the velocities the
 /// normal rows left, each within `friction * normal impulse`, then applied.
 fn solve_friction_together<D: Dim>(
-    c: &mut ContactConstraint<D>,
+    c: &ContactConstraint<D>,
+    points: &mut [ConstraintPoint<D>],
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
 ) {
-    let count = c.tangent_count;
-    let mut added = [[0.0f32; 2]; 4];
-    for (p, added) in c.points[..c.len].iter_mut().zip(&mut added) {
-        let limit = c.friction * p.normal.impulse;
-        for ((row, t), added) in p.tangents[..count]
-            .iter_mut()
-            .zip(&c.tangents)
-            .zip(added.iter_mut())
-        {
-            let vt = row.velocity(*t, a, b);
-            let total = (row.impulse - row.mass / row.share * vt).clamp(-limit, limit);
-            *added = total - row.impulse;
-            row.impulse = total;
+    let relative = b.linear_velocity - a.linear_velocity;
+    let linear = [c.tangents[0].dot(relative), c.tangents[1].dot(relative)];
+    let mut impulse = Impulse::zero();
+    for p in points.iter_mut() {
+        let limit = c.friction * p.normal_impulse;
+        for (k, &linear) in linear.iter().enumerate().take(c.tangent_count) {
+            let vt = p.tangents[k].velocity(linear, a, b);
+            let old = p.tangent_impulse[k];
+            let total = (old - p.tangent_shared_mass[k] * vt).clamp(-limit, limit);
+            p.tangent_impulse[k] = total;
+            impulse.add(c.tangents[k], &p.tangents[k], total - old);
         }
     }
-    for (p, added) in c.points[..c.len].iter().zip(&added) {
-        for ((row, t), &added) in p.tangents[..count]
-            .iter()
-            .zip(&c.tangents)
-            .zip(added.iter())
-        {
-            row.apply(*t, a, b, added);
-        }
-    }
+    impulse.apply(a, b);
 }
 
 /// Step 3: bounce points that approached faster than the threshold.
 fn apply_restitution<D: Dim>(
-    c: &mut ContactConstraint<D>,
+    c: &ContactConstraint<D>,
+    points: &mut [ConstraintPoint<D>],
     bodies: &mut [SolverBody<D>],
     threshold: f32,
 ) {
@@ -382,64 +521,17 @@ fn apply_restitution<D: Dim>(
         return;
     }
     let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
-    for p in &mut c.points[..c.len] {
+    for p in points.iter_mut() {
         if p.approach_speed > -threshold || p.max_normal_impulse == 0.0 {
             continue;
         }
-        let row = &mut p.normal;
-        let vn = row.velocity(c.normal, a, b);
-        let total = (row.impulse - row.mass * (vn + c.restitution * p.approach_speed)).max(0.0);
-        let added = total - row.impulse;
-        row.impulse = total;
-        row.apply(c.normal, a, b, added);
-    }
-}
-
-/// Steps 2 and 3: the substep loop over prepared constraints, then restitution.
-pub(crate) fn solve<D: Dim>(
-    constraints: &mut [ContactConstraint<D>],
-    bodies: &mut [SolverBody<D>],
-    settings: &Settings<D>,
-    dt: f32,
-) {
-    let substeps = settings.substeps.max(1);
-    let h = dt / substeps as f32;
-    let inv_h = 1.0 / h;
-    let hertz = settings.contact_hertz.min(0.25 * inv_h);
-    let soft = Softness::new(hertz, settings.contact_damping_ratio, h);
-    // Contacts with a body that cannot move are twice as stiff (Box2D v3):
-    // they carry the whole stack's weight.
-    let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
-    for _ in 0..substeps {
-        integrate_velocities(bodies, h);
-        for c in constraints.iter() {
-            warm_start(c, bodies);
-        }
-        for c in constraints.iter_mut() {
-            let against_static =
-                bodies[c.body_a].inv_mass == 0.0 || bodies[c.body_b].inv_mass == 0.0;
-            solve_contact(
-                c,
-                bodies,
-                Some(if against_static { soft_static } else { soft }),
-                settings,
-                inv_h,
-            );
-        }
-        integrate_positions(bodies, h);
-        for c in constraints.iter_mut() {
-            solve_contact(c, bodies, None, settings, inv_h);
-        }
-    }
-    for c in constraints.iter_mut() {
-        apply_restitution(c, bodies, settings.restitution_threshold);
-    }
-}
-
-/// Step 4: the accumulated impulses back into the manifold, for warm starting.
-pub(crate) fn store_impulses<D: Dim>(c: &ContactConstraint<D>, manifold: &mut Manifold<D>) {
-    for (mp, p) in manifold.points_mut().iter_mut().zip(&c.points[..c.len]) {
-        mp.normal_impulse = p.normal.impulse;
-        mp.tangent_impulse = [p.tangents[0].impulse, p.tangents[1].impulse];
+        let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
+        let vn = p.normal.velocity(linear, a, b);
+        let total =
+            (p.normal_impulse - p.normal_mass * (vn + c.restitution * p.approach_speed)).max(0.0);
+        let mut impulse = Impulse::zero();
+        impulse.add(c.normal, &p.normal, total - p.normal_impulse);
+        p.normal_impulse = total;
+        impulse.apply(a, b);
     }
 }
