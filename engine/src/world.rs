@@ -423,6 +423,15 @@ impl<D: Dim> World<D> {
             }
         }
         let candidates = self.broad_phase.update_pairs();
+        let unchanged = candidates.len() == self.pairs.len()
+            && candidates
+                .iter()
+                .zip(&self.pairs)
+                .all(|(&key, p)| key == p.key);
+        if unchanged {
+            // Nothing began or ended: keep the pairs where they are.
+            return;
+        }
         let bodies = &self.bodies;
         let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();
         let mut pairs = Vec::with_capacity(candidates.len());

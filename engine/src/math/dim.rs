@@ -236,6 +236,9 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
         to: Self::Rotation,
         dt: f32,
     ) -> Self::AngularVector;
+    /// How far turning from `from` to `to` moves a point at unit distance
+    /// from the axis: the chord `2 sin(θ/2)`, no more than the angle θ.
+    fn turn_chord(from: Self::Rotation, to: Self::Rotation) -> f32;
     /// Unit tangents across unit normal `n`: one in 2D, two in 3D; the count.
     fn tangents(n: Self::Vector) -> ([Self::Vector; 2], usize);
     /// Small rotations that tilt a shape across normal `n` by `angle`, for
@@ -354,6 +357,11 @@ impl Dim for D2 {
     }
     fn angular_velocity_between(from: Rot2, to: Rot2, dt: f32) -> f32 {
         (to * from.inverse()).angle() / dt
+    }
+    fn turn_chord(from: Rot2, to: Rot2) -> f32 {
+        let turn = to * from.inverse();
+        // |(cos θ, sin θ) - (1, 0)| = 2 sin(θ/2).
+        (Vec2::new(turn.cos, turn.sin) - Vec2::X).length()
     }
     fn tangents(n: Vec2) -> ([Vec2; 2], usize) {
         ([-n.perp(), Vec2::ZERO], 1)
@@ -480,6 +488,10 @@ impl Dim for D3 {
         let (axis, angle) = turn.to_axis_angle();
         axis * (angle / dt)
     }
+    fn turn_chord(from: Quat, to: Quat) -> f32 {
+        // The turn's vector part has length sin(θ/2).
+        2.0 * (to * from.inverse()).xyz().length()
+    }
     fn tangents(n: Vec3) -> ([Vec3; 2], usize) {
         // Continuous near the axes, where resting normals live, so that the
         // friction impulses kept from the last step still point the same way.
@@ -508,5 +520,22 @@ impl Dim for D3 {
         observer: &mut O,
     ) -> crate::pipeline::narrow_phase::Penetration<Vec3> {
         epa_3d::penetration_observed(pair, simplex, tolerance, observer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn turn_chord_is_how_far_a_unit_point_moves() {
+        let chord = |angle: f32| 2.0 * (angle / 2.0).sin();
+        let d2 = D2::turn_chord(Rot2::from_angle(0.3), Rot2::from_angle(1.0));
+        assert!((d2 - chord(0.7)).abs() < 1e-6);
+        let axis = Vec3::new(1.0, -2.0, 0.5).normalize();
+        let from = Quat::from_axis_angle(Vec3::Y, 0.4);
+        let to = Quat::from_axis_angle(axis, 2.5) * from;
+        assert!((D3::turn_chord(from, to) - chord(2.5)).abs() < 1e-5);
+        assert!((D3::turn_chord(from, -to) - chord(2.5)).abs() < 1e-5);
     }
 }

@@ -24,7 +24,7 @@
 //! with the normal carried in A's frame. A resting stack then costs a few
 //! dot products per point instead of GJK, EPA and perturbation.
 
-use crate::math::{Angular, Dim, Pose, Vector};
+use crate::math::{Dim, Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_contact, Contact};
 
@@ -128,9 +128,8 @@ impl<D: Dim> Manifold<D> {
             return false;
         }
         let now = pair.pose_a.inv_mul(&pair.pose_b);
-        let turn = D::angular_velocity_between(then.rotation, now.rotation, 1.0);
         let moved = (now.translation - then.translation).length()
-            + turn.dot(turn).sqrt() * pair.shape_b.bounding_radius();
+            + D::turn_chord(then.rotation, now.rotation) * pair.shape_b.bounding_radius();
         if moved.is_nan() || moved >= tuning.reuse {
             return false;
         }

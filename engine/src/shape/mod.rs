@@ -137,6 +137,16 @@ impl<D: Dim> Shape<D> {
     pub fn aabb(&self, pose: &Pose<D>) -> Aabb<D> {
         match &self.kind {
             ShapeKind::Ball { radius } => Aabb::around(pose.translation, *radius),
+            ShapeKind::Cuboid { half_extents } => {
+                // Each turned axis, scaled by its half extent, spans |axis| on the world axes.
+                let extent = D::Vector::axes()
+                    .iter()
+                    .zip(D::Vector::axes().iter().map(|&e| e.dot(*half_extents)))
+                    .fold(D::Vector::ZERO, |sum, (&axis, half)| {
+                        sum + D::rotate(pose.rotation, axis).abs() * half
+                    });
+                Aabb::new(pose.translation - extent, pose.translation + extent)
+            }
             _ => Aabb::of_support(|dir| {
                 pose.transform_point(self.support(pose.inverse_transform_vector(dir)))
             }),
@@ -277,5 +287,28 @@ mod tests {
         assert!((s - Vec3::new(0.0, 0.75, 0.0)).length() < 1e-6);
         let ball = Shape::<D2>::ball(2.0).unwrap();
         assert!((ball.support(Vec2::new(3.0, 4.0)) - Vec2::new(1.2, 1.6)).length() < 1e-6);
+    }
+
+    #[test]
+    fn turned_cuboid_box_matches_its_support_box() {
+        let cuboid = Shape::<D3>::cuboid(Vec3::new(0.5, 1.0, 2.0)).unwrap();
+        let pose = Pose::new(
+            Vec3::new(1.0, -2.0, 3.0),
+            glam::Quat::from_axis_angle(Vec3::new(1.0, 2.0, -0.5).normalize(), 0.7),
+        );
+        let by_support = Aabb::<D3>::of_support(|dir| {
+            pose.transform_point(cuboid.support(pose.inverse_transform_vector(dir)))
+        });
+        let aabb = cuboid.aabb(&pose);
+        assert!((aabb.min - by_support.min).length() < 1e-5);
+        assert!((aabb.max - by_support.max).length() < 1e-5);
+        let square = Shape::<D2>::cuboid(Vec2::new(0.5, 2.0)).unwrap();
+        let pose = Pose::new(Vec2::new(-1.0, 4.0), 2.0);
+        let by_support = Aabb::<D2>::of_support(|dir| {
+            pose.transform_point(square.support(pose.inverse_transform_vector(dir)))
+        });
+        let aabb = square.aabb(&pose);
+        assert!((aabb.min - by_support.min).length() < 1e-5);
+        assert!((aabb.max - by_support.max).length() < 1e-5);
     }
 }
