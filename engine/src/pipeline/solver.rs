@@ -79,15 +79,6 @@ impl<D: Dim> Jacobian<D> {
     fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
         linear + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
     }
-
-    /// Inverse effective mass along the row when an impulse acts on `other`
-    /// (same direction): `J M⁻¹ Jₒᵀ`.
-    fn coupling(&self, other: &Self, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
-        a.inv_mass
-            + b.inv_mass
-            + self.a.dot(D::mul_inertia(a.inv_inertia, other.a))
-            + self.b.dot(D::mul_inertia(b.inv_inertia, other.b))
-    }
 }
 
 /// Impulses summed over a manifold's rows, applied to both bodies at once.
@@ -349,12 +340,20 @@ fn set_masses<D: Dim>(
 }
 
 /// The symmetric matrix of couplings between a manifold's rows along one
-/// direction, `K[i][j] = J_i M⁻¹ J_jᵀ`.
+/// direction, `K[i][j] = J_i M⁻¹ J_jᵀ`; each row's image under the inverse
+/// inertias is formed once.
 fn couplings<D: Dim>(rows: &[Jacobian<D>], a: &SolverBody<D>, b: &SolverBody<D>) -> [[f32; 4]; 4] {
+    let turned: [Jacobian<D>; 4] = core::array::from_fn(|i| {
+        rows.get(i).map_or(Jacobian::default(), |row| Jacobian {
+            a: D::mul_inertia(a.inv_inertia, row.a),
+            b: D::mul_inertia(b.inv_inertia, row.b),
+        })
+    });
+    let inv_masses = a.inv_mass + b.inv_mass;
     let mut k = [[0.0f32; 4]; 4];
     for i in 0..rows.len() {
         for j in i..rows.len() {
-            k[i][j] = rows[i].coupling(&rows[j], a, b);
+            k[i][j] = inv_masses + rows[i].a.dot(turned[j].a) + rows[i].b.dot(turned[j].b);
             k[j][i] = k[i][j];
         }
     }
