@@ -36,7 +36,8 @@ pub enum SimWorld {
 pub struct Counts {
     /// Bodies, fixed ones included.
     pub bodies: usize,
-    /// Pairs the narrow phase kept (broad-phase overlaps between bodies that move).
+    /// Pairs in contact: with manifold points (touching or within the
+    /// speculative distance).
     pub pairs: usize,
     /// Manifold points over all pairs: the contacts the solver sees.
     pub points: usize,
@@ -144,7 +145,10 @@ pub fn counts_of<D: Dim>(world: &World<D>) -> Counts {
     let pairs = world.contact_pairs();
     Counts {
         bodies: world.body_count(),
-        pairs: pairs.len(),
+        pairs: pairs
+            .iter()
+            .filter(|p| !p.manifold.points().is_empty())
+            .count(),
         points: pairs.iter().map(|p| p.manifold.points().len()).sum(),
     }
 }

@@ -37,12 +37,6 @@ fn every_scene_reports_sensible_numbers() {
         assert_eq!(last.counts.bodies, built, "{name}: no body lost");
         assert!(last.counts.pairs > 0, "{name}: nothing touches");
         assert!(
-            last.counts.points >= last.counts.pairs / 2,
-            "{name}: {} pairs but {} points",
-            last.counts.pairs,
-            last.counts.points
-        );
-        assert!(
             last.kinetic.is_finite() && last.kinetic >= 0.0 && last.kinetic < 1e6,
             "{name}: kinetic {}",
             last.kinetic

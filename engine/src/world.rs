@@ -386,7 +386,7 @@ impl<D: Dim> World<D> {
         self.contact_events.clear();
         self.sensor_events.clear();
         self.bodies.values_mut().for_each(|b| b.aim_at_target(dt));
-        self.update_broad_phase();
+        self.update_broad_phase(dt);
         let broad_phase = since(start);
         let t = Instant::now();
         self.update_manifolds();
@@ -412,13 +412,15 @@ impl<D: Dim> World<D> {
         Ok(())
     }
 
-    /// Stage 2: refit moved bodies' boxes; the sorted candidate pairs.
-    fn update_broad_phase(&mut self) {
+    /// Stage 2: refit moved bodies' boxes (stretched ahead by their last
+    /// velocity over `dt`); the sorted candidate pairs.
+    fn update_broad_phase(&mut self, dt: f32) {
         for body in self.bodies.values().filter(|b| b.kind != BodyKind::Fixed) {
             for collider in &body.colliders {
                 if let Some(slot) = self.colliders.get(collider.handle) {
-                    self.broad_phase
-                        .update(slot.proxy, bounds_of(collider, body, &self.settings));
+                    let bounds = bounds_of(collider, body, &self.settings);
+                    let displacement = body.linear_velocity * dt;
+                    self.broad_phase.update(slot.proxy, bounds, displacement);
                 }
             }
         }

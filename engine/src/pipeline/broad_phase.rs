@@ -136,6 +136,23 @@ fn fatten<D: Dim>(aabb: &Aabb<D>, margin: f32) -> Aabb<D> {
     aabb.expanded(margin)
 }
 
+/// How many steps of its displacement a re-inserted fat box reaches ahead
+/// (Box2D v2.4's `b2_aabbMultiplier`).
+pub const PREDICTED_STEPS: f32 = 4.0;
+
+/// `fat` stretched ahead along `displacement` by [`PREDICTED_STEPS`]; a
+/// displacement that is not finite stretches nothing.
+fn predicted<D: Dim>(fat: &Aabb<D>, displacement: D::Vector) -> Aabb<D> {
+    if !displacement.is_finite() {
+        return *fat;
+    }
+    let ahead = displacement * PREDICTED_STEPS;
+    Aabb::new(
+        fat.min + ahead.min(D::Vector::ZERO),
+        fat.max + ahead.max(D::Vector::ZERO),
+    )
+}
+
 /// Calls `visit` with every leaf of the tree under `root` whose box overlaps
 /// `aabb`, until it returns false. Each node is pushed at most once, so the
 /// stack never holds more than `nodes.len()` entries.
@@ -208,11 +225,15 @@ impl<D: Dim> BroadPhase<D> {
         self.proxy_count -= 1;
     }
 
-    /// Gives a proxy its new tight box. While the box stays inside the stored
-    /// fat box nothing changes and this returns false; otherwise the proxy is
-    /// re-inserted with a new fat box, joins the move buffer, and this returns
-    /// true. A handle naming no proxy is ignored (false).
-    pub fn update(&mut self, proxy: ProxyId, aabb: Aabb<D>) -> bool {
+    /// Gives a proxy its new tight box and the displacement expected over
+    /// the next step (metres; zero when unknown). While the box stays inside
+    /// the stored fat box nothing changes and this returns false; otherwise
+    /// the proxy is re-inserted with a new fat box, grown by the margin and
+    /// stretched ahead by [`PREDICTED_STEPS`] times the displacement (Box2D's
+    /// predicted boxes, so a falling body is not re-inserted every step),
+    /// joins the move buffer, and this returns true. A handle naming no proxy
+    /// is ignored (false).
+    pub fn update(&mut self, proxy: ProxyId, aabb: Aabb<D>, displacement: D::Vector) -> bool {
         let Some(leaf) = self.leaf(proxy) else {
             return false;
         };
@@ -220,7 +241,7 @@ impl<D: Dim> BroadPhase<D> {
             return false;
         }
         self.remove_leaf(leaf);
-        self.nodes[leaf as usize].aabb = fatten(&aabb, self.margin);
+        self.nodes[leaf as usize].aabb = predicted(&fatten(&aabb, self.margin), displacement);
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
         true
@@ -647,7 +668,7 @@ mod tests {
                     let fat = *bp.fat_aabb(proxy).unwrap();
                     let shift = rng.vector::<D>(-step, step);
                     let tight = Aabb::new(fat.min + shift, fat.max + shift);
-                    bp.update(proxy, tight.expanded(-0.1));
+                    bp.update(proxy, tight.expanded(-0.1), D::Vector::ZERO);
                 }
             }
             check(&mut bp, &live);
@@ -657,7 +678,9 @@ mod tests {
         live.retain(|(_, p)| !removed.contains(p));
         check(&mut bp, &live);
         for &proxy in &removed {
-            assert!(bp.fat_aabb(proxy).is_none() && !bp.update(proxy, rng.aabb(20.0)));
+            assert!(
+                bp.fat_aabb(proxy).is_none() && !bp.update(proxy, rng.aabb(20.0), D::Vector::ZERO)
+            );
             bp.remove(proxy);
         }
         assert_eq!(bp.len(), 320);
@@ -683,10 +706,32 @@ mod tests {
         let fat = *bp.fat_aabb(proxy).unwrap();
         assert_eq!(fat, tight.expanded(0.1));
         let shifted = |d: f32| Aabb::around(D::Vector::splat(d), 0.5);
-        assert!(!bp.update(proxy, shifted(0.05)));
+        assert!(!bp.update(proxy, shifted(0.05), D::Vector::ZERO));
         assert_eq!(bp.fat_aabb(proxy), Some(&fat));
-        assert!(bp.update(proxy, shifted(0.5)));
+        assert!(bp.update(proxy, shifted(0.5), D::Vector::ZERO));
         assert_eq!(bp.fat_aabb(proxy), Some(&shifted(0.5).expanded(0.1)));
+    }
+
+    /// A box moving 0.2 a step gets a fat box reaching four steps ahead, so
+    /// the next steps along its path keep it where it is.
+    fn moving_boxes_are_stretched_ahead<D: Dim>() {
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let at = |d: f32| Aabb::<D>::around(D::Vector::unit_y() * d, 0.5);
+        let proxy = bp.insert(1, at(0.0));
+        let step = D::Vector::unit_y() * -0.2;
+        assert!(bp.update(proxy, at(-0.2), step));
+        let fat = *bp.fat_aabb(proxy).unwrap();
+        assert!((fat.min.dot(D::Vector::unit_y()) - (-0.2 - 0.5 - 0.1 - 0.8)).abs() < 1e-6);
+        for k in 2..=5 {
+            assert!(!bp.update(proxy, at(-0.2 * k as f32), step), "step {k}");
+        }
+        assert!(bp.update(proxy, at(-1.2), step), "beyond the prediction");
+    }
+
+    #[test]
+    fn moving_boxes_are_stretched_ahead_2d_and_3d() {
+        moving_boxes_are_stretched_ahead::<D2>();
+        moving_boxes_are_stretched_ahead::<D3>();
     }
 
     fn query_matches<D: Dim>() {
@@ -756,7 +801,7 @@ mod tests {
             match rng.below(5) {
                 0 | 1 => handles.push(bp.insert(rng.below(50) as u64, aabb)),
                 2 => bp.remove(proxy),
-                3 => _ = bp.update(proxy, aabb),
+                3 => _ = bp.update(proxy, aabb, rng.vector::<D2>(-1.0, 1.0) / (step % 3) as f32),
                 _ => _ = bp.update_pairs(),
             }
         }

@@ -18,15 +18,18 @@
 //!
 //! GJK and EPA give no feature ids, so points are matched by position.
 //!
-//! Cached pair data (as parry's `try_update_contacts`): while no point of B
-//! has moved more than `ManifoldTuning::reuse` relative to A since the last
-//! query, the fresh point would land on a kept one, so only step 1 runs,
-//! with the normal carried in A's frame. A resting stack then costs a few
-//! dot products per point instead of GJK, EPA and perturbation.
+//! Cached pair data: the last query's relative pose. While no point of B
+//! has moved more than `ManifoldTuning::reuse` relative to A since a query
+//! that found contact, the fresh point would land on a kept one, so only
+//! step 1 runs, with the normal carried in A's frame (as parry's
+//! `try_update_contacts`): a resting stack costs a few dot products per
+//! point instead of GJK, EPA and perturbation. While a pair that was found
+//! apart has moved less than its distance beyond the margin (GJK's lower
+//! bound), it is still apart and is not queried either.
 
 use crate::math::{Dim, Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
-use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_contact, Contact};
+use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, Contact};
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -51,9 +54,22 @@ pub struct Manifold<D: Dim> {
     /// One slot more than kept, for the point being merged before reduction.
     points: [ManifoldPoint<D::Vector>; 5],
     len: usize,
-    /// Where B was in A's frame at the last GJK/EPA query, and the normal
-    /// in A's frame then.
-    queried_at: Option<(Pose<D>, D::Vector)>,
+    /// What the last GJK/EPA query found.
+    last_query: LastQuery<D>,
+}
+
+/// What a manifold's last GJK/EPA query found, with where B was in A's frame.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum LastQuery<D: Dim> {
+    /// No query yet.
+    None,
+    /// Contact, with the normal in A's frame.
+    Touching {
+        b_in_a: Pose<D>,
+        local_normal: D::Vector,
+    },
+    /// Apart by at least `slack` metres more than the margin.
+    Apart { b_in_a: Pose<D>, slack: f32 },
 }
 
 impl<D: Dim> Default for Manifold<D> {
@@ -62,7 +78,7 @@ impl<D: Dim> Default for Manifold<D> {
             normal: D::Vector::unit_y(),
             points: [ManifoldPoint::default(); 5],
             len: 0,
-            queried_at: None,
+            last_query: LastQuery::None,
         }
     }
 }
@@ -104,53 +120,63 @@ impl<D: Dim> Manifold<D> {
     }
 
     /// One step of the manifold: refresh, merge, perturb, reduce; or, while
-    /// the pair has hardly moved since the last query, refresh alone.
+    /// the pair has hardly moved since the last query, refresh alone (or,
+    /// if it was apart, nothing).
     pub(crate) fn update(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) {
-        if self.refreshed_without_query(pair, tuning) {
-            return;
-        }
-        self.query(pair, tuning);
-        self.queried_at = Some((
-            pair.pose_a.inv_mul(&pair.pose_b),
-            D::inverse_rotate(pair.pose_a.rotation, self.normal),
-        ));
-    }
-
-    /// The cached path: when the manifold has points and no point of B has
-    /// moved more than `tuning.reuse` relative to A since the last query,
-    /// refreshes the kept points along the normal as A has turned it, and
-    /// says whether any are left.
-    fn refreshed_without_query(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) -> bool {
-        let Some((then, local_normal)) = self.queried_at else {
-            return false;
+        let b_in_a = pair.pose_a.inv_mul(&pair.pose_b);
+        let moved_since = |then: &Pose<D>| {
+            let moved = (b_in_a.translation - then.translation).length()
+                + D::turn_chord(then.rotation, b_in_a.rotation) * pair.shape_b.bounding_radius();
+            if moved.is_nan() {
+                f32::INFINITY
+            } else {
+                moved
+            }
         };
-        if self.len == 0 {
-            return false;
+        match self.last_query {
+            LastQuery::Touching {
+                b_in_a: then,
+                local_normal,
+            } if self.len > 0 && moved_since(&then) < tuning.reuse => {
+                self.normal = D::rotate(pair.pose_a.rotation, local_normal);
+                self.refresh(pair, tuning.breaking);
+                if self.len > 0 {
+                    return;
+                }
+            }
+            LastQuery::Apart {
+                b_in_a: then,
+                slack,
+            } if moved_since(&then) < slack => {
+                return;
+            }
+            _ => {}
         }
-        let now = pair.pose_a.inv_mul(&pair.pose_b);
-        let moved = (now.translation - then.translation).length()
-            + D::turn_chord(then.rotation, now.rotation) * pair.shape_b.bounding_radius();
-        if moved.is_nan() || moved >= tuning.reuse {
-            return false;
-        }
-        self.normal = D::rotate(pair.pose_a.rotation, local_normal);
-        self.refresh(pair, tuning.breaking);
-        self.len > 0
+        self.last_query = match self.query(pair, tuning) {
+            Ok(()) => LastQuery::Touching {
+                b_in_a,
+                local_normal: D::inverse_rotate(pair.pose_a.rotation, self.normal),
+            },
+            Err(distance) => LastQuery::Apart {
+                b_in_a,
+                slack: distance - tuning.margin,
+            },
+        };
     }
 
     /// The full update: a GJK/EPA query merged into the kept points, and
-    /// perturbed queries while the manifold is not full.
-    fn query(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) {
-        let Some(fresh) = speculative_contact(
+    /// perturbed queries while the manifold is not full. A pair farther
+    /// apart than the margin empties the manifold and gives a lower bound
+    /// on its distance.
+    fn query(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) -> Result<(), f32> {
+        let fresh = speculative_query(
             pair.shape_a,
             &pair.pose_a,
             pair.shape_b,
             &pair.pose_b,
             tuning.margin,
-        ) else {
-            self.len = 0;
-            return;
-        };
+        )
+        .inspect_err(|_| self.len = 0)?;
         if self.len == 0 || self.normal.dot(fresh.normal) < 0.9995 {
             self.normal = fresh.normal;
         }
@@ -176,6 +202,7 @@ impl<D: Dim> Manifold<D> {
                 self.merge(pair, c, tuning.breaking);
             }
         }
+        Ok(())
     }
 
     /// Step 1: world points and separations of the kept points along the
@@ -422,6 +449,27 @@ mod tests {
             anchors,
             "2 mm is beyond it: the query runs and re-anchors the points"
         );
+    }
+
+    #[test]
+    fn a_pair_found_apart_is_queried_again_only_once_it_may_be_near() {
+        let (ground, cube) = (ground_3d(), cube());
+        let mut m = Manifold::default();
+        m.update(&resting(&ground, &cube, Vec3::new(0.0, 1.0, 0.0)), TUNING);
+        let LastQuery::Apart { b_in_a, slack } = m.last_query else {
+            panic!("half a metre apart");
+        };
+        assert!(
+            (slack - (0.5 - TUNING.margin)).abs() < 1e-4,
+            "slack {slack}"
+        );
+        m.update(&resting(&ground, &cube, Vec3::new(0.1, 0.7, 0.0)), TUNING);
+        assert!(
+            matches!(m.last_query, LastQuery::Apart { b_in_a: kept, .. } if kept == b_in_a),
+            "moved 0.32 m of 0.48: still apart, not queried"
+        );
+        m.update(&resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0)), TUNING);
+        assert_eq!(m.points().len(), 4, "landed: queried, with its corners");
     }
 
     #[test]

@@ -155,7 +155,7 @@ fn gap<D: Dim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>>(
     let pair = MinkowskiPair::new(target, moving, *moving_pose);
     match gjk::gjk::<D, _>(&pair, -moving_pose.translation, f32::INFINITY, 1e-7) {
         GjkResult::Separated(c) => Some((c.distance, c.normal, c.point_a)),
-        GjkResult::Overlapping(_) | GjkResult::Apart => None,
+        GjkResult::Overlapping(_) | GjkResult::Apart { .. } => None,
     }
 }
 

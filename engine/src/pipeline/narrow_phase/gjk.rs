@@ -39,8 +39,12 @@ pub struct ClosestPoints<V> {
 /// What GJK found.
 #[derive(Copy, Clone, Debug)]
 pub enum GjkResult<V> {
-    /// Farther apart than the margin: no closest points computed.
-    Apart,
+    /// Farther apart than the margin: no closest points computed, only a
+    /// lower bound on the distance (0 when the search met non-finite values).
+    Apart {
+        /// The distance is at least this, metres.
+        lower_bound: f32,
+    },
     /// Apart, at most the margin away, with the closest points.
     Separated(ClosestPoints<V>),
     /// Overlapping or touching within the tolerance: a simplex holding the
@@ -73,7 +77,7 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
             return GjkResult::Overlapping(simplex);
         }
         if !dist_sq.is_finite() {
-            return GjkResult::Apart;
+            return GjkResult::Apart { lower_bound: 0.0 };
         }
         let w = pair.support_point(-v);
         // w is the support along -v, so the set lies where x·v >= v·w:
@@ -81,7 +85,9 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
         let vw = v.dot(w.w);
         let lower_bound_exceeds_margin = vw > 0.0 && vw * vw > margin * margin * dist_sq;
         if margin.is_finite() && lower_bound_exceeds_margin {
-            return GjkResult::Apart;
+            return GjkResult::Apart {
+                lower_bound: vw / dist_sq.sqrt(),
+            };
         }
         let converged = dist_sq - vw <= tolerance * dist_sq.sqrt();
         let repeated = simplex.vertices().iter().any(|p| p.w == w.w);

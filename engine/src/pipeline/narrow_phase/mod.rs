@@ -161,12 +161,25 @@ pub fn speculative_contact<D: Dim>(
     pose_b: &Pose<D>,
     margin: f32,
 ) -> Option<Contact<D>> {
+    speculative_query(a, pose_a, b, pose_b, margin).ok()
+}
+
+/// [`speculative_contact`], or, for a pair farther apart than `margin`, a
+/// lower bound on their distance in metres (0 for a pose that is not
+/// finite): how far the pair may move before it can come within the margin.
+pub(crate) fn speculative_query<D: Dim>(
+    a: &Shape<D>,
+    pose_a: &Pose<D>,
+    b: &Shape<D>,
+    pose_b: &Pose<D>,
+    margin: f32,
+) -> Result<Contact<D>, f32> {
     if !(pose_a.is_finite() && pose_b.is_finite()) {
-        return None;
+        return Err(0.0);
     }
     let b_in_a = pose_a.inv_mul(pose_b);
-    let local = contact_local(a, b, &b_in_a, margin)?;
-    Some(Contact {
+    let local = query_local(a, b, &b_in_a, margin, &mut ())?;
+    Ok(Contact {
         depth: local.depth,
         normal: pose_a.transform_vector(local.normal),
         point_a: pose_a.transform_point(local.point_a),
@@ -187,7 +200,7 @@ pub fn contact_traced<D: Dim>(
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return (None, trace);
     }
-    let local = contact_local_observed(a, b, &pose_a.inv_mul(pose_b), 0.0, &mut trace);
+    let local = query_local(a, b, &pose_a.inv_mul(pose_b), 0.0, &mut trace).ok();
     let turn = |v: D::Vector| pose_a.transform_vector(v);
     trace.gjk_simplex.iter_mut().for_each(|v| *v = turn(*v));
     for step in &mut trace.epa_steps {
@@ -204,31 +217,27 @@ pub fn contact_traced<D: Dim>(
     (contact, trace)
 }
 
-/// [`speculative_contact`] in A's local frame, with B placed by `b_in_a`.
-pub(crate) fn contact_local<D: Dim>(
-    a: &Shape<D>,
-    b: &Shape<D>,
-    b_in_a: &Pose<D>,
-    margin: f32,
-) -> Option<Penetration<D::Vector>> {
-    contact_local_observed(a, b, b_in_a, margin, &mut ())
-}
-
-/// [`contact_local`], reporting GJK's simplex and EPA's iterations to `observer`.
-fn contact_local_observed<D: Dim, O: trace::Observer<D::Vector>>(
+/// [`speculative_contact`] in A's local frame, with B placed by `b_in_a`,
+/// reporting GJK's simplex and EPA's iterations to `observer`; for a pair
+/// farther apart than `margin`, a lower bound on the distance between the
+/// shapes.
+fn query_local<D: Dim, O: trace::Observer<D::Vector>>(
     a: &Shape<D>,
     b: &Shape<D>,
     b_in_a: &Pose<D>,
     margin: f32,
     observer: &mut O,
-) -> Option<Penetration<D::Vector>> {
+) -> Result<Penetration<D::Vector>, f32> {
     let scale = PairScale::new(a, b);
     let reach = a.radius() + b.radius() + margin;
     let (core_a, core_b) = (Core(a), Core(b));
     let cores = MinkowskiPair::new(&core_a, &core_b, *b_in_a);
+    let radii = a.radius() + b.radius();
     let core = match gjk::gjk::<D, _>(&cores, -b_in_a.translation, reach, scale.tolerance()) {
-        GjkResult::Apart => return None,
-        GjkResult::Separated(closest) if closest.distance > reach => return None,
+        GjkResult::Apart { lower_bound } => return Err((lower_bound - radii).max(0.0)),
+        GjkResult::Separated(closest) if closest.distance > reach => {
+            return Err((closest.distance - radii).max(0.0))
+        }
         GjkResult::Separated(closest) => Penetration {
             depth: -closest.distance,
             normal: closest.normal,
@@ -244,7 +253,7 @@ fn contact_local_observed<D: Dim, O: trace::Observer<D::Vector>>(
             D::epa(&cores, &simplex, scale.tolerance(), observer)
         }
     };
-    Some(grow_by_radii(core, a.radius(), b.radius()))
+    Ok(grow_by_radii(core, a.radius(), b.radius()))
 }
 
 /// The contact of the full shapes from that of their cores (`depth < 0` when
@@ -278,7 +287,7 @@ pub fn distance<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &P
     ) {
         GjkResult::Separated(closest) => (closest.distance - a.radius() - b.radius()).max(0.0),
         GjkResult::Overlapping(_) => 0.0,
-        GjkResult::Apart => f32::INFINITY,
+        GjkResult::Apart { .. } => f32::INFINITY,
     }
 }
 
