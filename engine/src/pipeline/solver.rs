@@ -35,13 +35,16 @@ struct Softness {
 }
 
 impl Softness {
+    /// No softness: a rigid constraint without bias (the relax pass).
+    const RIGID: Self = Self {
+        bias_rate: 0.0,
+        mass_scale: 1.0,
+        impulse_scale: 0.0,
+    };
+
     fn new(hertz: f32, damping_ratio: f32, h: f32) -> Self {
         if hertz <= 0.0 {
-            return Self {
-                bias_rate: 0.0,
-                mass_scale: 1.0,
-                impulse_scale: 0.0,
-            };
+            return Self::RIGID;
         }
         let omega = 2.0 * core::f32::consts::PI * hertz;
         let a1 = 2.0 * damping_ratio + h * omega;
@@ -256,7 +259,7 @@ impl<D: Dim> Contacts<D> {
         // Contacts with a body that cannot move are twice as stiff (Box2D v3):
         // they carry the whole stack's weight.
         let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
-        let pass = |soft: Option<Softness>, soft_static: Option<Softness>| Pass {
+        let pass = |soft: Softness, soft_static: Softness| Pass {
             soft,
             soft_static,
             max_push_out_speed: settings.max_push_out_speed,
@@ -267,7 +270,7 @@ impl<D: Dim> Contacts<D> {
             for c in &self.constraints {
                 warm_start(c, &self.points[c.first..c.first + c.len], bodies);
             }
-            let solve_pass = pass(Some(soft), Some(soft_static));
+            let solve_pass = pass(soft, soft_static);
             for c in &self.constraints {
                 solve_contact(
                     c,
@@ -277,7 +280,7 @@ impl<D: Dim> Contacts<D> {
                 );
             }
             integrate_positions(bodies, h);
-            let relax_pass = pass(None, None);
+            let relax_pass = pass(Softness::RIGID, Softness::RIGID);
             for c in &self.constraints {
                 solve_contact(
                     c,
@@ -390,11 +393,11 @@ fn warm_start<D: Dim>(
     impulse.apply(a, b);
 }
 
-/// How one pass treats overlap: soft push-out in the solve pass (`Some`),
-/// none in the relax pass.
+/// How one pass treats overlap: soft push-out in the solve pass, none in
+/// the relax pass (a softness of zero hertz: rigid, no bias).
 struct Pass {
-    soft: Option<Softness>,
-    soft_static: Option<Softness>,
+    soft: Softness,
+    soft_static: Softness,
     max_push_out_speed: f32,
     inv_h: f32,
 }
@@ -408,31 +411,27 @@ struct NormalRow {
 }
 
 impl Pass {
-    fn normal_row(&self, separation: f32, against_static: bool) -> NormalRow {
-        let soft = if against_static {
+    /// The softness of a manifold's normal rows.
+    fn softness(&self, against_static: bool) -> Softness {
+        if against_static {
             self.soft_static
         } else {
             self.soft
-        };
-        if separation > 0.0 {
-            // Speculative: let the bodies close the gap this substep, no more.
-            NormalRow {
-                bias: separation * self.inv_h,
-                mass_scale: 1.0,
-                impulse_scale: 0.0,
-            }
-        } else if let Some(s) = soft {
-            NormalRow {
-                bias: (s.bias_rate * separation).max(-self.max_push_out_speed),
-                mass_scale: s.mass_scale,
-                impulse_scale: s.impulse_scale,
-            }
-        } else {
-            NormalRow {
-                bias: 0.0,
-                mass_scale: 1.0,
-                impulse_scale: 0.0,
-            }
+        }
+    }
+
+    /// A normal row's bias and softness at `separation`: a gap the bodies
+    /// may close this substep and no more (speculative), or soft push-out.
+    /// Written as selects, which compile without branches: manifolds of
+    /// either kind alternate in a pile.
+    #[inline]
+    fn normal_row(&self, separation: f32, soft: Softness) -> NormalRow {
+        let gap = separation > 0.0;
+        let push_out = (soft.bias_rate * separation).max(-self.max_push_out_speed);
+        NormalRow {
+            bias: if gap { separation * self.inv_h } else { push_out },
+            mass_scale: if gap { 1.0 } else { soft.mass_scale },
+            impulse_scale: if gap { 0.0 } else { soft.impulse_scale },
         }
     }
 }
@@ -469,10 +468,11 @@ fn solve_normals_together<D: Dim>(
     let normal_in_b = D::inverse_rotate(b.rotation, c.normal);
     let centres = (b.center - a.center).dot(c.normal);
     let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
+    let soft = pass.softness(c.against_static);
     let mut impulse = Impulse::zero();
     for p in points.iter_mut() {
         let separation = centres + p.local_b.dot(normal_in_b) - p.local_a.dot(normal_in_a);
-        let row = pass.normal_row(separation, c.against_static);
+        let row = pass.normal_row(separation, soft);
         let vn = p.normal.velocity(linear, a, b);
         let lambda = -row.mass_scale * (p.normal_shared_mass * vn + p.normal_mass * row.bias)
             - row.impulse_scale * p.normal_impulse;
