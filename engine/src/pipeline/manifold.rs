@@ -177,9 +177,18 @@ impl<D: Dim> Manifold<D> {
             tuning.margin,
         )
         .inspect_err(|_| self.len = 0)?;
-        if self.len == 0 || self.normal.dot(fresh.normal) < 0.9995 {
-            self.normal = fresh.normal;
-        }
+        // The kept normal is held in A's frame, so it turns with A's face.
+        let kept = match self.last_query {
+            LastQuery::Touching { local_normal, .. } if self.len > 0 => {
+                D::rotate(pair.pose_a.rotation, local_normal)
+            }
+            _ => fresh.normal,
+        };
+        self.normal = if kept.dot(fresh.normal) < 0.9995 {
+            fresh.normal
+        } else {
+            kept
+        };
         self.refresh(pair, tuning.breaking);
         self.merge(pair, &fresh, tuning.breaking);
         if self.len < D::MAX_MANIFOLD_POINTS

@@ -429,7 +429,11 @@ impl Pass {
         let gap = separation > 0.0;
         let push_out = (soft.bias_rate * separation).max(-self.max_push_out_speed);
         NormalRow {
-            bias: if gap { separation * self.inv_h } else { push_out },
+            bias: if gap {
+                separation * self.inv_h
+            } else {
+                push_out
+            },
             mass_scale: if gap { 1.0 } else { soft.mass_scale },
             impulse_scale: if gap { 0.0 } else { soft.impulse_scale },
         }
