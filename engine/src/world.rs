@@ -184,6 +184,10 @@ pub struct World<D: Dim> {
     contact_events: Vec<ContactEvent>,
     sensor_events: Vec<SensorEvent>,
     profile: StepProfile,
+    /// The solver's arrays, kept between steps for their allocations only.
+    contacts: Contacts<D>,
+    /// Which manifold each solver constraint came from, likewise.
+    owners: Vec<usize>,
 }
 
 /// A collider's box for the broad phase: its shape's bounds plus the speculative distance.
@@ -219,6 +223,8 @@ impl<D: Dim> World<D> {
             contact_events: Vec::new(),
             sensor_events: Vec::new(),
             profile: StepProfile::default(),
+            contacts: Contacts::default(),
+            owners: Vec::new(),
         }
     }
 
@@ -494,27 +500,36 @@ impl<D: Dim> World<D> {
 
     /// Stages 1, 5, 6: the soft-step solver over dense body data.
     fn solve(&mut self, dt: f32) {
-        let handles: Vec<BodyHandle> = self.bodies.keys().collect();
-        let mut index = SecondaryMap::with_capacity(handles.len());
-        let mut states = Vec::with_capacity(handles.len());
-        for (i, &h) in handles.iter().enumerate() {
+        let mut index = SecondaryMap::with_capacity(self.bodies.len());
+        let mut states = Vec::with_capacity(self.bodies.len());
+        let mut active = Vec::with_capacity(self.bodies.len());
+        for (i, (h, body)) in self.bodies.iter().enumerate() {
             index.insert(h, i);
-            states.push(self.solver_body(&self.bodies[h]));
+            states.push(self.solver_body(body));
+            active.push(body.is_active());
         }
-        let mut contacts = Contacts::with_capacity(self.pairs.len());
-        let mut owners = Vec::with_capacity(self.pairs.len());
+        let (mut contacts, mut owners) = (
+            std::mem::take(&mut self.contacts),
+            std::mem::take(&mut self.owners),
+        );
+        contacts.clear();
+        owners.clear();
         for (k, pair) in self.pairs.iter().enumerate() {
-            let active =
-                self.bodies[pair.body_a].is_active() || self.bodies[pair.body_b].is_active();
-            if pair.sensor || pair.manifold.points().is_empty() || !active {
+            if pair.sensor || pair.manifold.points().is_empty() {
+                continue;
+            }
+            let (Some(&ia), Some(&ib)) = (index.get(pair.body_a), index.get(pair.body_b)) else {
+                continue;
+            };
+            if !(active[ia] || active[ib]) {
                 continue;
             }
             let Some([(a, pose_a), (b, pose_b)]) = pair.colliders(&self.bodies) else {
                 continue;
             };
             let input = ContactInput {
-                body_a: index[pair.body_a],
-                body_b: index[pair.body_b],
+                body_a: ia,
+                body_b: ib,
                 pose_a,
                 pose_b,
                 friction: (a.friction * b.friction).sqrt(),
@@ -528,9 +543,10 @@ impl<D: Dim> World<D> {
         for (c, &k) in owners.iter().enumerate() {
             contacts.store_impulses(c, &mut self.pairs[k].manifold);
         }
-        for (&h, state) in handles.iter().zip(&states) {
-            Self::write_back(&mut self.bodies[h], state);
+        for (body, state) in self.bodies.values_mut().zip(&states) {
+            Self::write_back(body, state);
         }
+        (self.contacts, self.owners) = (contacts, owners);
     }
 
     /// Events for pairs that started or stopped touching this step. Sensor

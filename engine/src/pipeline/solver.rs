@@ -188,18 +188,26 @@ fn pair_mut<D: Dim>(
 
 /// Every contact constraint of a step, in contiguous arrays: manifolds in
 /// pair order, and all their points back to back.
+#[derive(Clone, Debug)]
 pub(crate) struct Contacts<D: Dim> {
     constraints: Vec<ContactConstraint<D>>,
     points: Vec<ConstraintPoint<D>>,
 }
 
-impl<D: Dim> Contacts<D> {
-    /// Room for `manifolds` manifolds.
-    pub(crate) fn with_capacity(manifolds: usize) -> Self {
+impl<D: Dim> Default for Contacts<D> {
+    fn default() -> Self {
         Self {
-            constraints: Vec::with_capacity(manifolds),
-            points: Vec::with_capacity(manifolds * D::MAX_MANIFOLD_POINTS),
+            constraints: Vec::new(),
+            points: Vec::new(),
         }
+    }
+}
+
+impl<D: Dim> Contacts<D> {
+    /// No constraints; the arrays keep their allocations for the next step.
+    pub(crate) fn clear(&mut self) {
+        self.constraints.clear();
+        self.points.clear();
     }
 
     /// Step 1: the rows of one manifold, appended.
