@@ -142,6 +142,13 @@ struct ConstraintPoint<D: Dim> {
     approach_speed: f32,
 }
 
+impl<D: Dim> ConstraintPoint<D> {
+    /// No accumulated impulse on any row: the point pushes on nothing.
+    fn is_idle(&self) -> bool {
+        self.normal_impulse == 0.0 && self.tangent_impulse == [0.0; 2]
+    }
+}
+
 /// The rows of one manifold; its points are `points[first..first + len]`
 /// of [`Contacts`].
 #[derive(Clone, Debug)]
@@ -390,6 +397,9 @@ fn warm_start<D: Dim>(
     points: &[ConstraintPoint<D>],
     bodies: &mut [SolverBody<D>],
 ) {
+    if points.iter().all(ConstraintPoint::is_idle) {
+        return;
+    }
     let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
     let mut impulse = Impulse::zero();
     for p in points {
@@ -505,6 +515,10 @@ fn solve_friction_together<D: Dim>(
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
 ) {
+    if points.iter().all(ConstraintPoint::is_idle) {
+        // No normal impulse, so no friction either: a gap not yet closing.
+        return;
+    }
     let relative = b.linear_velocity - a.linear_velocity;
     let linear = [c.tangents[0].dot(relative), c.tangents[1].dot(relative)];
     let mut impulse = Impulse::zero();
