@@ -132,6 +132,9 @@ struct ConstraintPoint<D: Dim> {
     /// The normal mass divided by how many rows' worth of push the row
     /// feels when the manifold's normal rows act together (for approach).
     normal_shared_mass: f32,
+    /// That mass, but no more than one over the manifold's stiffest mode,
+    /// for the relax pass (see `solve_normals_together`).
+    normal_relax_mass: f32,
     /// Friction rows' effective masses, likewise divided by their shares.
     tangent_shared_mass: [f32; 2],
     /// Accumulated impulses, N·s.
@@ -243,6 +246,7 @@ impl<D: Dim> Contacts<D> {
                 tangents: tangent_rows,
                 normal_mass: 0.0,
                 normal_shared_mass: 0.0,
+                normal_relax_mass: 0.0,
                 tangent_shared_mass: [0.0; 2],
                 normal_impulse: mp.normal_impulse,
                 tangent_impulse: mp.tangent_impulse,
@@ -274,9 +278,10 @@ impl<D: Dim> Contacts<D> {
         // Contacts with a body that cannot move are twice as stiff (Box2D v3):
         // they carry the whole stack's weight.
         let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
-        let pass = |soft: Softness, soft_static: Softness| Pass {
+        let pass = |soft: Softness, soft_static: Softness, relax: bool| Pass {
             soft,
             soft_static,
+            relax,
             max_push_out_speed: settings.max_push_out_speed,
             inv_h,
         };
@@ -285,7 +290,7 @@ impl<D: Dim> Contacts<D> {
             for c in &self.constraints {
                 warm_start(c, &self.points[c.first..c.first + c.len], bodies);
             }
-            let solve_pass = pass(soft, soft_static);
+            let solve_pass = pass(soft, soft_static, false);
             for c in &self.constraints {
                 solve_contact(
                     c,
@@ -295,7 +300,7 @@ impl<D: Dim> Contacts<D> {
                 );
             }
             integrate_positions(bodies, h);
-            let relax_pass = pass(Softness::RIGID, Softness::RIGID);
+            let relax_pass = pass(Softness::RIGID, Softness::RIGID, true);
             for c in &self.constraints {
                 solve_contact(
                     c,
@@ -347,9 +352,15 @@ fn set_masses<D: Dim>(
     for (friction, rows) in frictions.iter_mut().zip(&tangent_rows).take(tangent_count) {
         *friction = couplings(&rows[..count], a, b);
     }
+    let stiffest = largest_eigenvalue(&normals, count);
     for (i, p) in points.iter_mut().enumerate() {
         p.normal_mass = inverse(normals[i][i]);
         p.normal_shared_mass = p.normal_mass / share(&normals[i][..count], i, false);
+        p.normal_relax_mass = if stiffest.is_finite() && stiffest > 0.0 {
+            p.normal_shared_mass.min(1.0 / stiffest)
+        } else {
+            p.normal_shared_mass
+        };
         let masses = p.tangent_shared_mass.iter_mut();
         for (mass, friction) in masses.zip(&frictions[..tangent_count]) {
             *mass = inverse(friction[i][i]) / share(&friction[i][..count], i, true);
@@ -376,6 +387,44 @@ fn couplings<D: Dim>(rows: &[Jacobian<D>], a: &SolverBody<D>, b: &SolverBody<D>)
         }
     }
     k
+}
+
+/// The largest eigenvalue of the symmetric positive semi-definite
+/// `k[..n][..n]`, or about it: exact for one or two rows; for more, the
+/// largest Rayleigh quotient over the sign patterns a rectangle of corners
+/// moves in (exact for a rectangle, from below otherwise) raised by 5%, and
+/// never above the Gershgorin bound (the largest absolute row sum).
+fn largest_eigenvalue(k: &[[f32; 4]; 4], n: usize) -> f32 {
+    match n {
+        0 => 0.0,
+        1 => k[0][0],
+        2 => {
+            let (mean, half) = ((k[0][0] + k[1][1]) * 0.5, (k[0][0] - k[1][1]) * 0.5);
+            mean + (half * half + k[0][1] * k[0][1]).sqrt()
+        }
+        _ => {
+            let gershgorin = (0..n)
+                .map(|i| k[i][..n].iter().map(|x| x.abs()).sum::<f32>())
+                .fold(0.0f32, f32::max);
+            // A rectangle of corners pushes, rocks and twists in these sign
+            // patterns, so for one the largest quotient is exact.
+            let patterns: [[f32; 4]; 4] = [
+                [1.0, 1.0, 1.0, 1.0],
+                [1.0, 1.0, -1.0, -1.0],
+                [1.0, -1.0, 1.0, -1.0],
+                [1.0, -1.0, -1.0, 1.0],
+            ];
+            let quotient = |p: &[f32; 4]| {
+                let sum: f32 = (0..n)
+                    .flat_map(|i| (0..n).map(move |j| (i, j)))
+                    .map(|(i, j)| p[i] * p[j] * k[i][j])
+                    .sum();
+                sum / n as f32
+            };
+            let estimate = patterns.iter().map(quotient).fold(0.0f32, f32::max);
+            (estimate * 1.05).min(gershgorin)
+        }
+    }
 }
 
 /// Row `i`'s share: its coupling row summed (signed, or by magnitude) over
@@ -416,6 +465,9 @@ fn warm_start<D: Dim>(
 struct Pass {
     soft: Softness,
     soft_static: Softness,
+    /// The relax pass: rigid rows, each mode of a manifold stopped without
+    /// overshoot.
+    relax: bool,
     max_push_out_speed: f32,
     inv_h: f32,
 }
@@ -477,6 +529,13 @@ fn solve_contact<D: Dim>(
 /// that a common approach is stopped exactly once, not once per point; the
 /// soft push-out keeps the row's full mass, which holds a loaded stack as
 /// stiffly as a lone point would be held. Each total stays >= 0.
+///
+/// The shares are exact for the manifold pushing as one, but overshoot its
+/// rocking (1.5 times for a cube on a cube); with the clamp at zero, an
+/// overshoot that lifts one side breaks the symmetry of an impact, and a
+/// column of cubes dropped off the origin topples. So the relax pass, which
+/// leaves the velocities the step ends with, caps each row's mass by one
+/// over the manifold's stiffest mode: no mode overshoots there.
 fn solve_normals_together<D: Dim>(
     c: &ContactConstraint<D>,
     points: &mut [ConstraintPoint<D>],
@@ -496,7 +555,12 @@ fn solve_normals_together<D: Dim>(
         let separation = centres + p.local_b.dot(normal_in_b) - p.local_a.dot(normal_in_a);
         let row = pass.normal_row(separation, soft);
         let vn = p.normal.velocity(linear, a, b);
-        let lambda = -row.mass_scale * (p.normal_shared_mass * vn + p.normal_mass * row.bias)
+        let approach_mass = if pass.relax {
+            p.normal_relax_mass
+        } else {
+            p.normal_shared_mass
+        };
+        let lambda = -row.mass_scale * (approach_mass * vn + p.normal_mass * row.bias)
             - row.impulse_scale * p.normal_impulse;
         let total = (p.normal_impulse + lambda).max(0.0);
         let added = total - p.normal_impulse;
@@ -527,7 +591,9 @@ fn solve_friction_together<D: Dim>(
         for (k, &linear) in linear.iter().enumerate().take(c.tangent_count) {
             let vt = p.tangents[k].velocity(linear, a, b);
             let old = p.tangent_impulse[k];
-            let total = (old - p.tangent_shared_mass[k] * vt).clamp(-limit, limit);
+            // max/min rather than clamp: a limit gone NaN (an overflow the
+            // world then discards) must not panic.
+            let total = (old - p.tangent_shared_mass[k] * vt).max(-limit).min(limit);
             p.tangent_impulse[k] = total;
             impulse.add(c.tangents[k], &p.tangents[k], total - old);
         }
@@ -558,5 +624,35 @@ fn apply_restitution<D: Dim>(
         impulse.add(c.normal, &p.normal, total - p.normal_impulse);
         p.normal_impulse = total;
         impulse.apply(a, b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symmetric(rows: &[[f32; 4]]) -> [[f32; 4]; 4] {
+        core::array::from_fn(|i| rows.get(i).copied().unwrap_or([0.0; 4]))
+    }
+
+    #[test]
+    fn largest_eigenvalue_is_reached_and_not_undershot() {
+        assert_eq!(
+            largest_eigenvalue(&symmetric(&[[3.0, 0.0, 0.0, 0.0]]), 1),
+            3.0
+        );
+        let two = symmetric(&[[2.0, -1.0, 0.0, 0.0], [-1.0, 2.0, 0.0, 0.0]]);
+        assert!((largest_eigenvalue(&two, 2) - 3.0).abs() < 1e-6);
+        // A cube on a cube: corners (±½, ±½), unit masses, inverse inertia 6
+        // each: K[i][j] = 2 + 12 (x_i x_j + z_i z_j); rocking modes of 12.
+        let corners = [(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5)];
+        let k: [[f32; 4]; 4] = core::array::from_fn(|i| {
+            core::array::from_fn(|j| {
+                let ((xi, zi), (xj, zj)) = (corners[i], corners[j]);
+                2.0 + 12.0 * (xi * xj + zi * zj)
+            })
+        });
+        let largest = largest_eigenvalue(&k, 4);
+        assert!((12.0..=12.0 * 1.05 + 1e-4).contains(&largest), "{largest}");
     }
 }
