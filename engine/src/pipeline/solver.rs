@@ -169,6 +169,13 @@ struct ContactConstraint<D: Dim> {
     len: usize,
 }
 
+impl<D: Dim> ContactConstraint<D> {
+    /// Where its points are in [`Contacts`]' points.
+    fn points(&self) -> core::ops::Range<usize> {
+        self.first..self.first + self.len
+    }
+}
+
 /// What the solver needs of a manifold's pair.
 pub(crate) struct ContactInput<'m, D: Dim> {
     pub body_a: usize,
@@ -278,45 +285,35 @@ impl<D: Dim> Contacts<D> {
         // Contacts with a body that cannot move are twice as stiff (Box2D v3):
         // they carry the whole stack's weight.
         let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
-        let pass = |soft: Softness, soft_static: Softness, relax: bool| Pass {
+        let solve_pass = Pass {
             soft,
             soft_static,
-            relax,
+            relax: false,
             max_push_out_speed: settings.max_push_out_speed,
             inv_h,
+        };
+        let relax_pass = Pass {
+            soft: Softness::RIGID,
+            soft_static: Softness::RIGID,
+            relax: true,
+            ..solve_pass
         };
         for _ in 0..substeps {
             integrate_velocities(bodies, h);
             for c in &self.constraints {
-                warm_start(c, &self.points[c.first..c.first + c.len], bodies);
+                warm_start(c, &self.points[c.points()], bodies);
             }
-            let solve_pass = pass(soft, soft_static, false);
             for c in &self.constraints {
-                solve_contact(
-                    c,
-                    &mut self.points[c.first..c.first + c.len],
-                    bodies,
-                    &solve_pass,
-                );
+                solve_contact(c, &mut self.points[c.points()], bodies, &solve_pass);
             }
             integrate_positions(bodies, h);
-            let relax_pass = pass(Softness::RIGID, Softness::RIGID, true);
             for c in &self.constraints {
-                solve_contact(
-                    c,
-                    &mut self.points[c.first..c.first + c.len],
-                    bodies,
-                    &relax_pass,
-                );
+                solve_contact(c, &mut self.points[c.points()], bodies, &relax_pass);
             }
         }
+        let threshold = settings.restitution_threshold;
         for c in &self.constraints {
-            apply_restitution(
-                c,
-                &mut self.points[c.first..c.first + c.len],
-                bodies,
-                settings.restitution_threshold,
-            );
+            apply_restitution(c, &mut self.points[c.points()], bodies, threshold);
         }
     }
 
@@ -324,7 +321,7 @@ impl<D: Dim> Contacts<D> {
     /// into it, for warm starting.
     pub(crate) fn store_impulses(&self, k: usize, manifold: &mut Manifold<D>) {
         let c = &self.constraints[k];
-        let points = &self.points[c.first..c.first + c.len];
+        let points = &self.points[c.points()];
         for (mp, p) in manifold.points_mut().iter_mut().zip(points) {
             mp.normal_impulse = p.normal_impulse;
             mp.tangent_impulse = p.tangent_impulse;
