@@ -44,6 +44,11 @@ pub struct ManifoldPoint<V> {
     pub normal_impulse: f32,
     /// Accumulated friction impulses along the tangents, N·s.
     pub tangent_impulse: [f32; 2],
+    /// Where the solver applies the point's impulses: the midpoint of its
+    /// two ends, relative to each collider's origin, in world axes, frozen
+    /// at the pair's last GJK/EPA query (see [`Manifold::freeze_levers`]).
+    pub(crate) lever_a: V,
+    pub(crate) lever_b: V,
 }
 
 /// The contact points of one pair.
@@ -211,7 +216,22 @@ impl<D: Dim> Manifold<D> {
                 self.merge(pair, c, tuning.breaking);
             }
         }
+        self.freeze_levers(pair);
         Ok(())
+    }
+
+    /// The lever arms the solver uses, taken from the current poses and kept
+    /// in world axes until the next query. Re-taken every step, the arms
+    /// would turn with their bodies, and a heavy warm-started impulse at an
+    /// arm that turns with a lean pushes further into the lean: a wall of
+    /// cubes buckles out of its plane (rapier freezes its arms likewise).
+    fn freeze_levers(&mut self, pair: &PairView<'_, D>) {
+        for i in 0..self.len {
+            let (pa, pb) = self.world_points(&pair.pose_a, &pair.pose_b, i);
+            let mid = (pa + pb) * 0.5;
+            self.points[i].lever_a = mid - pair.pose_a.translation;
+            self.points[i].lever_b = mid - pair.pose_b.translation;
+        }
     }
 
     /// Step 1: world points and separations of the kept points along the
@@ -248,6 +268,8 @@ impl<D: Dim> Manifold<D> {
             separation: -c.depth,
             normal_impulse: 0.0,
             tangent_impulse: [0.0; 2],
+            lever_a: D::Vector::ZERO,
+            lever_b: D::Vector::ZERO,
         };
         let nearest = self
             .points()
@@ -419,6 +441,34 @@ mod tests {
             .collect();
         xs.sort();
         assert_eq!(xs, vec![-1, 1]);
+    }
+
+    #[test]
+    fn lever_arms_are_taken_at_a_query_and_kept_in_world_axes_until_the_next() {
+        let (ground, cube) = (ground_3d(), cube());
+        let reusing = ManifoldTuning {
+            reuse: 0.01,
+            ..TUNING
+        };
+        let at = Vec3::new(0.3, 0.499, -0.2);
+        let mut m = Manifold::default();
+        m.update(&resting(&ground, &cube, at), reusing);
+        for p in m.points() {
+            // Midway between the ends (1 mm apart), from each collider's origin.
+            let mid = at + p.local_b + Vec3::Y * 0.0005;
+            assert!((p.lever_b - (mid - at)).length() < 1e-5);
+            assert!((p.lever_a - (mid + Vec3::Y * 0.5)).length() < 1e-5);
+        }
+        let levers: Vec<Vec3> = m.points().iter().map(|p| p.lever_b).collect();
+        // Tipped by a thousandth of a radian: within the reuse distance, so
+        // the arms do not turn with the cube.
+        let mut tipped = resting(&ground, &cube, at);
+        tipped.pose_b.rotation = Quat::from_rotation_x(0.001);
+        m.update(&tipped, reusing);
+        assert_eq!(
+            m.points().iter().map(|p| p.lever_b).collect::<Vec<_>>(),
+            levers
+        );
     }
 
     #[test]

@@ -237,8 +237,8 @@ impl<D: Dim> Contacts<D> {
         let len = manifold_points.len().min(D::MAX_MANIFOLD_POINTS);
         for (i, mp) in manifold_points[..len].iter().enumerate() {
             let (pa, pb) = input.manifold.world_points(&input.pose_a, &input.pose_b, i);
-            let mid = (pa + pb) * 0.5;
-            let (r_a, r_b) = (mid - a.center, mid - b.center);
+            let r_a = mp.lever_a + input.pose_a.translation - a.center;
+            let r_b = mp.lever_b + input.pose_b.translation - b.center;
             let normal_row = Jacobian::new(r_a, r_b, normal);
             let mut tangent_rows = [Jacobian::default(); 2];
             for k in 0..tangent_count {
