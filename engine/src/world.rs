@@ -512,7 +512,7 @@ impl<D: Dim> World<D> {
             std::mem::take(&mut self.contacts),
             std::mem::take(&mut self.owners),
         );
-        contacts.clear();
+        contacts.clear(states.len());
         owners.clear();
         for (k, pair) in self.pairs.iter().enumerate() {
             if pair.sensor || pair.manifold.points().is_empty() {

@@ -1,9 +1,12 @@
 //! The stages of a world step, one module each, in pipeline order:
 //! integrate velocities, broad phase, narrow phase, manifolds, solver,
-//! integrate positions.
+//! integrate positions. The solver's constraints are coloured in the
+//! constraint graph and solved in stages, each colour's on all threads.
 
 pub mod broad_phase;
+pub(crate) mod constraint_graph;
 pub mod integrate;
 pub mod manifold;
 pub mod narrow_phase;
 pub mod solver;
+pub(crate) mod stages;

@@ -12,8 +12,10 @@
 //! 4. Store the accumulated impulses back into the manifolds.
 //!
 //! Impulses are accumulated and clamped: normal >= 0, each friction row
-//! within `friction * normal`. Manifolds are solved one after another in the
-//! pair order of the broad phase (so results do not depend on threads), but
+//! within `friction * normal`. Manifolds are solved colour by colour
+//! (`constraint_graph`: no two of a colour share a moving body, so a colour's
+//! manifolds can be solved on several threads at once, and the colours come
+//! from the pair order alone, so results do not depend on threads), and
 //! the rows *within* a manifold together, from the same velocities, each
 //! row's mass divided by its share of the manifold's common push: solved one
 //! after another, the first corner of a box resting flat takes more than its
@@ -21,8 +23,12 @@
 //! v3, overlap is pushed out softly from the first millimetre (no slop), so
 //! a pyramid of 40 rows sinks about 1.4 mm a row.
 
+use core::ops::Range;
+
+use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{integrate_positions, integrate_velocities, SolverBody};
 use super::manifold::Manifold;
+use super::stages::{run_stages, Shared};
 use crate::math::{Angular, Dim, Vector};
 use crate::settings::Settings;
 
@@ -153,7 +159,7 @@ impl<D: Dim> ConstraintPoint<D> {
 }
 
 /// The rows of one manifold; its points are `points[first..first + len]`
-/// of [`Contacts`].
+/// of its colour's set.
 #[derive(Clone, Debug)]
 struct ContactConstraint<D: Dim> {
     body_a: usize,
@@ -165,6 +171,8 @@ struct ContactConstraint<D: Dim> {
     restitution: f32,
     /// One body cannot move: the contact carries weight and is stiffer.
     against_static: bool,
+    /// Which bodies the solver moves; the others are only read.
+    moves: [bool; 2],
     first: usize,
     len: usize,
 }
@@ -188,51 +196,81 @@ pub(crate) struct ContactInput<'m, D: Dim> {
     pub manifold: &'m Manifold<D>,
 }
 
-/// The two distinct bodies of a constraint, both mutable.
-fn pair_mut<D: Dim>(
-    bodies: &mut [SolverBody<D>],
-    ia: usize,
-    ib: usize,
-) -> (&mut SolverBody<D>, &mut SolverBody<D>) {
-    if ia < ib {
-        let (low, high) = bodies.split_at_mut(ib);
-        (&mut low[ia], &mut high[0])
-    } else {
-        let (low, high) = bodies.split_at_mut(ia);
-        (&mut high[0], &mut low[ib])
-    }
-}
-
-/// Every contact constraint of a step, in contiguous arrays: manifolds in
-/// pair order, and all their points back to back.
-#[derive(Clone, Debug)]
-pub(crate) struct Contacts<D: Dim> {
+/// One colour's constraints and all their points, back to back.
+#[derive(Clone, Debug, Default)]
+struct ColourSet<D: Dim> {
     constraints: Vec<ContactConstraint<D>>,
     points: Vec<ConstraintPoint<D>>,
+}
+
+/// Fewest constraints in a block of a colour's stage (a block is the unit
+/// one thread claims): smaller blocks cost more in claiming, and in cache
+/// lines both threads write, than they gain in balance.
+const MIN_CONSTRAINTS_PER_BLOCK: usize = 256;
+/// Blocks per thread in a colour's stage, for balance.
+const BLOCKS_PER_THREAD: usize = 2;
+/// Bodies per block of an integration stage.
+const BODIES_PER_BLOCK: usize = 1024;
+
+/// What one stage of the substep loop does.
+#[derive(Copy, Clone, Debug)]
+enum Stage {
+    IntegrateVelocities,
+    WarmStart(usize),
+    Solve(usize),
+    IntegratePositions,
+    Relax(usize),
+    Restitution(usize),
+}
+
+/// Block `block` of `len` items cut into blocks of `size`.
+fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
+    (block * size).min(len)..((block + 1) * size).min(len)
+}
+
+/// Every contact constraint of a step, in contiguous arrays per colour of
+/// the constraint graph (the last set is the overflow).
+#[derive(Clone, Debug)]
+pub(crate) struct Contacts<D: Dim> {
+    colours: Vec<ColourSet<D>>,
+    /// Where each manifold went, in the order added: colour and index.
+    placed: Vec<(usize, usize)>,
+    graph: ConstraintGraph,
 }
 
 impl<D: Dim> Default for Contacts<D> {
     fn default() -> Self {
         Self {
-            constraints: Vec::new(),
-            points: Vec::new(),
+            colours: (0..=COLOURS).map(|_| ColourSet::default()).collect(),
+            placed: Vec::new(),
+            graph: ConstraintGraph::new(0),
         }
     }
 }
 
 impl<D: Dim> Contacts<D> {
-    /// No constraints; the arrays keep their allocations for the next step.
-    pub(crate) fn clear(&mut self) {
-        self.constraints.clear();
-        self.points.clear();
+    /// No constraints, ready for bodies `0..body_count`; the arrays keep
+    /// their allocations for the next step.
+    pub(crate) fn clear(&mut self, body_count: usize) {
+        for set in &mut self.colours {
+            set.constraints.clear();
+            set.points.clear();
+        }
+        self.placed.clear();
+        self.graph.clear(body_count);
     }
 
     /// Step 1: the rows of one manifold, appended.
     pub(crate) fn add(&mut self, input: &ContactInput<'_, D>, bodies: &[SolverBody<D>]) {
         let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
+        let moves = [a.inv_mass > 0.0, b.inv_mass > 0.0];
+        let colour = self
+            .graph
+            .colour([(input.body_a, moves[0]), (input.body_b, moves[1])]);
+        let set = &mut self.colours[colour];
         let normal = input.manifold.normal;
         let (tangents, tangent_count) = D::tangents(normal);
-        let first = self.points.len();
+        let first = set.points.len();
         let manifold_points = input.manifold.points();
         let len = manifold_points.len().min(D::MAX_MANIFOLD_POINTS);
         for (i, mp) in manifold_points[..len].iter().enumerate() {
@@ -245,7 +283,7 @@ impl<D: Dim> Contacts<D> {
                 tangent_rows[k] = Jacobian::new(r_a, r_b, tangents[k]);
             }
             let linear = normal.dot(b.linear_velocity - a.linear_velocity);
-            self.points.push(ConstraintPoint {
+            set.points.push(ConstraintPoint {
                 local_a: D::inverse_rotate(a.rotation, pa - a.center),
                 local_b: D::inverse_rotate(b.rotation, pb - b.center),
                 approach_speed: normal_row.velocity(linear, a, b),
@@ -260,8 +298,9 @@ impl<D: Dim> Contacts<D> {
                 max_normal_impulse: 0.0,
             });
         }
-        set_masses(&mut self.points[first..], tangent_count, a, b);
-        self.constraints.push(ContactConstraint {
+        set_masses(&mut set.points[first..], tangent_count, a, b);
+        self.placed.push((colour, set.constraints.len()));
+        set.constraints.push(ContactConstraint {
             body_a: input.body_a,
             body_b: input.body_b,
             normal,
@@ -269,7 +308,8 @@ impl<D: Dim> Contacts<D> {
             tangent_count,
             friction: input.friction,
             restitution: input.restitution,
-            against_static: a.inv_mass == 0.0 || b.inv_mass == 0.0,
+            against_static: !moves[0] || !moves[1],
+            moves,
             first,
             len,
         });
@@ -298,33 +338,159 @@ impl<D: Dim> Contacts<D> {
             relax: true,
             ..solve_pass
         };
-        for _ in 0..substeps {
-            integrate_velocities(bodies, h);
-            for c in &self.constraints {
-                warm_start(c, &self.points[c.points()], bodies);
-            }
-            for c in &self.constraints {
-                solve_contact(c, &mut self.points[c.points()], bodies, &solve_pass);
-            }
-            integrate_positions(bodies, h);
-            for c in &self.constraints {
-                solve_contact(c, &mut self.points[c.points()], bodies, &relax_pass);
-            }
-        }
         let threshold = settings.restitution_threshold;
-        for c in &self.constraints {
-            apply_restitution(c, &mut self.points[c.points()], bodies, threshold);
+        let stages = self.stages(substeps);
+        let block_sizes = self.block_sizes();
+        let body_blocks = bodies.len().div_ceil(BODIES_PER_BLOCK);
+        let blocks: Vec<usize> = stages
+            .iter()
+            .map(|stage| match *stage {
+                Stage::IntegrateVelocities | Stage::IntegratePositions => body_blocks,
+                Stage::WarmStart(colour)
+                | Stage::Solve(colour)
+                | Stage::Relax(colour)
+                | Stage::Restitution(colour) => {
+                    let len = self.colours[colour].constraints.len();
+                    len.div_ceil(block_sizes[colour])
+                }
+            })
+            .collect();
+        let body_count = bodies.len();
+        let bodies = Shared::new(bodies);
+        let colours: Vec<ColourView<'_, D>> = self
+            .colours
+            .iter_mut()
+            .zip(&block_sizes)
+            .map(|(set, &block_size)| ColourView {
+                block_size,
+                constraints: &set.constraints,
+                points: Shared::new(&mut set.points),
+            })
+            .collect();
+        run_stages(&blocks, |stage, block| {
+            let range = block_range(block, BODIES_PER_BLOCK, body_count);
+            match stages[stage] {
+                // SAFETY: the blocks of a stage cover disjoint bodies.
+                Stage::IntegrateVelocities => {
+                    integrate_velocities(unsafe { bodies.range_mut(range) }, h)
+                }
+                // SAFETY: likewise.
+                Stage::IntegratePositions => {
+                    integrate_positions(unsafe { bodies.range_mut(range) }, h)
+                }
+                Stage::WarmStart(colour) => colours[colour].run(block, &bodies, warm_start),
+                Stage::Solve(colour) => colours[colour].run(block, &bodies, |c, p, a, b| {
+                    solve_contact(c, p, a, b, &solve_pass)
+                }),
+                Stage::Relax(colour) => colours[colour].run(block, &bodies, |c, p, a, b| {
+                    solve_contact(c, p, a, b, &relax_pass)
+                }),
+                Stage::Restitution(colour) => colours[colour].run(block, &bodies, |c, p, a, b| {
+                    apply_restitution(c, p, a, b, threshold)
+                }),
+            }
+        });
+    }
+
+    /// The stages of a step: per substep, integrate velocities, warm start
+    /// and solve colour by colour, integrate positions, relax; then
+    /// restitution. Empty colours are left out.
+    fn stages(&self, substeps: u32) -> Vec<Stage> {
+        let used: Vec<usize> = (0..=COLOURS)
+            .filter(|&c| !self.colours[c].constraints.is_empty())
+            .collect();
+        let mut stages = Vec::new();
+        for _ in 0..substeps {
+            stages.push(Stage::IntegrateVelocities);
+            stages.extend(used.iter().map(|&c| Stage::WarmStart(c)));
+            stages.extend(used.iter().map(|&c| Stage::Solve(c)));
+            stages.push(Stage::IntegratePositions);
+            stages.extend(used.iter().map(|&c| Stage::Relax(c)));
         }
+        stages.extend(used.iter().map(|&c| Stage::Restitution(c)));
+        stages
+    }
+
+    /// Constraints per block of each colour's stages. The overflow, whose
+    /// constraints may share bodies, is one block, solved in order. Block
+    /// sizes follow the thread count; results do not.
+    fn block_sizes(&self) -> Vec<usize> {
+        let threads = rayon::current_num_threads();
+        let sizes = self.colours.iter().enumerate().map(|(colour, set)| {
+            let len = set.constraints.len().max(1);
+            if colour == COLOURS {
+                len
+            } else {
+                len.div_ceil(BLOCKS_PER_THREAD * threads)
+                    .max(MIN_CONSTRAINTS_PER_BLOCK)
+            }
+        });
+        sizes.collect()
     }
 
     /// Step 4: the accumulated impulses of the `k`th manifold added back
     /// into it, for warm starting.
     pub(crate) fn store_impulses(&self, k: usize, manifold: &mut Manifold<D>) {
-        let c = &self.constraints[k];
-        let points = &self.points[c.points()];
+        let (colour, index) = self.placed[k];
+        let set = &self.colours[colour];
+        let c = &set.constraints[index];
+        let points = &set.points[c.points()];
         for (mp, p) in manifold.points_mut().iter_mut().zip(points) {
             mp.normal_impulse = p.normal_impulse;
             mp.tangent_impulse = p.tangent_impulse;
+        }
+    }
+}
+
+/// One colour's constraints during the parallel loop, their points shared
+/// between the threads.
+struct ColourView<'a, D: Dim> {
+    /// Constraints per block.
+    block_size: usize,
+    constraints: &'a [ContactConstraint<D>],
+    points: Shared<'a, ConstraintPoint<D>>,
+}
+
+impl<D: Dim> ColourView<'_, D> {
+    /// Calls `f` with each constraint of block `block`, its points and its
+    /// two bodies. A body the solver does not move is passed as a copy,
+    /// whose changes (none: its inverse mass is zero) are dropped.
+    fn run(
+        &self,
+        block: usize,
+        bodies: &Shared<'_, SolverBody<D>>,
+        f: impl Fn(
+            &ContactConstraint<D>,
+            &mut [ConstraintPoint<D>],
+            &mut SolverBody<D>,
+            &mut SolverBody<D>,
+        ),
+    ) {
+        let range = block_range(block, self.block_size, self.constraints.len());
+        for c in &self.constraints[range] {
+            let (mut copy_a, mut copy_b);
+            // SAFETY: within a colour no two constraints share a moving
+            // body (the constraint graph), the overflow runs as one block,
+            // and the stages run one after another, so `get_mut` on a
+            // moving body is exclusive; a body that does not move is never
+            // handed out mutably in a constraint stage, only read (`get`);
+            // each constraint owns its points `first..first + len`.
+            let (a, b, points) = unsafe {
+                let a = if c.moves[0] {
+                    bodies.get_mut(c.body_a)
+                } else {
+                    copy_a = *bodies.get(c.body_a);
+                    &mut copy_a
+                };
+                let b = if c.moves[1] {
+                    bodies.get_mut(c.body_b)
+                } else {
+                    copy_b = *bodies.get(c.body_b);
+                    &mut copy_b
+                };
+                (a, b, self.points.range_mut(c.points()))
+            };
+            f(c, points, a, b);
         }
     }
 }
@@ -440,15 +606,15 @@ fn share(row: &[f32], i: usize, magnitude: bool) -> f32 {
 
 fn warm_start<D: Dim>(
     c: &ContactConstraint<D>,
-    points: &[ConstraintPoint<D>],
-    bodies: &mut [SolverBody<D>],
+    points: &mut [ConstraintPoint<D>],
+    a: &mut SolverBody<D>,
+    b: &mut SolverBody<D>,
 ) {
     if points.iter().all(ConstraintPoint::is_idle) {
         return;
     }
-    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
     let mut impulse = Impulse::zero();
-    for p in points {
+    for p in points.iter() {
         impulse.add(c.normal, &p.normal, p.normal_impulse);
         for k in 0..c.tangent_count {
             impulse.add(c.tangents[k], &p.tangents[k], p.tangent_impulse[k]);
@@ -511,10 +677,10 @@ impl Pass {
 fn solve_contact<D: Dim>(
     c: &ContactConstraint<D>,
     points: &mut [ConstraintPoint<D>],
-    bodies: &mut [SolverBody<D>],
+    a: &mut SolverBody<D>,
+    b: &mut SolverBody<D>,
     pass: &Pass,
 ) {
-    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
     solve_normals_together(c, points, a, b, pass);
     solve_friction_together(c, points, a, b);
 }
@@ -602,13 +768,13 @@ fn solve_friction_together<D: Dim>(
 fn apply_restitution<D: Dim>(
     c: &ContactConstraint<D>,
     points: &mut [ConstraintPoint<D>],
-    bodies: &mut [SolverBody<D>],
+    a: &mut SolverBody<D>,
+    b: &mut SolverBody<D>,
     threshold: f32,
 ) {
     if c.restitution == 0.0 {
         return;
     }
-    let (a, b) = pair_mut(bodies, c.body_a, c.body_b);
     for p in points.iter_mut() {
         if p.approach_speed > -threshold || p.max_normal_impulse == 0.0 {
             continue;
