@@ -512,8 +512,8 @@ impl<D: Dim> World<D> {
             std::mem::take(&mut self.contacts),
             std::mem::take(&mut self.owners),
         );
-        contacts.clear(states.len());
         owners.clear();
+        let mut inputs = Vec::with_capacity(self.pairs.len());
         for (k, pair) in self.pairs.iter().enumerate() {
             if pair.sensor || pair.manifold.points().is_empty() {
                 continue;
@@ -536,9 +536,11 @@ impl<D: Dim> World<D> {
                 restitution: a.restitution.max(b.restitution),
                 manifold: &pair.manifold,
             };
-            contacts.add(&input, &states);
+            inputs.push(input);
             owners.push(k);
         }
+        contacts.prepare(&inputs, &states);
+        drop(inputs);
         contacts.solve(&mut states, &self.settings, dt);
         for (c, &k) in owners.iter().enumerate() {
             contacts.store_impulses(c, &mut self.pairs[k].manifold);

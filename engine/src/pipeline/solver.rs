@@ -31,6 +31,7 @@ use super::manifold::Manifold;
 use super::stages::{run_stages, Shared};
 use crate::math::{Angular, Dim, Vector};
 use crate::settings::Settings;
+use rayon::prelude::*;
 
 /// Soft constraint coefficients for one substep (Box2D's `b2Softness`).
 #[derive(Copy, Clone, Debug)]
@@ -160,7 +161,7 @@ impl<D: Dim> ConstraintPoint<D> {
 
 /// The rows of one manifold; its points are `points[first..first + len]`
 /// of its colour's set.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct ContactConstraint<D: Dim> {
     body_a: usize,
     body_b: usize,
@@ -260,59 +261,55 @@ impl<D: Dim> Contacts<D> {
         self.graph.clear(body_count);
     }
 
-    /// Step 1: the rows of one manifold, appended.
-    pub(crate) fn add(&mut self, input: &ContactInput<'_, D>, bodies: &[SolverBody<D>]) {
-        let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
-        let moves = [a.inv_mass > 0.0, b.inv_mass > 0.0];
-        let colour = self
-            .graph
-            .colour([(input.body_a, moves[0]), (input.body_b, moves[1])]);
-        let set = &mut self.colours[colour];
-        let normal = input.manifold.normal;
-        let (tangents, tangent_count) = D::tangents(normal);
-        let first = set.points.len();
-        let manifold_points = input.manifold.points();
-        let len = manifold_points.len().min(D::MAX_MANIFOLD_POINTS);
-        for (i, mp) in manifold_points[..len].iter().enumerate() {
-            let (pa, pb) = input.manifold.world_points(&input.pose_a, &input.pose_b, i);
-            let r_a = mp.lever_a + input.pose_a.translation - a.center;
-            let r_b = mp.lever_b + input.pose_b.translation - b.center;
-            let normal_row = Jacobian::new(r_a, r_b, normal);
-            let mut tangent_rows = [Jacobian::default(); 2];
-            for k in 0..tangent_count {
-                tangent_rows[k] = Jacobian::new(r_a, r_b, tangents[k]);
-            }
-            let linear = normal.dot(b.linear_velocity - a.linear_velocity);
-            set.points.push(ConstraintPoint {
-                local_a: D::inverse_rotate(a.rotation, pa - a.center),
-                local_b: D::inverse_rotate(b.rotation, pb - b.center),
-                approach_speed: normal_row.velocity(linear, a, b),
-                normal: normal_row,
-                tangents: tangent_rows,
-                normal_mass: 0.0,
-                normal_shared_mass: 0.0,
-                normal_relax_mass: 0.0,
-                tangent_shared_mass: [0.0; 2],
-                normal_impulse: mp.normal_impulse,
-                tangent_impulse: mp.tangent_impulse,
-                max_normal_impulse: 0.0,
+    /// Step 1: the rows of every manifold, for bodies `bodies`. Colours are
+    /// handed out in input order (cheap, and it fixes the solve order for
+    /// any thread count); then each manifold's rows are built, on all
+    /// threads, into the places reserved for them.
+    pub(crate) fn prepare(&mut self, inputs: &[ContactInput<'_, D>], bodies: &[SolverBody<D>]) {
+        self.clear(bodies.len());
+        for input in inputs {
+            let moves = [
+                bodies[input.body_a].inv_mass > 0.0,
+                bodies[input.body_b].inv_mass > 0.0,
+            ];
+            let colour = self
+                .graph
+                .colour([(input.body_a, moves[0]), (input.body_b, moves[1])]);
+            let set = &mut self.colours[colour];
+            let first = set.points.len();
+            let len = input.manifold.points().len().min(D::MAX_MANIFOLD_POINTS);
+            self.placed.push((colour, set.constraints.len()));
+            set.constraints.push(ContactConstraint {
+                moves,
+                first,
+                len,
+                ..ContactConstraint::default()
             });
+            set.points
+                .resize(first + len, ConstraintPoint::<D>::default());
         }
-        set_masses(&mut set.points[first..], tangent_count, a, b);
-        self.placed.push((colour, set.constraints.len()));
-        set.constraints.push(ContactConstraint {
-            body_a: input.body_a,
-            body_b: input.body_b,
-            normal,
-            tangents,
-            tangent_count,
-            friction: input.friction,
-            restitution: input.restitution,
-            against_static: !moves[0] || !moves[1],
-            moves,
-            first,
-            len,
-        });
+        let sets: Vec<_> = self
+            .colours
+            .iter_mut()
+            .map(|set| {
+                (
+                    Shared::new(&mut set.constraints),
+                    Shared::new(&mut set.points),
+                )
+            })
+            .collect();
+        inputs
+            .par_iter()
+            .zip(&self.placed)
+            .with_min_len(MIN_CONSTRAINTS_PER_BLOCK)
+            .for_each(|(input, &(colour, index))| {
+                let (constraints, points) = &sets[colour];
+                // SAFETY: each manifold has its own constraint and points,
+                // reserved above; no one else touches them in this loop.
+                let c = unsafe { constraints.get_mut(index) };
+                let points = unsafe { points.range_mut(c.points()) };
+                build_rows(input, bodies, c, points);
+            });
     }
 
     /// Steps 2 and 3: the substep loop, then restitution.
@@ -440,6 +437,58 @@ impl<D: Dim> Contacts<D> {
             mp.tangent_impulse = p.tangent_impulse;
         }
     }
+}
+
+/// One manifold's rows into its reserved constraint (whose `moves`,
+/// `first` and `len` are set) and points.
+fn build_rows<D: Dim>(
+    input: &ContactInput<'_, D>,
+    bodies: &[SolverBody<D>],
+    c: &mut ContactConstraint<D>,
+    points: &mut [ConstraintPoint<D>],
+) {
+    let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
+    let normal = input.manifold.normal;
+    let (tangents, tangent_count) = D::tangents(normal);
+    for (i, (mp, point)) in input
+        .manifold
+        .points()
+        .iter()
+        .zip(points.iter_mut())
+        .enumerate()
+    {
+        let (pa, pb) = input.manifold.world_points(&input.pose_a, &input.pose_b, i);
+        let r_a = mp.lever_a + input.pose_a.translation - a.center;
+        let r_b = mp.lever_b + input.pose_b.translation - b.center;
+        let normal_row = Jacobian::new(r_a, r_b, normal);
+        let mut tangent_rows = [Jacobian::default(); 2];
+        for k in 0..tangent_count {
+            tangent_rows[k] = Jacobian::new(r_a, r_b, tangents[k]);
+        }
+        let linear = normal.dot(b.linear_velocity - a.linear_velocity);
+        *point = ConstraintPoint {
+            local_a: D::inverse_rotate(a.rotation, pa - a.center),
+            local_b: D::inverse_rotate(b.rotation, pb - b.center),
+            approach_speed: normal_row.velocity(linear, a, b),
+            normal: normal_row,
+            tangents: tangent_rows,
+            normal_impulse: mp.normal_impulse,
+            tangent_impulse: mp.tangent_impulse,
+            ..ConstraintPoint::default()
+        };
+    }
+    set_masses(points, tangent_count, a, b);
+    *c = ContactConstraint {
+        body_a: input.body_a,
+        body_b: input.body_b,
+        normal,
+        tangents,
+        tangent_count,
+        friction: input.friction,
+        restitution: input.restitution,
+        against_static: !c.moves[0] || !c.moves[1],
+        ..*c
+    };
 }
 
 /// One colour's constraints during the parallel loop, their points shared
