@@ -202,6 +202,8 @@ pub(crate) struct ContactInput<'m, D: Dim> {
 struct ColourSet<D: Dim> {
     constraints: Vec<ContactConstraint<D>>,
     points: Vec<ConstraintPoint<D>>,
+    /// Points reserved while colouring, before `points` is sized.
+    point_count: usize,
 }
 
 /// Fewest constraints in a block of a colour's stage (a block is the unit
@@ -256,6 +258,7 @@ impl<D: Dim> Contacts<D> {
         for set in &mut self.colours {
             set.constraints.clear();
             set.points.clear();
+            set.point_count = 0;
         }
         self.placed.clear();
         self.graph.clear(body_count);
@@ -276,7 +279,7 @@ impl<D: Dim> Contacts<D> {
                 .graph
                 .colour([(input.body_a, moves[0]), (input.body_b, moves[1])]);
             let set = &mut self.colours[colour];
-            let first = set.points.len();
+            let first = set.point_count;
             let len = input.manifold.points().len().min(D::MAX_MANIFOLD_POINTS);
             self.placed.push((colour, set.constraints.len()));
             set.constraints.push(ContactConstraint {
@@ -285,8 +288,11 @@ impl<D: Dim> Contacts<D> {
                 len,
                 ..ContactConstraint::default()
             });
+            set.point_count += len;
+        }
+        for set in &mut self.colours {
             set.points
-                .resize(first + len, ConstraintPoint::<D>::default());
+                .resize(set.point_count, ConstraintPoint::default());
         }
         let sets: Vec<_> = self
             .colours
