@@ -18,6 +18,13 @@ use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactInput, Contacts};
 use crate::settings::Settings;
 
+/// Bodies per rayon task when the solver's body states are read and written.
+const BODIES_PER_TASK: usize = 1024;
+/// Pairs per rayon task when impulses are stored back into manifolds.
+const PAIRS_PER_TASK: usize = 1024;
+/// In the owner list: a pair that is not solved this step.
+const NO_CONSTRAINT: usize = usize::MAX;
+
 /// A touching (or nearly touching) pair and its manifold.
 #[derive(Clone, Debug)]
 pub struct ContactPair<D: Dim> {
@@ -186,7 +193,7 @@ pub struct World<D: Dim> {
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
     contacts: Contacts<D>,
-    /// Which manifold each solver constraint came from, likewise.
+    /// Each pair's solver constraint (or `NO_CONSTRAINT`), likewise.
     owners: Vec<usize>,
 }
 
@@ -501,18 +508,25 @@ impl<D: Dim> World<D> {
     /// Stages 1, 5, 6: the soft-step solver over dense body data.
     fn solve(&mut self, dt: f32) {
         let mut index = SecondaryMap::with_capacity(self.bodies.len());
-        let mut states = Vec::with_capacity(self.bodies.len());
         let mut active = Vec::with_capacity(self.bodies.len());
         for (i, (h, body)) in self.bodies.iter().enumerate() {
             index.insert(h, i);
-            states.push(self.solver_body(body));
             active.push(body.is_active());
         }
+        let settings = &self.settings;
+        let bodies: Vec<&Body<D>> = self.bodies.values().collect();
+        let mut states: Vec<SolverBody<D>> = bodies
+            .par_iter()
+            .with_min_len(BODIES_PER_TASK)
+            .map(|body| Self::solver_body(settings, body))
+            .collect();
+        drop(bodies);
         let (mut contacts, mut owners) = (
             std::mem::take(&mut self.contacts),
             std::mem::take(&mut self.owners),
         );
         owners.clear();
+        owners.resize(self.pairs.len(), NO_CONSTRAINT);
         let mut inputs = Vec::with_capacity(self.pairs.len());
         for (k, pair) in self.pairs.iter().enumerate() {
             if pair.sensor || pair.manifold.points().is_empty() {
@@ -536,18 +550,25 @@ impl<D: Dim> World<D> {
                 restitution: a.restitution.max(b.restitution),
                 manifold: &pair.manifold,
             };
+            owners[k] = inputs.len();
             inputs.push(input);
-            owners.push(k);
         }
         contacts.prepare(&inputs, &states);
         drop(inputs);
         contacts.solve(&mut states, &self.settings, dt);
-        for (c, &k) in owners.iter().enumerate() {
-            contacts.store_impulses(c, &mut self.pairs[k].manifold);
-        }
-        for (body, state) in self.bodies.values_mut().zip(&states) {
-            Self::write_back(body, state);
-        }
+        let solved = &contacts;
+        self.pairs
+            .par_iter_mut()
+            .zip(&owners)
+            .with_min_len(PAIRS_PER_TASK)
+            .filter(|(_, &c)| c != NO_CONSTRAINT)
+            .for_each(|(pair, &c)| solved.store_impulses(c, &mut pair.manifold));
+        let mut bodies: Vec<&mut Body<D>> = self.bodies.values_mut().collect();
+        bodies
+            .par_iter_mut()
+            .zip(&states)
+            .with_min_len(BODIES_PER_TASK)
+            .for_each(|(body, state)| Self::write_back(body, state));
         (self.contacts, self.owners) = (contacts, owners);
     }
 
@@ -589,13 +610,13 @@ impl<D: Dim> World<D> {
         }
     }
 
-    fn solver_body(&self, body: &Body<D>) -> SolverBody<D> {
+    fn solver_body(settings: &Settings<D>, body: &Body<D>) -> SolverBody<D> {
         if body.sleeping {
             return SolverBody::at_rest(body.center_of_mass(), body.pose.rotation);
         }
         let dynamic = body.kind == BodyKind::Dynamic;
         let linear_acceleration = if dynamic {
-            self.settings.gravity * body.gravity_scale + body.force * body.inv_mass
+            settings.gravity * body.gravity_scale + body.force * body.inv_mass
         } else {
             D::Vector::ZERO
         };
