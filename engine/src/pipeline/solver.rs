@@ -256,8 +256,9 @@ impl<D: Dim> Contacts<D> {
     /// their allocations for the next step.
     pub(crate) fn clear(&mut self, body_count: usize) {
         for set in &mut self.colours {
+            // The points are not cleared: `prepare` sizes them and every
+            // one is overwritten, so last step's need no fresh defaults.
             set.constraints.clear();
-            set.points.clear();
             set.point_count = 0;
         }
         self.placed.clear();
