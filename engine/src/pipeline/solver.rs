@@ -716,7 +716,7 @@ impl Pass {
     #[inline]
     fn normal_row(&self, separation: f32, soft: Softness) -> NormalRow {
         let gap = separation > 0.0;
-        let push_out = (soft.bias_rate * separation).max(-self.max_push_out_speed);
+        let push_out = at_least(soft.bias_rate * separation, -self.max_push_out_speed);
         NormalRow {
             bias: if gap {
                 separation * self.inv_h
@@ -781,10 +781,10 @@ fn solve_normals_together<D: Dim>(
         };
         let lambda = -row.mass_scale * (approach_mass * vn + p.normal_mass * row.bias)
             - row.impulse_scale * p.normal_impulse;
-        let total = (p.normal_impulse + lambda).max(0.0);
+        let total = at_least(p.normal_impulse + lambda, 0.0);
         let added = total - p.normal_impulse;
         p.normal_impulse = total;
-        p.max_normal_impulse = p.max_normal_impulse.max(added);
+        p.max_normal_impulse = at_least(p.max_normal_impulse, added);
         impulse.add(c.normal, &p.normal, added);
     }
     impulse.apply(a, b);
@@ -810,14 +810,37 @@ fn solve_friction_together<D: Dim>(
         for (k, &linear) in linear.iter().enumerate().take(c.tangent_count) {
             let vt = p.tangents[k].velocity(linear, a, b);
             let old = p.tangent_impulse[k];
-            // max/min rather than clamp: a limit gone NaN (an overflow the
-            // world then discards) must not panic.
-            let total = (old - p.tangent_shared_mass[k] * vt).max(-limit).min(limit);
+            let total = within(old - p.tangent_shared_mass[k] * vt, limit);
             p.tangent_impulse[k] = total;
             impulse.add(c.tangents[k], &p.tangents[k], total - old);
         }
     }
     impulse.apply(a, b);
+}
+
+/// `x`, or `low` if `x` is below it. A plain comparison, which compiles
+/// to one instruction in the solver's loops (`f32::max` also checks for
+/// NaN); a NaN `x` gives `low`.
+#[inline]
+fn at_least(x: f32, low: f32) -> f32 {
+    if x > low {
+        x
+    } else {
+        low
+    }
+}
+
+/// `x` within `-limit..=limit`. Unlike `f32::clamp` it never panics: a
+/// limit gone NaN (an overflow the world then discards) passes `x` through.
+#[inline]
+fn within(x: f32, limit: f32) -> f32 {
+    if x > limit {
+        limit
+    } else if x < -limit {
+        -limit
+    } else {
+        x
+    }
 }
 
 /// Step 3: bounce points that approached faster than the threshold.
