@@ -834,12 +834,13 @@ fn at_least(x: f32, low: f32) -> f32 {
 /// limit gone NaN (an overflow the world then discards) passes `x` through.
 #[inline]
 fn within(x: f32, limit: f32) -> f32 {
-    if x > limit {
-        limit
-    } else if x < -limit {
+    // Two selects (minss, maxss), not an if-else chain, which compiles to
+    // branches that friction at its limit makes hard to predict.
+    let below = if x > limit { limit } else { x };
+    if below < -limit {
         -limit
     } else {
-        x
+        below
     }
 }
 
