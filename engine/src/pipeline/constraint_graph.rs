@@ -12,28 +12,27 @@
 /// Colours before the overflow (Box2D v3 uses 24).
 pub(crate) const COLOURS: usize = 24;
 
-/// Which moving bodies each colour holds, as one bit set per colour.
-#[derive(Clone, Debug)]
+/// Which colours each body is taken in, one bit per colour.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct ConstraintGraph {
-    words: usize,
-    used: Vec<u64>,
+    taken: Vec<u32>,
 }
+
+/// The bits of the colours before the overflow.
+const ALL_COLOURS: u32 = (1 << COLOURS) - 1;
 
 impl ConstraintGraph {
     /// An empty graph over bodies `0..body_count`.
     pub(crate) fn new(body_count: usize) -> Self {
-        let words = body_count.div_ceil(64);
         Self {
-            words,
-            used: vec![0; COLOURS * words],
+            taken: vec![0; body_count],
         }
     }
 
     /// No constraints, over bodies `0..body_count`.
     pub(crate) fn clear(&mut self, body_count: usize) {
-        self.words = body_count.div_ceil(64);
-        self.used.clear();
-        self.used.resize(COLOURS * self.words, 0);
+        self.taken.clear();
+        self.taken.resize(body_count, 0);
     }
 
     /// The colour of a new constraint between two bodies, each given with
@@ -42,22 +41,21 @@ impl ConstraintGraph {
     /// A body that does not move is only read, so any number of a colour's
     /// constraints may share it.
     pub(crate) fn colour(&mut self, bodies: [(usize, bool); 2]) -> usize {
-        let moving = bodies.iter().filter(|(_, moves)| *moves).map(|&(i, _)| i);
-        let bit = |body: usize| (body / 64, 1u64 << (body % 64));
-        let free = |colour: &usize| {
-            moving.clone().all(|body| {
-                let (word, mask) = bit(body);
-                self.used[colour * self.words + word] & mask == 0
-            })
-        };
-        let Some(colour) = (0..COLOURS).find(free) else {
+        let taken = bodies
+            .iter()
+            .filter(|(_, moves)| *moves)
+            .fold(0, |bits, &(body, _)| bits | self.taken[body]);
+        let free = !taken & ALL_COLOURS;
+        if free == 0 {
             return COLOURS;
-        };
-        for body in moving {
-            let (word, mask) = bit(body);
-            self.used[colour * self.words + word] |= mask;
         }
-        colour
+        let colour = free.trailing_zeros();
+        for &(body, moves) in &bodies {
+            if moves {
+                self.taken[body] |= 1 << colour;
+            }
+        }
+        colour as usize
     }
 }
 
