@@ -22,8 +22,6 @@ use crate::settings::Settings;
 const BODIES_PER_TASK: usize = 1024;
 /// Pairs per rayon task when impulses are stored back into manifolds.
 const PAIRS_PER_TASK: usize = 1024;
-/// In the owner list: a pair that is not solved this step.
-const NO_CONSTRAINT: usize = usize::MAX;
 
 /// A touching (or nearly touching) pair and its manifold.
 #[derive(Clone, Debug)]
@@ -193,8 +191,6 @@ pub struct World<D: Dim> {
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
     contacts: Contacts<D>,
-    /// Each pair's solver constraint (or `NO_CONSTRAINT`), likewise.
-    owners: Vec<usize>,
 }
 
 /// A collider's box for the broad phase: its shape's bounds plus the speculative distance.
@@ -231,7 +227,6 @@ impl<D: Dim> World<D> {
             sensor_events: Vec::new(),
             profile: StepProfile::default(),
             contacts: Contacts::default(),
-            owners: Vec::new(),
         }
     }
 
@@ -521,55 +516,48 @@ impl<D: Dim> World<D> {
             .map(|body| Self::solver_body(settings, body))
             .collect();
         drop(bodies);
-        let (mut contacts, mut owners) = (
-            std::mem::take(&mut self.contacts),
-            std::mem::take(&mut self.owners),
-        );
-        owners.clear();
-        owners.resize(self.pairs.len(), NO_CONSTRAINT);
+        let mut contacts = std::mem::take(&mut self.contacts);
+        let world_bodies = &self.bodies;
         let mut inputs = Vec::with_capacity(self.pairs.len());
-        for (k, pair) in self.pairs.iter().enumerate() {
-            if pair.sensor || pair.manifold.points().is_empty() {
-                continue;
-            }
-            let (Some(&ia), Some(&ib)) = (index.get(pair.body_a), index.get(pair.body_b)) else {
-                continue;
-            };
-            if !(active[ia] || active[ib]) {
-                continue;
-            }
-            let Some([(a, pose_a), (b, pose_b)]) = pair.colliders(&self.bodies) else {
-                continue;
-            };
-            let input = ContactInput {
-                body_a: ia,
-                body_b: ib,
-                pose_a,
-                pose_b,
-                friction: (a.friction * b.friction).sqrt(),
-                restitution: a.restitution.max(b.restitution),
-                manifold: &pair.manifold,
-            };
-            owners[k] = inputs.len();
-            inputs.push(input);
-        }
+        self.pairs
+            .par_iter()
+            .with_min_len(PAIRS_PER_TASK)
+            .map(|pair| {
+                if pair.sensor || pair.manifold.points().is_empty() {
+                    return None;
+                }
+                let (&ia, &ib) = (index.get(pair.body_a)?, index.get(pair.body_b)?);
+                if !(active[ia] || active[ib]) {
+                    return None;
+                }
+                let [(a, pose_a), (b, pose_b)] = pair.colliders(world_bodies)?;
+                Some(ContactInput {
+                    body_a: ia,
+                    body_b: ib,
+                    pose_a,
+                    pose_b,
+                    friction: (a.friction * b.friction).sqrt(),
+                    restitution: a.restitution.max(b.restitution),
+                    manifold: &pair.manifold,
+                })
+            })
+            .collect_into_vec(&mut inputs);
         contacts.prepare(&inputs, &states);
         drop(inputs);
         contacts.solve(&mut states, &self.settings, dt);
         let solved = &contacts;
         self.pairs
             .par_iter_mut()
-            .zip(&owners)
+            .enumerate()
             .with_min_len(PAIRS_PER_TASK)
-            .filter(|(_, &c)| c != NO_CONSTRAINT)
-            .for_each(|(pair, &c)| solved.store_impulses(c, &mut pair.manifold));
+            .for_each(|(k, pair)| solved.store_impulses(k, &mut pair.manifold));
         let mut bodies: Vec<&mut Body<D>> = self.bodies.values_mut().collect();
         bodies
             .par_iter_mut()
             .zip(&states)
             .with_min_len(BODIES_PER_TASK)
             .for_each(|(body, state)| Self::write_back(body, state));
-        (self.contacts, self.owners) = (contacts, owners);
+        self.contacts = contacts;
     }
 
     /// Events for pairs that started or stopped touching this step. Sensor

@@ -226,6 +226,9 @@ enum Stage {
     Restitution(usize),
 }
 
+/// In [`Contacts`]' places: an input that was not solved.
+const UNSOLVED: (usize, usize) = (usize::MAX, usize::MAX);
+
 /// Block `block` of `len` items cut into blocks of `size`.
 fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
     (block * size).min(len)..((block + 1) * size).min(len)
@@ -236,7 +239,7 @@ fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
 #[derive(Clone, Debug)]
 pub(crate) struct Contacts<D: Dim> {
     colours: Vec<ColourSet<D>>,
-    /// Where each manifold went, in the order added: colour and index.
+    /// Where each input's manifold went: colour and index, or `UNSOLVED`.
     placed: Vec<(usize, usize)>,
     graph: ConstraintGraph,
 }
@@ -265,13 +268,23 @@ impl<D: Dim> Contacts<D> {
         self.graph.clear(body_count);
     }
 
-    /// Step 1: the rows of every manifold, for bodies `bodies`. Colours are
-    /// handed out in input order (cheap, and it fixes the solve order for
-    /// any thread count); then each manifold's rows are built, on all
-    /// threads, into the places reserved for them.
-    pub(crate) fn prepare(&mut self, inputs: &[ContactInput<'_, D>], bodies: &[SolverBody<D>]) {
+    /// Step 1: the rows of every manifold, for bodies `bodies`; an input
+    /// may be `None` (a pair not solved this step), and inputs keep their
+    /// index for [`Contacts::store_impulses`]. Colours are handed out in
+    /// input order (cheap, and it fixes the solve order for any thread
+    /// count); then each manifold's rows are built, on all threads, into the
+    /// places reserved for them.
+    pub(crate) fn prepare(
+        &mut self,
+        inputs: &[Option<ContactInput<'_, D>>],
+        bodies: &[SolverBody<D>],
+    ) {
         self.clear(bodies.len());
         for input in inputs {
+            let Some(input) = input else {
+                self.placed.push(UNSOLVED);
+                continue;
+            };
             let moves = [
                 bodies[input.body_a].inv_mass > 0.0,
                 bodies[input.body_b].inv_mass > 0.0,
@@ -309,7 +322,8 @@ impl<D: Dim> Contacts<D> {
             .par_iter()
             .zip(&self.placed)
             .with_min_len(MIN_CONSTRAINTS_PER_BLOCK)
-            .for_each(|(input, &(colour, index))| {
+            .filter_map(|(input, &place)| Some((input.as_ref()?, place)))
+            .for_each(|(input, (colour, index))| {
                 let (constraints, points) = &sets[colour];
                 // SAFETY: each manifold has its own constraint and points,
                 // reserved above; no one else touches them in this loop.
@@ -432,10 +446,12 @@ impl<D: Dim> Contacts<D> {
         sizes.collect()
     }
 
-    /// Step 4: the accumulated impulses of the `k`th manifold added back
-    /// into it, for warm starting.
+    /// Step 4: the accumulated impulses of the `k`th input's manifold added
+    /// back into it, for warm starting (nothing for an input that was `None`).
     pub(crate) fn store_impulses(&self, k: usize, manifold: &mut Manifold<D>) {
-        let (colour, index) = self.placed[k];
+        let Some(&(colour, index)) = self.placed.get(k).filter(|&&p| p != UNSOLVED) else {
+            return;
+        };
         let set = &self.colours[colour];
         let c = &set.constraints[index];
         let points = &set.points[c.points()];
