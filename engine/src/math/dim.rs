@@ -10,6 +10,7 @@ use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use glam::{Mat3, Quat, Vec2, Vec3};
 
+use super::lanes::{Lanes, Lanes1, Lanes2, Lanes3};
 use super::Rot2;
 use crate::pipeline::narrow_phase::{
     epa_2d, epa_3d, simplex_2d, simplex_3d, trace::Observer, PairSupport, Simplex,
@@ -66,12 +67,15 @@ pub trait Vector:
     fn unit_y() -> Self;
     /// The coordinate axes' unit vectors.
     fn axes() -> &'static [Self];
+    /// Four of these, lane by lane (one per manifold point, for the solver).
+    type Lanes: Lanes<Self>;
 }
 
 macro_rules! impl_vector {
-    ($t:ty, $y:expr) => {
+    ($t:ty, $y:expr, $lanes:ty) => {
         impl Vector for $t {
             const ZERO: Self = <$t>::ZERO;
+            type Lanes = $lanes;
             #[inline]
             fn dot(self, other: Self) -> f32 {
                 <$t>::dot(self, other)
@@ -119,8 +123,8 @@ macro_rules! impl_vector {
         }
     };
 }
-impl_vector!(Vec2, Vec2::Y);
-impl_vector!(Vec3, Vec3::Y);
+impl_vector!(Vec2, Vec2::Y, Lanes2);
+impl_vector!(Vec3, Vec3::Y, Lanes3);
 
 /// Angular quantities (angular velocity, torque, angular impulse): `f32` about
 /// Z in 2D, a `Vec3` in 3D.
@@ -143,9 +147,12 @@ pub trait Angular:
     fn dot(self, other: Self) -> f32;
     /// True when no component is NaN or infinite.
     fn is_finite(self) -> bool;
+    /// Four of these, lane by lane (one per manifold point, for the solver).
+    type Lanes: Lanes<Self>;
 }
 
 impl Angular for f32 {
+    type Lanes = Lanes1;
     #[inline]
     fn dot(self, other: Self) -> f32 {
         self * other
@@ -157,6 +164,7 @@ impl Angular for f32 {
 }
 
 impl Angular for Vec3 {
+    type Lanes = Lanes3;
     #[inline]
     fn dot(self, other: Self) -> f32 {
         Vec3::dot(self, other)

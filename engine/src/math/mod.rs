@@ -1,9 +1,11 @@
 //! Math: the [`Dim`] trait (every 2D/3D difference), poses and 2D rotations.
 
 pub mod dim;
+pub mod lanes;
 mod pose;
 mod rot2;
 
 pub use dim::{Angular, Dim, Vector, D2, D3};
+pub use lanes::Lanes;
 pub use pose::Pose;
 pub use rot2::Rot2;

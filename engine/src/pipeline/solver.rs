@@ -29,7 +29,9 @@ use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{integrate_positions, integrate_velocities, SolverBody};
 use super::manifold::Manifold;
 use super::stages::{run_stages, Shared};
-use crate::math::{Angular, Dim, Vector};
+use glam::Vec4;
+
+use crate::math::{Angular, Dim, Lanes, Vector};
 use crate::settings::Settings;
 use rayon::prelude::*;
 
@@ -91,6 +93,38 @@ impl<D: Dim> Jacobian<D> {
     }
 }
 
+/// A manifold's points as lanes of vectors and of angular vectors.
+type VectorLanes<D> = <<D as Dim>::Vector as Vector>::Lanes;
+type AngularLanes<D> = <<D as Dim>::AngularVector as Angular>::Lanes;
+
+/// The Jacobians of a manifold's rows along one direction, one lane per
+/// point.
+#[derive(Copy, Clone, Debug, Default)]
+struct JacobianLanes<D: Dim> {
+    a: AngularLanes<D>,
+    b: AngularLanes<D>,
+}
+
+impl<D: Dim> JacobianLanes<D> {
+    fn set(&mut self, i: usize, j: Jacobian<D>) {
+        self.a.set(i, j.a);
+        self.b.set(i, j.b);
+    }
+
+    fn get(&self, i: usize) -> Jacobian<D> {
+        Jacobian {
+            a: self.a.get(i),
+            b: self.b.get(i),
+        }
+    }
+
+    /// Per point: [`Jacobian::velocity`].
+    #[inline]
+    fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> Vec4 {
+        Vec4::splat(linear) + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
+    }
+}
+
 /// Impulses summed over a manifold's rows, applied to both bodies at once.
 #[derive(Copy, Clone, Debug)]
 struct Impulse<D: Dim> {
@@ -117,6 +151,14 @@ impl<D: Dim> Impulse<D> {
         self.angular_b += j.b * lambda;
     }
 
+    /// Every point's row along `d` at once, with impulses `lambdas`.
+    #[inline]
+    fn add_lanes(&mut self, d: D::Vector, j: &JacobianLanes<D>, lambdas: Vec4) {
+        self.linear += d * lambdas.element_sum();
+        self.angular_a += j.a.weighted_sum(lambdas);
+        self.angular_b += j.b.weighted_sum(lambdas);
+    }
+
     #[inline]
     fn apply(&self, a: &mut SolverBody<D>, b: &mut SolverBody<D>) {
         a.linear_velocity -= self.linear * a.inv_mass;
@@ -126,41 +168,43 @@ impl<D: Dim> Impulse<D> {
     }
 }
 
-/// One manifold point's rows: normal and tangents.
+/// One manifold's rows, each of its points (at most four) in a lane; the
+/// unused lanes hold zeros, so they push on nothing.
 #[derive(Copy, Clone, Debug, Default)]
-struct ConstraintPoint<D: Dim> {
+struct ManifoldRows<D: Dim> {
     /// Each surface point relative to its centre, in the body's rotated frame.
-    local_a: D::Vector,
-    local_b: D::Vector,
-    normal: Jacobian<D>,
-    tangents: [Jacobian<D>; 2],
+    local_a: VectorLanes<D>,
+    local_b: VectorLanes<D>,
+    normal: JacobianLanes<D>,
+    tangents: [JacobianLanes<D>; 2],
     /// Effective mass along the normal, kg (for push-out and restitution).
-    normal_mass: f32,
+    normal_mass: Vec4,
     /// The normal mass divided by how many rows' worth of push the row
     /// feels when the manifold's normal rows act together (for approach).
-    normal_shared_mass: f32,
+    normal_shared_mass: Vec4,
     /// That mass, but no more than one over the manifold's stiffest mode,
     /// for the relax pass (see `solve_normals_together`).
-    normal_relax_mass: f32,
+    normal_relax_mass: Vec4,
     /// Friction rows' effective masses, likewise divided by their shares.
-    tangent_shared_mass: [f32; 2],
+    tangent_shared_mass: [Vec4; 2],
     /// Accumulated impulses, N·s.
-    normal_impulse: f32,
-    tangent_impulse: [f32; 2],
-    max_normal_impulse: f32,
+    normal_impulse: Vec4,
+    tangent_impulse: [Vec4; 2],
+    max_normal_impulse: Vec4,
     /// Normal velocity before solving, m/s (negative when approaching).
-    approach_speed: f32,
+    approach_speed: Vec4,
 }
 
-impl<D: Dim> ConstraintPoint<D> {
-    /// No accumulated impulse on any row: the point pushes on nothing.
+impl<D: Dim> ManifoldRows<D> {
+    /// No accumulated impulse on any row: the manifold pushes on nothing.
     fn is_idle(&self) -> bool {
-        self.normal_impulse == 0.0 && self.tangent_impulse == [0.0; 2]
+        let zero = |v: Vec4| v.cmpeq(Vec4::ZERO).all();
+        zero(self.normal_impulse) && zero(self.tangent_impulse[0]) && zero(self.tangent_impulse[1])
     }
 }
 
-/// The rows of one manifold; its points are `points[first..first + len]`
-/// of its colour's set.
+/// One manifold's constraint; its rows are at the same index of its
+/// colour's set.
 #[derive(Clone, Debug, Default)]
 struct ContactConstraint<D: Dim> {
     body_a: usize,
@@ -174,15 +218,8 @@ struct ContactConstraint<D: Dim> {
     against_static: bool,
     /// Which bodies the solver moves; the others are only read.
     moves: [bool; 2],
-    first: usize,
+    /// Points in use.
     len: usize,
-}
-
-impl<D: Dim> ContactConstraint<D> {
-    /// Where its points are in [`Contacts`]' points.
-    fn points(&self) -> core::ops::Range<usize> {
-        self.first..self.first + self.len
-    }
 }
 
 /// What the solver needs of a manifold's pair.
@@ -201,9 +238,8 @@ pub(crate) struct ContactInput<'m, D: Dim> {
 #[derive(Clone, Debug, Default)]
 struct ColourSet<D: Dim> {
     constraints: Vec<ContactConstraint<D>>,
-    points: Vec<ConstraintPoint<D>>,
-    /// Points reserved while colouring, before `points` is sized.
-    point_count: usize,
+    /// Each constraint's rows, at the same index.
+    rows: Vec<ManifoldRows<D>>,
 }
 
 /// Fewest constraints in a block of a colour's stage (a block is the unit
@@ -259,10 +295,9 @@ impl<D: Dim> Contacts<D> {
     /// their allocations for the next step.
     pub(crate) fn clear(&mut self, body_count: usize) {
         for set in &mut self.colours {
-            // The points are not cleared: `prepare` sizes them and every
-            // one is overwritten, so last step's need no fresh defaults.
+            // The rows are not cleared: `prepare` sizes them and every one
+            // is overwritten, so last step's need no fresh defaults.
             set.constraints.clear();
-            set.point_count = 0;
         }
         self.placed.clear();
         self.graph.clear(body_count);
@@ -293,20 +328,17 @@ impl<D: Dim> Contacts<D> {
                 .graph
                 .colour([(input.body_a, moves[0]), (input.body_b, moves[1])]);
             let set = &mut self.colours[colour];
-            let first = set.point_count;
             let len = input.manifold.points().len().min(D::MAX_MANIFOLD_POINTS);
             self.placed.push((colour, set.constraints.len()));
             set.constraints.push(ContactConstraint {
                 moves,
-                first,
                 len,
                 ..ContactConstraint::default()
             });
-            set.point_count += len;
         }
         for set in &mut self.colours {
-            set.points
-                .resize(set.point_count, ConstraintPoint::default());
+            set.rows
+                .resize(set.constraints.len(), ManifoldRows::default());
         }
         let sets: Vec<_> = self
             .colours
@@ -314,7 +346,7 @@ impl<D: Dim> Contacts<D> {
             .map(|set| {
                 (
                     Shared::new(&mut set.constraints),
-                    Shared::new(&mut set.points),
+                    Shared::new(&mut set.rows),
                 )
             })
             .collect();
@@ -324,12 +356,11 @@ impl<D: Dim> Contacts<D> {
             .with_min_len(MIN_CONSTRAINTS_PER_BLOCK)
             .filter_map(|(input, &place)| Some((input.as_ref()?, place)))
             .for_each(|(input, (colour, index))| {
-                let (constraints, points) = &sets[colour];
-                // SAFETY: each manifold has its own constraint and points,
+                let (constraints, rows) = &sets[colour];
+                // SAFETY: each manifold has its own constraint and rows,
                 // reserved above; no one else touches them in this loop.
-                let c = unsafe { constraints.get_mut(index) };
-                let points = unsafe { points.range_mut(c.points()) };
-                build_rows(input, bodies, c, points);
+                let (c, rows) = unsafe { (constraints.get_mut(index), rows.get_mut(index)) };
+                build_rows(input, bodies, c, rows);
             });
     }
 
@@ -382,7 +413,7 @@ impl<D: Dim> Contacts<D> {
             .map(|(set, &block_size)| ColourView {
                 block_size,
                 constraints: &set.constraints,
-                points: Shared::new(&mut set.points),
+                rows: Shared::new(&mut set.rows),
             })
             .collect();
         run_stages(&blocks, |stage, block| {
@@ -453,54 +484,45 @@ impl<D: Dim> Contacts<D> {
             return;
         };
         let set = &self.colours[colour];
-        let c = &set.constraints[index];
-        let points = &set.points[c.points()];
-        for (mp, p) in manifold.points_mut().iter_mut().zip(points) {
-            mp.normal_impulse = p.normal_impulse;
-            mp.tangent_impulse = p.tangent_impulse;
+        let rows = &set.rows[index];
+        for (i, mp) in manifold.points_mut().iter_mut().enumerate().take(4) {
+            mp.normal_impulse = rows.normal_impulse[i];
+            mp.tangent_impulse = [rows.tangent_impulse[0][i], rows.tangent_impulse[1][i]];
         }
     }
 }
 
-/// One manifold's rows into its reserved constraint (whose `moves`,
-/// `first` and `len` are set) and points.
+/// One manifold's rows into its reserved constraint (whose `moves` and
+/// `len` are set) and rows.
 fn build_rows<D: Dim>(
     input: &ContactInput<'_, D>,
     bodies: &[SolverBody<D>],
     c: &mut ContactConstraint<D>,
-    points: &mut [ConstraintPoint<D>],
+    rows: &mut ManifoldRows<D>,
 ) {
     let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
     let normal = input.manifold.normal;
     let (tangents, tangent_count) = D::tangents(normal);
-    for (i, (mp, point)) in input
-        .manifold
-        .points()
-        .iter()
-        .zip(points.iter_mut())
-        .enumerate()
-    {
+    let linear = normal.dot(b.linear_velocity - a.linear_velocity);
+    *rows = ManifoldRows::default();
+    for (i, mp) in input.manifold.points().iter().enumerate().take(c.len) {
         let (pa, pb) = input.manifold.world_points(&input.pose_a, &input.pose_b, i);
         let r_a = mp.lever_a + input.pose_a.translation - a.center;
         let r_b = mp.lever_b + input.pose_b.translation - b.center;
         let normal_row = Jacobian::new(r_a, r_b, normal);
-        let mut tangent_rows = [Jacobian::default(); 2];
-        for k in 0..tangent_count {
-            tangent_rows[k] = Jacobian::new(r_a, r_b, tangents[k]);
+        rows.local_a
+            .set(i, D::inverse_rotate(a.rotation, pa - a.center));
+        rows.local_b
+            .set(i, D::inverse_rotate(b.rotation, pb - b.center));
+        rows.approach_speed[i] = normal_row.velocity(linear, a, b);
+        rows.normal.set(i, normal_row);
+        rows.normal_impulse[i] = mp.normal_impulse;
+        for (k, &tangent) in tangents.iter().enumerate().take(tangent_count) {
+            rows.tangents[k].set(i, Jacobian::new(r_a, r_b, tangent));
+            rows.tangent_impulse[k][i] = mp.tangent_impulse[k];
         }
-        let linear = normal.dot(b.linear_velocity - a.linear_velocity);
-        *point = ConstraintPoint {
-            local_a: D::inverse_rotate(a.rotation, pa - a.center),
-            local_b: D::inverse_rotate(b.rotation, pb - b.center),
-            approach_speed: normal_row.velocity(linear, a, b),
-            normal: normal_row,
-            tangents: tangent_rows,
-            normal_impulse: mp.normal_impulse,
-            tangent_impulse: mp.tangent_impulse,
-            ..ConstraintPoint::default()
-        };
     }
-    set_masses(points, tangent_count, a, b);
+    set_masses(rows, c.len, tangent_count, a, b);
     *c = ContactConstraint {
         body_a: input.body_a,
         body_b: input.body_b,
@@ -520,34 +542,35 @@ struct ColourView<'a, D: Dim> {
     /// Constraints per block.
     block_size: usize,
     constraints: &'a [ContactConstraint<D>],
-    points: Shared<'a, ConstraintPoint<D>>,
+    rows: Shared<'a, ManifoldRows<D>>,
 }
 
 impl<D: Dim> ColourView<'_, D> {
-    /// Calls `f` with each constraint of block `block`, its points and its
+    /// Calls `f` with each constraint of block `block`, its rows and its
     /// two bodies. A body the solver does not move is passed as a copy,
     /// whose changes (none: its inverse mass is zero) are dropped.
     fn run(
         &self,
         block: usize,
         bodies: &Shared<'_, SolverBody<D>>,
-        f: impl Fn(
-            &ContactConstraint<D>,
-            &mut [ConstraintPoint<D>],
-            &mut SolverBody<D>,
-            &mut SolverBody<D>,
-        ),
+        f: impl Fn(&ContactConstraint<D>, &mut ManifoldRows<D>, &mut SolverBody<D>, &mut SolverBody<D>),
     ) {
         let range = block_range(block, self.block_size, self.constraints.len());
-        for c in &self.constraints[range] {
+        for (i, c) in self
+            .constraints
+            .iter()
+            .enumerate()
+            .take(range.end)
+            .skip(range.start)
+        {
             let (mut copy_a, mut copy_b);
             // SAFETY: within a colour no two constraints share a moving
             // body (the constraint graph), the overflow runs as one block,
             // and the stages run one after another, so `get_mut` on a
             // moving body is exclusive; a body that does not move is never
             // handed out mutably in a constraint stage, only read (`get`);
-            // each constraint owns its points `first..first + len`.
-            let (a, b, points) = unsafe {
+            // each constraint owns its rows, at its own index.
+            let (a, b, rows) = unsafe {
                 let a = if c.moves[0] {
                     bodies.get_mut(c.body_a)
                 } else {
@@ -560,9 +583,9 @@ impl<D: Dim> ColourView<'_, D> {
                     copy_b = *bodies.get(c.body_b);
                     &mut copy_b
                 };
-                (a, b, self.points.range_mut(c.points()))
+                (a, b, self.rows.get_mut(i))
             };
-            f(c, points, a, b);
+            f(c, rows, a, b);
         }
     }
 }
@@ -571,34 +594,34 @@ impl<D: Dim> ColourView<'_, D> {
 /// divided by its share of the manifold's common push: how many rows' worth
 /// of push it feels when the rows along the same direction act together.
 fn set_masses<D: Dim>(
-    points: &mut [ConstraintPoint<D>],
+    rows: &mut ManifoldRows<D>,
+    count: usize,
     tangent_count: usize,
     a: &SolverBody<D>,
     b: &SolverBody<D>,
 ) {
     let inverse = |k: f32| if k > 0.0 { 1.0 / k } else { 0.0 };
-    let rows = |row: fn(&ConstraintPoint<D>) -> Jacobian<D>| -> [Jacobian<D>; 4] {
-        core::array::from_fn(|i| points.get(i).map_or(Jacobian::default(), row))
-    };
-    let count = points.len();
-    let normals = couplings(&rows(|p| p.normal)[..count], a, b);
-    let tangent_rows = [rows(|p| p.tangents[0]), rows(|p| p.tangents[1])];
+    let jacobians =
+        |lanes: &JacobianLanes<D>| -> [Jacobian<D>; 4] { core::array::from_fn(|i| lanes.get(i)) };
+    let normals = couplings(&jacobians(&rows.normal)[..count], a, b);
     let mut frictions = [[[0.0f32; 4]; 4]; 2];
-    for (friction, rows) in frictions.iter_mut().zip(&tangent_rows).take(tangent_count) {
-        *friction = couplings(&rows[..count], a, b);
+    for (friction, lanes) in frictions.iter_mut().zip(&rows.tangents).take(tangent_count) {
+        *friction = couplings(&jacobians(lanes)[..count], a, b);
     }
     let stiffest = largest_eigenvalue(&normals, count);
-    for (i, p) in points.iter_mut().enumerate() {
-        p.normal_mass = inverse(normals[i][i]);
-        p.normal_shared_mass = p.normal_mass / share(&normals[i][..count], i, false);
-        p.normal_relax_mass = if stiffest.is_finite() && stiffest > 0.0 {
-            p.normal_shared_mass.min(1.0 / stiffest)
+    for i in 0..count {
+        let mass = inverse(normals[i][i]);
+        let shared = mass / share(&normals[i][..count], i, false);
+        rows.normal_mass[i] = mass;
+        rows.normal_shared_mass[i] = shared;
+        rows.normal_relax_mass[i] = if stiffest.is_finite() && stiffest > 0.0 {
+            shared.min(1.0 / stiffest)
         } else {
-            p.normal_shared_mass
+            shared
         };
-        let masses = p.tangent_shared_mass.iter_mut();
-        for (mass, friction) in masses.zip(&frictions[..tangent_count]) {
-            *mass = inverse(friction[i][i]) / share(&friction[i][..count], i, true);
+        for (k, friction) in frictions.iter().enumerate().take(tangent_count) {
+            rows.tangent_shared_mass[k][i] =
+                inverse(friction[i][i]) / share(&friction[i][..count], i, true);
         }
     }
 }
@@ -678,19 +701,17 @@ fn share(row: &[f32], i: usize, magnitude: bool) -> f32 {
 
 fn warm_start<D: Dim>(
     c: &ContactConstraint<D>,
-    points: &mut [ConstraintPoint<D>],
+    rows: &mut ManifoldRows<D>,
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
 ) {
-    if points.iter().all(ConstraintPoint::is_idle) {
+    if rows.is_idle() {
         return;
     }
     let mut impulse = Impulse::zero();
-    for p in points.iter() {
-        impulse.add(c.normal, &p.normal, p.normal_impulse);
-        for k in 0..c.tangent_count {
-            impulse.add(c.tangents[k], &p.tangents[k], p.tangent_impulse[k]);
-        }
+    impulse.add_lanes(c.normal, &rows.normal, rows.normal_impulse);
+    for k in 0..c.tangent_count {
+        impulse.add_lanes(c.tangents[k], &rows.tangents[k], rows.tangent_impulse[k]);
     }
     impulse.apply(a, b);
 }
@@ -707,12 +728,12 @@ struct Pass {
     inv_h: f32,
 }
 
-/// A normal row's bias and softness for one pass.
-#[derive(Copy, Clone, Debug, Default)]
-struct NormalRow {
-    bias: f32,
-    mass_scale: f32,
-    impulse_scale: f32,
+/// The normal rows' biases and softnesses for one pass, per point.
+#[derive(Copy, Clone, Debug)]
+struct NormalRows {
+    bias: Vec4,
+    mass_scale: Vec4,
+    impulse_scale: Vec4,
 }
 
 impl Pass {
@@ -725,22 +746,17 @@ impl Pass {
         }
     }
 
-    /// A normal row's bias and softness at `separation`: a gap the bodies
-    /// may close this substep and no more (speculative), or soft push-out.
-    /// Written as selects, which compile without branches: manifolds of
-    /// either kind alternate in a pile.
+    /// Each normal row's bias and softness at its `separation`: a gap the
+    /// bodies may close this substep and no more (speculative), or soft
+    /// push-out; chosen lane by lane.
     #[inline]
-    fn normal_row(&self, separation: f32, soft: Softness) -> NormalRow {
-        let gap = separation > 0.0;
-        let push_out = at_least(soft.bias_rate * separation, -self.max_push_out_speed);
-        NormalRow {
-            bias: if gap {
-                separation * self.inv_h
-            } else {
-                push_out
-            },
-            mass_scale: if gap { 1.0 } else { soft.mass_scale },
-            impulse_scale: if gap { 0.0 } else { soft.impulse_scale },
+    fn normal_rows(&self, separation: Vec4, soft: Softness) -> NormalRows {
+        let gap = separation.cmpgt(Vec4::ZERO);
+        let push_out = (separation * soft.bias_rate).max(Vec4::splat(-self.max_push_out_speed));
+        NormalRows {
+            bias: Vec4::select(gap, separation * self.inv_h, push_out),
+            mass_scale: Vec4::select(gap, Vec4::ONE, Vec4::splat(soft.mass_scale)),
+            impulse_scale: Vec4::select(gap, Vec4::ZERO, Vec4::splat(soft.impulse_scale)),
         }
     }
 }
@@ -748,13 +764,13 @@ impl Pass {
 /// One pass over a manifold's rows: normals, then friction.
 fn solve_contact<D: Dim>(
     c: &ContactConstraint<D>,
-    points: &mut [ConstraintPoint<D>],
+    rows: &mut ManifoldRows<D>,
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
     pass: &Pass,
 ) {
-    solve_normals_together(c, points, a, b, pass);
-    solve_friction_together(c, points, a, b);
+    solve_normals_together(c, rows, a, b, pass);
+    solve_friction_together(c, rows, a, b);
 }
 
 /// Every normal row of a manifold from the same velocities (Jacobi), then
@@ -763,7 +779,8 @@ fn solve_contact<D: Dim>(
 /// For the approach velocity each row's mass is divided by its share, so
 /// that a common approach is stopped exactly once, not once per point; the
 /// soft push-out keeps the row's full mass, which holds a loaded stack as
-/// stiffly as a lone point would be held. Each total stays >= 0.
+/// stiffly as a lone point would be held. Each total stays >= 0. The points
+/// are lanes of one SIMD computation.
 ///
 /// The shares are exact for the manifold pushing as one, but overshoot its
 /// rocking (1.5 times for a cube on a cube); with the clamp at zero, an
@@ -773,7 +790,7 @@ fn solve_contact<D: Dim>(
 /// over the manifold's stiffest mode: no mode overshoots there.
 fn solve_normals_together<D: Dim>(
     c: &ContactConstraint<D>,
-    points: &mut [ConstraintPoint<D>],
+    rows: &mut ManifoldRows<D>,
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
     pass: &Pass,
@@ -783,26 +800,26 @@ fn solve_normals_together<D: Dim>(
     let normal_in_a = D::inverse_rotate(a.rotation, c.normal);
     let normal_in_b = D::inverse_rotate(b.rotation, c.normal);
     let centres = (b.center - a.center).dot(c.normal);
+    let separation =
+        Vec4::splat(centres) + rows.local_b.dot(normal_in_b) - rows.local_a.dot(normal_in_a);
+    let row = pass.normal_rows(separation, pass.softness(c.against_static));
     let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
-    let soft = pass.softness(c.against_static);
+    let vn = rows.normal.velocity(linear, a, b);
+    let approach_mass = if pass.relax {
+        rows.normal_relax_mass
+    } else {
+        rows.normal_shared_mass
+    };
+    // Unused lanes have zero masses and impulses: their lambda is zero.
+    let lambda = -row.mass_scale * (approach_mass * vn + rows.normal_mass * row.bias)
+        - row.impulse_scale * rows.normal_impulse;
+    // `max` keeps its second operand for a NaN lane: a NaN total gives zero.
+    let total = (rows.normal_impulse + lambda).max(Vec4::ZERO);
+    let added = total - rows.normal_impulse;
+    rows.normal_impulse = total;
+    rows.max_normal_impulse = rows.max_normal_impulse.max(added);
     let mut impulse = Impulse::zero();
-    for p in points.iter_mut() {
-        let separation = centres + p.local_b.dot(normal_in_b) - p.local_a.dot(normal_in_a);
-        let row = pass.normal_row(separation, soft);
-        let vn = p.normal.velocity(linear, a, b);
-        let approach_mass = if pass.relax {
-            p.normal_relax_mass
-        } else {
-            p.normal_shared_mass
-        };
-        let lambda = -row.mass_scale * (approach_mass * vn + p.normal_mass * row.bias)
-            - row.impulse_scale * p.normal_impulse;
-        let total = at_least(p.normal_impulse + lambda, 0.0);
-        let added = total - p.normal_impulse;
-        p.normal_impulse = total;
-        p.max_normal_impulse = at_least(p.max_normal_impulse, added);
-        impulse.add(c.normal, &p.normal, added);
-    }
+    impulse.add_lanes(c.normal, &rows.normal, added);
     impulse.apply(a, b);
 }
 
@@ -810,60 +827,36 @@ fn solve_normals_together<D: Dim>(
 /// normal rows left, each within `friction * normal impulse`, then applied.
 fn solve_friction_together<D: Dim>(
     c: &ContactConstraint<D>,
-    points: &mut [ConstraintPoint<D>],
+    rows: &mut ManifoldRows<D>,
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
 ) {
-    if points.iter().all(ConstraintPoint::is_idle) {
+    if rows.is_idle() {
         // No normal impulse, so no friction either: a gap not yet closing.
         return;
     }
     let relative = b.linear_velocity - a.linear_velocity;
-    let linear = [c.tangents[0].dot(relative), c.tangents[1].dot(relative)];
+    let limit = rows.normal_impulse * c.friction;
     let mut impulse = Impulse::zero();
-    for p in points.iter_mut() {
-        let limit = c.friction * p.normal_impulse;
-        for (k, &linear) in linear.iter().enumerate().take(c.tangent_count) {
-            let vt = p.tangents[k].velocity(linear, a, b);
-            let old = p.tangent_impulse[k];
-            let total = within(old - p.tangent_shared_mass[k] * vt, limit);
-            p.tangent_impulse[k] = total;
-            impulse.add(c.tangents[k], &p.tangents[k], total - old);
-        }
+    for k in 0..c.tangent_count {
+        let vt = rows.tangents[k].velocity(c.tangents[k].dot(relative), a, b);
+        let old = rows.tangent_impulse[k];
+        // min, then max: no panic on a limit gone NaN (an overflow the
+        // world then discards).
+        let total = (old - rows.tangent_shared_mass[k] * vt)
+            .min(limit)
+            .max(-limit);
+        rows.tangent_impulse[k] = total;
+        impulse.add_lanes(c.tangents[k], &rows.tangents[k], total - old);
     }
     impulse.apply(a, b);
 }
 
-/// `x`, or `low` if `x` is below it. A plain comparison, which compiles
-/// to one instruction in the solver's loops (`f32::max` also checks for
-/// NaN); a NaN `x` gives `low`.
-#[inline]
-fn at_least(x: f32, low: f32) -> f32 {
-    if x > low {
-        x
-    } else {
-        low
-    }
-}
-
-/// `x` within `-limit..=limit`. Unlike `f32::clamp` it never panics: a
-/// limit gone NaN (an overflow the world then discards) passes `x` through.
-#[inline]
-fn within(x: f32, limit: f32) -> f32 {
-    // Two selects (minss, maxss), not an if-else chain, which compiles to
-    // branches that friction at its limit makes hard to predict.
-    let below = if x > limit { limit } else { x };
-    if below < -limit {
-        -limit
-    } else {
-        below
-    }
-}
-
-/// Step 3: bounce points that approached faster than the threshold.
+/// Step 3: bounce points that approached faster than the threshold, one
+/// after another.
 fn apply_restitution<D: Dim>(
     c: &ContactConstraint<D>,
-    points: &mut [ConstraintPoint<D>],
+    rows: &mut ManifoldRows<D>,
     a: &mut SolverBody<D>,
     b: &mut SolverBody<D>,
     threshold: f32,
@@ -871,17 +864,19 @@ fn apply_restitution<D: Dim>(
     if c.restitution == 0.0 {
         return;
     }
-    for p in points.iter_mut() {
-        if p.approach_speed > -threshold || p.max_normal_impulse == 0.0 {
+    for i in 0..c.len {
+        let approach = rows.approach_speed[i];
+        if approach > -threshold || rows.max_normal_impulse[i] == 0.0 {
             continue;
         }
+        let row = rows.normal.get(i);
         let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
-        let vn = p.normal.velocity(linear, a, b);
-        let total =
-            (p.normal_impulse - p.normal_mass * (vn + c.restitution * p.approach_speed)).max(0.0);
+        let vn = row.velocity(linear, a, b);
+        let old = rows.normal_impulse[i];
+        let total = (old - rows.normal_mass[i] * (vn + c.restitution * approach)).max(0.0);
+        rows.normal_impulse[i] = total;
         let mut impulse = Impulse::zero();
-        impulse.add(c.normal, &p.normal, total - p.normal_impulse);
-        p.normal_impulse = total;
+        impulse.add(c.normal, &row, total - old);
         impulse.apply(a, b);
     }
 }
