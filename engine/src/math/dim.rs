@@ -8,9 +8,9 @@
 use core::fmt::Debug;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use glam::{Mat3, Quat, Vec2, Vec3};
+use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 
-use super::lanes::{Lanes, Lanes1, Lanes2, Lanes3};
+use super::lanes::{Lanes, Lanes1, Lanes2, Lanes3, Wide};
 use super::Rot2;
 use crate::pipeline::narrow_phase::{
     epa_2d, epa_3d, simplex_2d, simplex_3d, trace::Observer, PairSupport, Simplex,
@@ -67,15 +67,12 @@ pub trait Vector:
     fn unit_y() -> Self;
     /// The coordinate axes' unit vectors.
     fn axes() -> &'static [Self];
-    /// Four of these, lane by lane (one per manifold point, for the solver).
-    type Lanes: Lanes<Self>;
 }
 
 macro_rules! impl_vector {
-    ($t:ty, $y:expr, $lanes:ty) => {
+    ($t:ty, $y:expr) => {
         impl Vector for $t {
             const ZERO: Self = <$t>::ZERO;
-            type Lanes = $lanes;
             #[inline]
             fn dot(self, other: Self) -> f32 {
                 <$t>::dot(self, other)
@@ -123,8 +120,8 @@ macro_rules! impl_vector {
         }
     };
 }
-impl_vector!(Vec2, Vec2::Y, Lanes2);
-impl_vector!(Vec3, Vec3::Y, Lanes3);
+impl_vector!(Vec2, Vec2::Y);
+impl_vector!(Vec3, Vec3::Y);
 
 /// Angular quantities (angular velocity, torque, angular impulse): `f32` about
 /// Z in 2D, a `Vec3` in 3D.
@@ -147,12 +144,9 @@ pub trait Angular:
     fn dot(self, other: Self) -> f32;
     /// True when no component is NaN or infinite.
     fn is_finite(self) -> bool;
-    /// Four of these, lane by lane (one per manifold point, for the solver).
-    type Lanes: Lanes<Self>;
 }
 
 impl Angular for f32 {
-    type Lanes = Lanes1;
     #[inline]
     fn dot(self, other: Self) -> f32 {
         self * other
@@ -164,7 +158,6 @@ impl Angular for f32 {
 }
 
 impl Angular for Vec3 {
-    type Lanes = Lanes3;
     #[inline]
     fn dot(self, other: Self) -> f32 {
         Vec3::dot(self, other)
@@ -193,6 +186,13 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     type Inertia: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// The general convex shape: a polygon (2D) or a polyhedron (3D).
     type Hull: PolytopeShape<Self::Vector> + Clone + Debug + PartialEq + Send + Sync + 'static;
+    /// One `f32` per manifold point (`MAX_MANIFOLD_POINTS` lanes), for the
+    /// solver's SIMD rows.
+    type Wide: Wide;
+    /// Vectors, one per manifold point.
+    type VectorLanes: Lanes<Self::Vector, Self::Wide>;
+    /// Angular vectors, one per manifold point.
+    type AngularLanes: Lanes<Self::AngularVector, Self::Wide>;
 
     /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
     fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;
@@ -286,6 +286,9 @@ impl Dim for D2 {
     type AngularVector = f32;
     type Inertia = f32;
     type Hull = ConvexPolygon;
+    type Wide = Vec2;
+    type VectorLanes = Lanes2<Vec2>;
+    type AngularLanes = Lanes1<Vec2>;
 
     fn mass_properties(shape: &ShapeKind<D2>, density: f32) -> MassProperties<D2> {
         mass::mass_properties_2d(shape, density)
@@ -400,6 +403,9 @@ impl Dim for D3 {
     type AngularVector = Vec3;
     type Inertia = Mat3;
     type Hull = ConvexHull;
+    type Wide = Vec4;
+    type VectorLanes = Lanes3<Vec4>;
+    type AngularLanes = Lanes3<Vec4>;
 
     fn mass_properties(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
         mass::mass_properties_3d(shape, density)

@@ -29,9 +29,7 @@ use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{integrate_positions, integrate_velocities, SolverBody};
 use super::manifold::Manifold;
 use super::stages::{run_stages, Shared};
-use glam::Vec4;
-
-use crate::math::{Angular, Dim, Lanes, Vector};
+use crate::math::{Angular, Dim, Lanes, Vector, Wide};
 use crate::settings::Settings;
 use rayon::prelude::*;
 
@@ -93,16 +91,15 @@ impl<D: Dim> Jacobian<D> {
     }
 }
 
-/// A manifold's points as lanes of vectors and of angular vectors.
-type VectorLanes<D> = <<D as Dim>::Vector as Vector>::Lanes;
-type AngularLanes<D> = <<D as Dim>::AngularVector as Angular>::Lanes;
+/// One `f32` per manifold point.
+type Lanes1<D> = <D as Dim>::Wide;
 
 /// The Jacobians of a manifold's rows along one direction, one lane per
 /// point.
 #[derive(Copy, Clone, Debug, Default)]
 struct JacobianLanes<D: Dim> {
-    a: AngularLanes<D>,
-    b: AngularLanes<D>,
+    a: D::AngularLanes,
+    b: D::AngularLanes,
 }
 
 impl<D: Dim> JacobianLanes<D> {
@@ -120,8 +117,8 @@ impl<D: Dim> JacobianLanes<D> {
 
     /// Per point: [`Jacobian::velocity`].
     #[inline]
-    fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> Vec4 {
-        Vec4::splat(linear) + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
+    fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> Lanes1<D> {
+        Lanes1::<D>::splat(linear) + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
     }
 }
 
@@ -153,7 +150,7 @@ impl<D: Dim> Impulse<D> {
 
     /// Every point's row along `d` at once, with impulses `lambdas`.
     #[inline]
-    fn add_lanes(&mut self, d: D::Vector, j: &JacobianLanes<D>, lambdas: Vec4) {
+    fn add_lanes(&mut self, d: D::Vector, j: &JacobianLanes<D>, lambdas: Lanes1<D>) {
         self.linear += d * lambdas.element_sum();
         self.angular_a += j.a.weighted_sum(lambdas);
         self.angular_b += j.b.weighted_sum(lambdas);
@@ -173,33 +170,34 @@ impl<D: Dim> Impulse<D> {
 #[derive(Copy, Clone, Debug, Default)]
 struct ManifoldRows<D: Dim> {
     /// Each surface point relative to its centre, in the body's rotated frame.
-    local_a: VectorLanes<D>,
-    local_b: VectorLanes<D>,
+    local_a: D::VectorLanes,
+    local_b: D::VectorLanes,
     normal: JacobianLanes<D>,
     tangents: [JacobianLanes<D>; 2],
     /// Effective mass along the normal, kg (for push-out and restitution).
-    normal_mass: Vec4,
+    normal_mass: Lanes1<D>,
     /// The normal mass divided by how many rows' worth of push the row
     /// feels when the manifold's normal rows act together (for approach).
-    normal_shared_mass: Vec4,
+    normal_shared_mass: Lanes1<D>,
     /// That mass, but no more than one over the manifold's stiffest mode,
     /// for the relax pass (see `solve_normals_together`).
-    normal_relax_mass: Vec4,
+    normal_relax_mass: Lanes1<D>,
     /// Friction rows' effective masses, likewise divided by their shares.
-    tangent_shared_mass: [Vec4; 2],
+    tangent_shared_mass: [Lanes1<D>; 2],
     /// Accumulated impulses, N·s.
-    normal_impulse: Vec4,
-    tangent_impulse: [Vec4; 2],
-    max_normal_impulse: Vec4,
+    normal_impulse: Lanes1<D>,
+    tangent_impulse: [Lanes1<D>; 2],
+    max_normal_impulse: Lanes1<D>,
     /// Normal velocity before solving, m/s (negative when approaching).
-    approach_speed: Vec4,
+    approach_speed: Lanes1<D>,
 }
 
 impl<D: Dim> ManifoldRows<D> {
     /// No accumulated impulse on any row: the manifold pushes on nothing.
     fn is_idle(&self) -> bool {
-        let zero = |v: Vec4| v.cmpeq(Vec4::ZERO).all();
-        zero(self.normal_impulse) && zero(self.tangent_impulse[0]) && zero(self.tangent_impulse[1])
+        self.normal_impulse.is_zero()
+            && self.tangent_impulse[0].is_zero()
+            && self.tangent_impulse[1].is_zero()
     }
 }
 
@@ -485,7 +483,12 @@ impl<D: Dim> Contacts<D> {
         };
         let set = &self.colours[colour];
         let rows = &set.rows[index];
-        for (i, mp) in manifold.points_mut().iter_mut().enumerate().take(4) {
+        for (i, mp) in manifold
+            .points_mut()
+            .iter_mut()
+            .enumerate()
+            .take(D::MAX_MANIFOLD_POINTS)
+        {
             mp.normal_impulse = rows.normal_impulse[i];
             mp.tangent_impulse = [rows.tangent_impulse[0][i], rows.tangent_impulse[1][i]];
         }
@@ -601,8 +604,15 @@ fn set_masses<D: Dim>(
     b: &SolverBody<D>,
 ) {
     let inverse = |k: f32| if k > 0.0 { 1.0 / k } else { 0.0 };
-    let jacobians =
-        |lanes: &JacobianLanes<D>| -> [Jacobian<D>; 4] { core::array::from_fn(|i| lanes.get(i)) };
+    let jacobians = |lanes: &JacobianLanes<D>| -> [Jacobian<D>; 4] {
+        core::array::from_fn(|i| {
+            if i < count {
+                lanes.get(i)
+            } else {
+                Jacobian::default()
+            }
+        })
+    };
     let normals = couplings(&jacobians(&rows.normal)[..count], a, b);
     let mut frictions = [[[0.0f32; 4]; 4]; 2];
     for (friction, lanes) in frictions.iter_mut().zip(&rows.tangents).take(tangent_count) {
@@ -730,10 +740,10 @@ struct Pass {
 
 /// The normal rows' biases and softnesses for one pass, per point.
 #[derive(Copy, Clone, Debug)]
-struct NormalRows {
-    bias: Vec4,
-    mass_scale: Vec4,
-    impulse_scale: Vec4,
+struct NormalRows<W> {
+    bias: W,
+    mass_scale: W,
+    impulse_scale: W,
 }
 
 impl Pass {
@@ -750,13 +760,12 @@ impl Pass {
     /// bodies may close this substep and no more (speculative), or soft
     /// push-out; chosen lane by lane.
     #[inline]
-    fn normal_rows(&self, separation: Vec4, soft: Softness) -> NormalRows {
-        let gap = separation.cmpgt(Vec4::ZERO);
-        let push_out = (separation * soft.bias_rate).max(Vec4::splat(-self.max_push_out_speed));
+    fn normal_rows<W: Wide>(&self, separation: W, soft: Softness) -> NormalRows<W> {
+        let push_out = (separation * soft.bias_rate).max(W::splat(-self.max_push_out_speed));
         NormalRows {
-            bias: Vec4::select(gap, separation * self.inv_h, push_out),
-            mass_scale: Vec4::select(gap, Vec4::ONE, Vec4::splat(soft.mass_scale)),
-            impulse_scale: Vec4::select(gap, Vec4::ZERO, Vec4::splat(soft.impulse_scale)),
+            bias: separation.select_positive(separation * self.inv_h, push_out),
+            mass_scale: separation.select_positive(W::splat(1.0), W::splat(soft.mass_scale)),
+            impulse_scale: separation.select_positive(W::splat(0.0), W::splat(soft.impulse_scale)),
         }
     }
 }
@@ -801,7 +810,7 @@ fn solve_normals_together<D: Dim>(
     let normal_in_b = D::inverse_rotate(b.rotation, c.normal);
     let centres = (b.center - a.center).dot(c.normal);
     let separation =
-        Vec4::splat(centres) + rows.local_b.dot(normal_in_b) - rows.local_a.dot(normal_in_a);
+        Lanes1::<D>::splat(centres) + rows.local_b.dot(normal_in_b) - rows.local_a.dot(normal_in_a);
     let row = pass.normal_rows(separation, pass.softness(c.against_static));
     let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
     let vn = rows.normal.velocity(linear, a, b);
@@ -814,7 +823,7 @@ fn solve_normals_together<D: Dim>(
     let lambda = -row.mass_scale * (approach_mass * vn + rows.normal_mass * row.bias)
         - row.impulse_scale * rows.normal_impulse;
     // `max` keeps its second operand for a NaN lane: a NaN total gives zero.
-    let total = (rows.normal_impulse + lambda).max(Vec4::ZERO);
+    let total = (rows.normal_impulse + lambda).max(Lanes1::<D>::splat(0.0));
     let added = total - rows.normal_impulse;
     rows.normal_impulse = total;
     rows.max_normal_impulse = rows.max_normal_impulse.max(added);
