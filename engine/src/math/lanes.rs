@@ -39,59 +39,38 @@ pub trait Wide:
     fn select_positive(self, if_positive: Self, otherwise: Self) -> Self;
 }
 
-impl Wide for Vec2 {
-    #[inline]
-    fn splat(v: f32) -> Self {
-        Vec2::splat(v)
-    }
-    #[inline]
-    fn max(self, other: Self) -> Self {
-        Vec2::max(self, other)
-    }
-    #[inline]
-    fn min(self, other: Self) -> Self {
-        Vec2::min(self, other)
-    }
-    #[inline]
-    fn element_sum(self) -> f32 {
-        Vec2::element_sum(self)
-    }
-    #[inline]
-    fn is_zero(self) -> bool {
-        self.cmpeq(Vec2::ZERO).all()
-    }
-    #[inline]
-    fn select_positive(self, if_positive: Self, otherwise: Self) -> Self {
-        Vec2::select(self.cmpgt(Vec2::ZERO), if_positive, otherwise)
-    }
+macro_rules! impl_wide {
+    ($t:ty) => {
+        impl Wide for $t {
+            #[inline]
+            fn splat(v: f32) -> Self {
+                <$t>::splat(v)
+            }
+            #[inline]
+            fn max(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            #[inline]
+            fn min(self, other: Self) -> Self {
+                <$t>::min(self, other)
+            }
+            #[inline]
+            fn element_sum(self) -> f32 {
+                <$t>::element_sum(self)
+            }
+            #[inline]
+            fn is_zero(self) -> bool {
+                self.cmpeq(<$t>::ZERO).all()
+            }
+            #[inline]
+            fn select_positive(self, if_positive: Self, otherwise: Self) -> Self {
+                <$t>::select(self.cmpgt(<$t>::ZERO), if_positive, otherwise)
+            }
+        }
+    };
 }
-
-impl Wide for Vec4 {
-    #[inline]
-    fn splat(v: f32) -> Self {
-        Vec4::splat(v)
-    }
-    #[inline]
-    fn max(self, other: Self) -> Self {
-        Vec4::max(self, other)
-    }
-    #[inline]
-    fn min(self, other: Self) -> Self {
-        Vec4::min(self, other)
-    }
-    #[inline]
-    fn element_sum(self) -> f32 {
-        Vec4::element_sum(self)
-    }
-    #[inline]
-    fn is_zero(self) -> bool {
-        self.cmpeq(Vec4::ZERO).all()
-    }
-    #[inline]
-    fn select_positive(self, if_positive: Self, otherwise: Self) -> Self {
-        Vec4::select(self.cmpgt(Vec4::ZERO), if_positive, otherwise)
-    }
-}
+impl_wide!(Vec2);
+impl_wide!(Vec4);
 
 /// Values of `V`, one per lane of `W`.
 pub trait Lanes<V, W: Wide>: Copy + Debug + Default + Send + Sync + 'static {
