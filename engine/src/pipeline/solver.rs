@@ -738,12 +738,13 @@ struct Pass {
     inv_h: f32,
 }
 
-/// The normal rows' biases and softnesses for one pass, per point.
+/// The normal rows' biases (per point) and softness (the manifold's) for
+/// one pass.
 #[derive(Copy, Clone, Debug)]
 struct NormalRows<W> {
     bias: W,
-    mass_scale: W,
-    impulse_scale: W,
+    mass_scale: f32,
+    impulse_scale: f32,
 }
 
 impl Pass {
@@ -758,14 +759,29 @@ impl Pass {
 
     /// Each normal row's bias and softness at its `separation`: a gap the
     /// bodies may close this substep and no more (speculative), or soft
-    /// push-out; chosen lane by lane.
+    /// push-out, chosen lane by lane. The softness, though, is the
+    /// manifold's: soft for every row once any point overlaps, rigid while
+    /// all are apart. Chosen per point, the corners of a box landing flat
+    /// cross zero separation in the same substep and rounding splits them
+    /// between rigid and soft rows, whose impulses differ by a tenth: the
+    /// box lands spinning, and columns of dropped boxes topple.
     #[inline]
-    fn normal_rows<W: Wide>(&self, separation: W, soft: Softness) -> NormalRows<W> {
+    fn normal_rows<W: Wide>(
+        &self,
+        separation: W,
+        soft: Softness,
+        overlapping: bool,
+    ) -> NormalRows<W> {
         let push_out = (separation * soft.bias_rate).max(W::splat(-self.max_push_out_speed));
+        let (mass_scale, impulse_scale) = if overlapping {
+            (soft.mass_scale, soft.impulse_scale)
+        } else {
+            (1.0, 0.0)
+        };
         NormalRows {
             bias: separation.select_positive(separation * self.inv_h, push_out),
-            mass_scale: separation.select_positive(W::splat(1.0), W::splat(soft.mass_scale)),
-            impulse_scale: separation.select_positive(W::splat(0.0), W::splat(soft.impulse_scale)),
+            mass_scale,
+            impulse_scale,
         }
     }
 }
@@ -811,7 +827,8 @@ fn solve_normals_together<D: Dim>(
     let centres = (b.center - a.center).dot(c.normal);
     let separation =
         Lanes1::<D>::splat(centres) + rows.local_b.dot(normal_in_b) - rows.local_a.dot(normal_in_a);
-    let row = pass.normal_rows(separation, pass.softness(c.against_static));
+    let overlapping = (0..c.len).any(|i| separation[i] <= 0.0);
+    let row = pass.normal_rows(separation, pass.softness(c.against_static), overlapping);
     let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
     let vn = rows.normal.velocity(linear, a, b);
     let approach_mass = if pass.relax {
@@ -820,8 +837,8 @@ fn solve_normals_together<D: Dim>(
         rows.normal_shared_mass
     };
     // Unused lanes have zero masses and impulses: their lambda is zero.
-    let lambda = -row.mass_scale * (approach_mass * vn + rows.normal_mass * row.bias)
-        - row.impulse_scale * rows.normal_impulse;
+    let lambda = -(approach_mass * vn + rows.normal_mass * row.bias) * row.mass_scale
+        - rows.normal_impulse * row.impulse_scale;
     // `max` keeps its second operand for a NaN lane: a NaN total gives zero.
     let total = (rows.normal_impulse + lambda).max(Lanes1::<D>::splat(0.0));
     let added = total - rows.normal_impulse;
