@@ -1,10 +1,10 @@
 //! Soft-step sequential impulses (Catto; Box2D v3's `solver.c` and
 //! `contact_solver.c`).
 //!
-//! 1. Prepare: per manifold point, a row for the normal and each tangent with
-//!    its Jacobian's angular parts and their images under the inverse
-//!    inertias (so applying an impulse is a few scaled adds), effective
-//!    masses, and the approach speed (for restitution).
+//! 1. Prepare: per manifold point, a row for the normal and each tangent
+//!    (the Jacobian's angular parts at lever arms frozen since the pair's
+//!    last query), effective masses, and the approach speed (for
+//!    restitution); a manifold's points side by side in SIMD lanes.
 //! 2. Per substep: integrate velocities; warm start with the accumulated
 //!    impulses; solve with a soft push-out bias; integrate positions; relax
 //!    (solve again without bias, so push-out adds no energy).
