@@ -291,7 +291,7 @@ impl<D: Dim> Default for Contacts<D> {
 impl<D: Dim> Contacts<D> {
     /// No constraints, ready for bodies `0..body_count`; the arrays keep
     /// their allocations for the next step.
-    pub(crate) fn clear(&mut self, body_count: usize) {
+    fn clear(&mut self, body_count: usize) {
         for set in &mut self.colours {
             // The rows are not cleared: `prepare` sizes them and every one
             // is overwritten, so last step's need no fresh defaults.
