@@ -8,9 +8,12 @@
 use core::fmt::Debug;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
+use glam::{Mat3, Quat, Vec2, Vec3};
 
-use super::lanes::{Lanes, Lanes1, Lanes2, Lanes3, Wide};
+use super::lanes::{
+    InertiaLanes, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
+    SymmetricLanes3, Word,
+};
 use super::Rot2;
 use crate::pipeline::narrow_phase::{
     epa_2d, epa_3d, simplex_2d, simplex_3d, trace::Observer, PairSupport, Simplex,
@@ -20,7 +23,8 @@ use crate::shape::{mass, ConvexHull, ConvexPolygon, MassProperties, PolytopeShap
 /// Vector operations shared by [`Vec2`] and [`Vec3`]: the generic code's view
 /// of glam.
 pub trait Vector:
-    Copy
+    Word
+    + Copy
     + Debug
     + Default
     + PartialEq
@@ -126,7 +130,8 @@ impl_vector!(Vec3, Vec3::Y);
 /// Angular quantities (angular velocity, torque, angular impulse): `f32` about
 /// Z in 2D, a `Vec3` in 3D.
 pub trait Angular:
-    Copy
+    Word
+    + Copy
     + Debug
     + Default
     + PartialEq
@@ -174,10 +179,12 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     const N: usize;
     /// Most points an incremental contact manifold keeps (2 in 2D, 4 in 3D).
     const MAX_MANIFOLD_POINTS: usize;
+    /// Directions across a contact normal, for friction (1 in 2D, 2 in 3D).
+    const TANGENTS: usize;
     /// A point or a displacement, in metres.
     type Vector: Vector;
     /// A rotation as the engine stores it: [`Rot2`] (cosine, sine) or a unit [`Quat`].
-    type Rotation: Copy + Debug + PartialEq + Send + Sync + 'static;
+    type Rotation: Copy + Debug + PartialEq + Send + Sync + Word + 'static;
     /// A rotation as users give it: an angle in radians (2D) or a unit [`Quat`] (3D).
     type Angle: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// Angular velocity: radians per second about Z (2D, `f32`) or an axis-rate vector (3D).
@@ -186,13 +193,14 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     type Inertia: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// The general convex shape: a polygon (2D) or a polyhedron (3D).
     type Hull: PolytopeShape<Self::Vector> + Clone + Debug + PartialEq + Send + Sync + 'static;
-    /// One `f32` per manifold point (`MAX_MANIFOLD_POINTS` lanes), for the
-    /// solver's SIMD rows.
-    type Wide: Wide;
-    /// Vectors, one per manifold point.
-    type VectorLanes: Lanes<Self::Vector, Self::Wide>;
-    /// Angular vectors, one per manifold point.
-    type AngularLanes: Lanes<Self::AngularVector, Self::Wide>;
+    /// Vectors in four SIMD lanes (the solver's four manifolds at a time).
+    type VectorLanes: Lanes<Self::Vector>;
+    /// Angular vectors in four lanes.
+    type AngularLanes: Lanes<Self::AngularVector>;
+    /// Rotations in four lanes.
+    type RotationLanes: RotationLanes<Self::Rotation, Self::VectorLanes>;
+    /// Inverse inertias in four lanes.
+    type InertiaLanes: InertiaLanes<Self::Inertia, Self::AngularLanes>;
 
     /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
     fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;
@@ -247,8 +255,8 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// How far turning from `from` to `to` moves a point at unit distance
     /// from the axis: the chord `2 sin(θ/2)`, no more than the angle θ.
     fn turn_chord(from: Self::Rotation, to: Self::Rotation) -> f32;
-    /// Unit tangents across unit normal `n`: one in 2D, two in 3D; the count.
-    fn tangents(n: Self::Vector) -> ([Self::Vector; 2], usize);
+    /// Unit tangents across unit normal `n`, the first [`Dim::TANGENTS`] of them.
+    fn tangents(n: Self::Vector) -> [Self::Vector; 2];
     /// Small rotations that tilt a shape across normal `n` by `angle`, for
     /// manifold perturbation: two in 2D (±angle), four in 3D (about axes
     /// 90 degrees apart around `n`); the count.
@@ -280,15 +288,17 @@ pub struct D3;
 impl Dim for D2 {
     const N: usize = 2;
     const MAX_MANIFOLD_POINTS: usize = 2;
+    const TANGENTS: usize = 1;
     type Vector = Vec2;
     type Rotation = Rot2;
     type Angle = f32;
     type AngularVector = f32;
     type Inertia = f32;
     type Hull = ConvexPolygon;
-    type Wide = Vec2;
-    type VectorLanes = Lanes2<Vec2>;
-    type AngularLanes = Lanes1<Vec2>;
+    type VectorLanes = Lanes2;
+    type AngularLanes = Lanes1;
+    type RotationLanes = Rot2Lanes;
+    type InertiaLanes = Lanes1;
 
     fn mass_properties(shape: &ShapeKind<D2>, density: f32) -> MassProperties<D2> {
         mass::mass_properties_2d(shape, density)
@@ -374,8 +384,8 @@ impl Dim for D2 {
         // |(cos θ, sin θ) - (1, 0)| = 2 sin(θ/2).
         (Vec2::new(turn.cos, turn.sin) - Vec2::X).length()
     }
-    fn tangents(n: Vec2) -> ([Vec2; 2], usize) {
-        ([-n.perp(), Vec2::ZERO], 1)
+    fn tangents(n: Vec2) -> [Vec2; 2] {
+        [-n.perp(), Vec2::ZERO]
     }
     fn tilts(_n: Vec2, angle: f32) -> ([Rot2; 4], usize) {
         let r = Rot2::from_angle(angle);
@@ -397,15 +407,17 @@ impl Dim for D2 {
 impl Dim for D3 {
     const N: usize = 3;
     const MAX_MANIFOLD_POINTS: usize = 4;
+    const TANGENTS: usize = 2;
     type Vector = Vec3;
     type Rotation = Quat;
     type Angle = Quat;
     type AngularVector = Vec3;
     type Inertia = Mat3;
     type Hull = ConvexHull;
-    type Wide = Vec4;
-    type VectorLanes = Lanes3<Vec4>;
-    type AngularLanes = Lanes3<Vec4>;
+    type VectorLanes = Lanes3;
+    type AngularLanes = Lanes3;
+    type RotationLanes = QuatLanes;
+    type InertiaLanes = SymmetricLanes3;
 
     fn mass_properties(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
         mass::mass_properties_3d(shape, density)
@@ -506,12 +518,12 @@ impl Dim for D3 {
         // The turn's vector part has length sin(θ/2).
         2.0 * (to * from.inverse()).xyz().length()
     }
-    fn tangents(n: Vec3) -> ([Vec3; 2], usize) {
+    fn tangents(n: Vec3) -> [Vec3; 2] {
         // Continuous near the axes, where resting normals live, so that the
         // friction impulses kept from the last step still point the same way.
         let reference = if n.x.abs() < 0.57 { Vec3::X } else { Vec3::Y };
         let t1 = (reference - n * n.dot(reference)).normalize();
-        ([t1, n.cross(t1)], 2)
+        [t1, n.cross(t1)]
     }
     fn tilts(n: Vec3, angle: f32) -> ([Quat; 4], usize) {
         // Diagonal axes: a box whose edges follow the tangent basis then

@@ -1,16 +1,99 @@
-//! A contact manifold's points side by side, one per lane: scalars in a
-//! [`Wide`] value (`Vec2` in 2D, whose manifolds hold two points; `Vec4` in
-//! 3D, four) and vectors component by component (`x` of every point in one
-//! wide value, then `y`, ...), so that the solver treats a manifold's points
-//! together with SIMD arithmetic. A manifold's unused lanes hold zeros.
+//! Four values side by side, one per SIMD lane: scalars in a `Vec4`, and
+//! vectors, rotations and inertias component by component (`x` of every
+//! lane in one `Vec4`, then `y`, ...). The solver puts four contact
+//! manifolds in the lanes and solves them with one stream of SIMD
+//! arithmetic; a lane with nothing in it holds zeros.
 
 use core::fmt::Debug;
-use core::ops::{Add, Index, IndexMut, Mul, Neg, Sub};
+use core::ops::{Add, AddAssign, Mul, Sub, SubAssign};
 
-use glam::{Vec2, Vec3, Vec4};
+use glam::{Mat3, Mat4, Quat, Vec2, Vec3, Vec4};
 
-/// One `f32` per lane.
-pub trait Wide:
+use super::rot2::Rot2;
+
+/// A value as one SIMD word, its components first and zeros after: the
+/// form the solver keeps a body's velocity and pose in, so that four
+/// bodies' words transpose into lanes without a trip through memory.
+pub trait Word: Copy {
+    /// The value as a word.
+    fn to_word(self) -> Vec4;
+    /// The value of a word.
+    fn from_word(word: Vec4) -> Self;
+}
+
+impl Word for f32 {
+    #[inline]
+    fn to_word(self) -> Vec4 {
+        Vec4::new(self, 0.0, 0.0, 0.0)
+    }
+    #[inline]
+    fn from_word(word: Vec4) -> Self {
+        word.x
+    }
+}
+
+impl Word for Vec2 {
+    #[inline]
+    fn to_word(self) -> Vec4 {
+        Vec4::new(self.x, self.y, 0.0, 0.0)
+    }
+    #[inline]
+    fn from_word(word: Vec4) -> Self {
+        Vec2::new(word.x, word.y)
+    }
+}
+
+impl Word for Vec3 {
+    #[inline]
+    fn to_word(self) -> Vec4 {
+        self.extend(0.0)
+    }
+    #[inline]
+    fn from_word(word: Vec4) -> Self {
+        word.truncate()
+    }
+}
+
+impl Word for Rot2 {
+    #[inline]
+    fn to_word(self) -> Vec4 {
+        Vec4::new(self.cos, self.sin, 0.0, 0.0)
+    }
+    #[inline]
+    fn from_word(word: Vec4) -> Self {
+        Rot2 {
+            cos: word.x,
+            sin: word.y,
+        }
+    }
+}
+
+impl Word for Quat {
+    #[inline]
+    fn to_word(self) -> Vec4 {
+        self.into()
+    }
+    #[inline]
+    fn from_word(word: Vec4) -> Self {
+        Quat::from_vec4(word)
+    }
+}
+
+/// Four words as the columns of a matrix, transposed: row `k` holds
+/// component `k` of every word (a handful of shuffles, all in registers).
+#[inline]
+fn transpose(words: [Vec4; 4]) -> Mat4 {
+    Mat4::from_cols(words[0], words[1], words[2], words[3]).transpose()
+}
+
+/// A matrix's columns.
+#[inline]
+fn columns(m: Mat4) -> [Vec4; 4] {
+    [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
+}
+
+/// Values of `V`, one per lane.
+pub trait Lanes<V>:
     Copy
     + Debug
     + Default
@@ -19,91 +102,105 @@ pub trait Wide:
     + 'static
     + Add<Output = Self>
     + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Mul<f32, Output = Self>
-    + Neg<Output = Self>
-    + Index<usize, Output = f32>
-    + IndexMut<usize>
+    + AddAssign
+    + SubAssign
+    + Mul<Vec4, Output = Self>
 {
-    /// Every lane `v`.
-    fn splat(v: f32) -> Self;
-    /// Per lane, the larger; where `self` is NaN, `other`.
-    fn max(self, other: Self) -> Self;
-    /// Per lane, the smaller; where `self` is NaN, `other`.
-    fn min(self, other: Self) -> Self;
-    /// The sum of the lanes.
-    fn element_sum(self) -> f32;
-    /// True when every lane is zero.
-    fn is_zero(self) -> bool;
-    /// Per lane: `if_positive` where `self > 0`, else `otherwise`.
-    fn select_positive(self, if_positive: Self, otherwise: Self) -> Self;
-}
-
-macro_rules! impl_wide {
-    ($t:ty) => {
-        impl Wide for $t {
-            #[inline]
-            fn splat(v: f32) -> Self {
-                <$t>::splat(v)
-            }
-            #[inline]
-            fn max(self, other: Self) -> Self {
-                <$t>::max(self, other)
-            }
-            #[inline]
-            fn min(self, other: Self) -> Self {
-                <$t>::min(self, other)
-            }
-            #[inline]
-            fn element_sum(self) -> f32 {
-                <$t>::element_sum(self)
-            }
-            #[inline]
-            fn is_zero(self) -> bool {
-                self.cmpeq(<$t>::ZERO).all()
-            }
-            #[inline]
-            fn select_positive(self, if_positive: Self, otherwise: Self) -> Self {
-                <$t>::select(self.cmpgt(<$t>::ZERO), if_positive, otherwise)
-            }
-        }
-    };
-}
-impl_wide!(Vec2);
-impl_wide!(Vec4);
-
-/// Values of `V`, one per lane of `W`.
-pub trait Lanes<V, W: Wide>: Copy + Debug + Default + Send + Sync + 'static {
-    /// Lane `i` set to `v`.
+    /// Lane `i` set to `v` (through memory: for building lanes in place).
     fn set(&mut self, i: usize, v: V);
     /// Lane `i`.
     fn get(&self, i: usize) -> V;
-    /// Per lane: the lane's dot product with `v`.
-    fn dot(&self, v: V) -> W;
-    /// `Σᵢ wᵢ · laneᵢ`.
-    fn weighted_sum(&self, w: W) -> V;
+    /// Lanes from four [`Word`]s, lane `i` from word `i`.
+    fn from_words(words: [Vec4; 4]) -> Self;
+    /// Each lane as a [`Word`].
+    fn to_words(&self) -> [Vec4; 4];
+    /// Per lane, the dot product with the same lane of `other`.
+    fn dot(&self, other: &Self) -> Vec4;
 }
 
-/// Scalars (a 2D angular quantity per point).
+/// Rotations, one per lane.
+pub trait RotationLanes<R, V>: Copy + Debug + Default + Send + Sync + 'static {
+    /// Lanes from four [`Word`]s, lane `i` from word `i`.
+    fn from_words(words: [Vec4; 4]) -> Self;
+    /// Per lane, `v` turned by the inverse of the lane's rotation.
+    fn inverse_rotate(&self, v: &V) -> V;
+}
+
+/// Symmetric inverse inertias, one per lane.
+pub trait InertiaLanes<I, A>: Copy + Debug + Default + Send + Sync + 'static {
+    /// Lane `i` set to `inertia` (symmetric; its upper triangle is read).
+    fn set(&mut self, i: usize, inertia: I);
+    /// Per lane, the inertia applied to `a`.
+    fn mul(&self, a: &A) -> A;
+}
+
+/// Scalars (a 2D angular quantity per lane).
 #[derive(Copy, Clone, Debug, Default)]
-pub struct Lanes1<W>(W);
+pub struct Lanes1(pub Vec4);
 
 /// 2D vectors.
 #[derive(Copy, Clone, Debug, Default)]
-pub struct Lanes2<W> {
-    x: W,
-    y: W,
+pub struct Lanes2 {
+    /// Every lane's `x`.
+    pub x: Vec4,
+    /// Every lane's `y`.
+    pub y: Vec4,
 }
 
 /// 3D vectors.
 #[derive(Copy, Clone, Debug, Default)]
-pub struct Lanes3<W> {
-    x: W,
-    y: W,
-    z: W,
+pub struct Lanes3 {
+    /// Every lane's `x`.
+    pub x: Vec4,
+    /// Every lane's `y`.
+    pub y: Vec4,
+    /// Every lane's `z`.
+    pub z: Vec4,
 }
 
-impl<W: Wide> Lanes<f32, W> for Lanes1<W> {
+/// Implements the lane-wise arithmetic of a lanes type with fields `$f`.
+macro_rules! lane_ops {
+    ($t:ident { $($f:tt),+ }) => {
+        impl Add for $t {
+            type Output = Self;
+            #[inline]
+            fn add(self, o: Self) -> Self {
+                $t { $($f: self.$f + o.$f),+ }
+            }
+        }
+        impl Sub for $t {
+            type Output = Self;
+            #[inline]
+            fn sub(self, o: Self) -> Self {
+                $t { $($f: self.$f - o.$f),+ }
+            }
+        }
+        impl AddAssign for $t {
+            #[inline]
+            fn add_assign(&mut self, o: Self) {
+                $(self.$f += o.$f;)+
+            }
+        }
+        impl SubAssign for $t {
+            #[inline]
+            fn sub_assign(&mut self, o: Self) {
+                $(self.$f -= o.$f;)+
+            }
+        }
+        impl Mul<Vec4> for $t {
+            type Output = Self;
+            #[inline]
+            fn mul(self, w: Vec4) -> Self {
+                $t { $($f: self.$f * w),+ }
+            }
+        }
+    };
+}
+lane_ops!(Lanes1 { 0 });
+lane_ops!(Lanes2 { x, y });
+lane_ops!(Lanes3 { x, y, z });
+
+impl Lanes<f32> for Lanes1 {
     #[inline]
     fn set(&mut self, i: usize, v: f32) {
         self.0[i] = v;
@@ -113,16 +210,20 @@ impl<W: Wide> Lanes<f32, W> for Lanes1<W> {
         self.0[i]
     }
     #[inline]
-    fn dot(&self, v: f32) -> W {
-        self.0 * v
+    fn from_words(words: [Vec4; 4]) -> Self {
+        Lanes1(transpose(words).x_axis)
     }
     #[inline]
-    fn weighted_sum(&self, w: W) -> f32 {
-        (self.0 * w).element_sum()
+    fn to_words(&self) -> [Vec4; 4] {
+        columns(transpose([self.0, Vec4::ZERO, Vec4::ZERO, Vec4::ZERO]))
+    }
+    #[inline]
+    fn dot(&self, other: &Self) -> Vec4 {
+        self.0 * other.0
     }
 }
 
-impl<W: Wide> Lanes<Vec2, W> for Lanes2<W> {
+impl Lanes<Vec2> for Lanes2 {
     #[inline]
     fn set(&mut self, i: usize, v: Vec2) {
         self.x[i] = v.x;
@@ -133,16 +234,24 @@ impl<W: Wide> Lanes<Vec2, W> for Lanes2<W> {
         Vec2::new(self.x[i], self.y[i])
     }
     #[inline]
-    fn dot(&self, v: Vec2) -> W {
-        self.x * v.x + self.y * v.y
+    fn from_words(words: [Vec4; 4]) -> Self {
+        let rows = transpose(words);
+        Lanes2 {
+            x: rows.x_axis,
+            y: rows.y_axis,
+        }
     }
     #[inline]
-    fn weighted_sum(&self, w: W) -> Vec2 {
-        Vec2::new((self.x * w).element_sum(), (self.y * w).element_sum())
+    fn to_words(&self) -> [Vec4; 4] {
+        columns(transpose([self.x, self.y, Vec4::ZERO, Vec4::ZERO]))
+    }
+    #[inline]
+    fn dot(&self, o: &Self) -> Vec4 {
+        self.x * o.x + self.y * o.y
     }
 }
 
-impl<W: Wide> Lanes<Vec3, W> for Lanes3<W> {
+impl Lanes<Vec3> for Lanes3 {
     #[inline]
     fn set(&mut self, i: usize, v: Vec3) {
         self.x[i] = v.x;
@@ -154,16 +263,130 @@ impl<W: Wide> Lanes<Vec3, W> for Lanes3<W> {
         Vec3::new(self.x[i], self.y[i], self.z[i])
     }
     #[inline]
-    fn dot(&self, v: Vec3) -> W {
-        self.x * v.x + self.y * v.y + self.z * v.z
+    fn from_words(words: [Vec4; 4]) -> Self {
+        let rows = transpose(words);
+        Lanes3 {
+            x: rows.x_axis,
+            y: rows.y_axis,
+            z: rows.z_axis,
+        }
     }
     #[inline]
-    fn weighted_sum(&self, w: W) -> Vec3 {
-        Vec3::new(
-            (self.x * w).element_sum(),
-            (self.y * w).element_sum(),
-            (self.z * w).element_sum(),
-        )
+    fn to_words(&self) -> [Vec4; 4] {
+        columns(transpose([self.x, self.y, self.z, Vec4::ZERO]))
+    }
+    #[inline]
+    fn dot(&self, o: &Self) -> Vec4 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+}
+
+impl Lanes3 {
+    /// Per lane, `self × o`.
+    #[inline]
+    fn cross(&self, o: &Self) -> Self {
+        Lanes3 {
+            x: self.y * o.z - self.z * o.y,
+            y: self.z * o.x - self.x * o.z,
+            z: self.x * o.y - self.y * o.x,
+        }
+    }
+}
+
+/// 2D rotations as cosine and sine.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Rot2Lanes {
+    cos: Vec4,
+    sin: Vec4,
+}
+
+impl RotationLanes<Rot2, Lanes2> for Rot2Lanes {
+    #[inline]
+    fn from_words(words: [Vec4; 4]) -> Self {
+        let rows = transpose(words);
+        Rot2Lanes {
+            cos: rows.x_axis,
+            sin: rows.y_axis,
+        }
+    }
+    #[inline]
+    fn inverse_rotate(&self, v: &Lanes2) -> Lanes2 {
+        Lanes2 {
+            x: self.cos * v.x + self.sin * v.y,
+            y: self.cos * v.y - self.sin * v.x,
+        }
+    }
+}
+
+/// Unit quaternions: vector part `(x, y, z)` and scalar part `w`.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct QuatLanes {
+    axis: Lanes3,
+    w: Vec4,
+}
+
+impl RotationLanes<Quat, Lanes3> for QuatLanes {
+    #[inline]
+    fn from_words(words: [Vec4; 4]) -> Self {
+        let rows = transpose(words);
+        QuatLanes {
+            axis: Lanes3 {
+                x: rows.x_axis,
+                y: rows.y_axis,
+                z: rows.z_axis,
+            },
+            w: rows.w_axis,
+        }
+    }
+    /// The conjugate's rotation: with `u` the conjugate's vector part `-axis`,
+    /// `t = 2 u × v` and `v' = v + w t + u × t`.
+    #[inline]
+    fn inverse_rotate(&self, v: &Lanes3) -> Lanes3 {
+        let t = v.cross(&self.axis) * Vec4::splat(2.0);
+        *v + t * self.w - self.axis.cross(&t)
+    }
+}
+
+/// 2D inverse inertias are scalars.
+impl InertiaLanes<f32, Lanes1> for Lanes1 {
+    #[inline]
+    fn set(&mut self, i: usize, inertia: f32) {
+        self.0[i] = inertia;
+    }
+    #[inline]
+    fn mul(&self, a: &Lanes1) -> Lanes1 {
+        Lanes1(self.0 * a.0)
+    }
+}
+
+/// Symmetric 3x3 inverse inertias: the diagonal and the three entries above it.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct SymmetricLanes3 {
+    xx: Vec4,
+    yy: Vec4,
+    zz: Vec4,
+    xy: Vec4,
+    xz: Vec4,
+    yz: Vec4,
+}
+
+impl InertiaLanes<Mat3, Lanes3> for SymmetricLanes3 {
+    #[inline]
+    fn set(&mut self, i: usize, m: Mat3) {
+        self.xx[i] = m.x_axis.x;
+        self.yy[i] = m.y_axis.y;
+        self.zz[i] = m.z_axis.z;
+        self.xy[i] = m.y_axis.x;
+        self.xz[i] = m.z_axis.x;
+        self.yz[i] = m.z_axis.y;
+    }
+    #[inline]
+    fn mul(&self, a: &Lanes3) -> Lanes3 {
+        Lanes3 {
+            x: self.xx * a.x + self.xy * a.y + self.xz * a.z,
+            y: self.xy * a.x + self.yy * a.y + self.yz * a.z,
+            z: self.xz * a.x + self.yz * a.y + self.zz * a.z,
+        }
     }
 }
 
@@ -171,48 +394,84 @@ impl<W: Wide> Lanes<Vec3, W> for Lanes3<W> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn lanes_dot_and_sum_agree_with_the_vectors() {
-        let points = [
+    fn vectors() -> [Vec3; 4] {
+        [
             Vec3::new(1.0, 2.0, 3.0),
             Vec3::new(-1.0, 0.5, 0.0),
             Vec3::new(0.0, 0.0, 2.0),
-        ];
-        let mut lanes = Lanes3::<Vec4>::default();
-        for (i, &p) in points.iter().enumerate() {
+            Vec3::new(0.3, -0.7, 0.1),
+        ]
+    }
+
+    fn lanes3(v: [Vec3; 4]) -> Lanes3 {
+        let mut lanes = Lanes3::default();
+        for (i, &p) in v.iter().enumerate() {
             lanes.set(i, p);
         }
-        let v = Vec3::new(0.5, -1.0, 2.0);
-        let dots = lanes.dot(v);
-        for (i, &p) in points.iter().enumerate() {
-            assert_eq!(lanes.get(i), p);
-            assert_eq!(dots[i], p.dot(v));
-        }
-        assert_eq!(dots[3], 0.0, "an unused lane stays zero");
-        let w = Vec4::new(1.0, 2.0, -1.0, 5.0);
-        assert_eq!(
-            lanes.weighted_sum(w),
-            points[0] + points[1] * 2.0 - points[2]
-        );
-        let mut flat = Lanes2::<Vec2>::default();
-        flat.set(1, Vec2::new(3.0, 4.0));
-        assert_eq!(flat.dot(Vec2::new(1.0, 1.0)), Vec2::new(0.0, 7.0));
-        let mut spin = Lanes1::<Vec2>::default();
-        spin.set(1, 2.0);
-        assert_eq!(spin.weighted_sum(Vec2::splat(3.0)), 6.0);
+        let words = Lanes3::from_words(v.map(Vec3::to_word));
+        assert_eq!(lanes.dot(&lanes), words.dot(&lanes));
+        assert_eq!(words.to_words().map(Vec3::from_word), v);
+        lanes
     }
 
     #[test]
-    fn wide_selects_and_keeps_nan_out_of_max() {
-        let x = Vec4::new(1.0, -1.0, 0.0, f32::NAN);
-        let picked = x.select_positive(Vec4::splat(10.0), Vec4::splat(20.0));
-        assert_eq!(picked, Vec4::new(10.0, 20.0, 20.0, 20.0));
-        let clamped = Wide::max(x, Vec4::ZERO);
-        assert_eq!(
-            clamped,
-            Vec4::new(1.0, 0.0, 0.0, 0.0),
-            "a NaN lane gives the bound"
+    fn lanes_dot_and_arithmetic_agree_with_the_vectors() {
+        let (p, q) = (vectors(), vectors().map(|v| Vec3::new(v.z, v.y, v.x) * 0.5));
+        let (lp, lq) = (lanes3(p), lanes3(q));
+        let w = Vec4::new(1.0, 2.0, -1.0, 5.0);
+        let (dots, sum, scaled) = (lp.dot(&lq), lp + lq, lp * w);
+        for i in 0..4 {
+            assert_eq!(lp.get(i), p[i]);
+            assert_eq!(dots[i], p[i].dot(q[i]));
+            assert_eq!(sum.get(i), p[i] + q[i]);
+            assert_eq!(scaled.get(i), p[i] * w[i]);
+        }
+        let mut flat = Lanes2::default();
+        flat.set(1, Vec2::new(3.0, 4.0));
+        assert_eq!(flat.dot(&flat), Vec4::new(0.0, 25.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn rotations_turn_back_each_lane() {
+        let turns = [
+            Quat::from_rotation_x(0.3),
+            Quat::from_axis_angle(Vec3::new(1.0, 2.0, -1.0).normalize(), 2.5),
+            Quat::IDENTITY,
+            Quat::from_rotation_z(-1.2),
+        ];
+        let back =
+            QuatLanes::from_words(turns.map(Quat::to_word)).inverse_rotate(&lanes3(vectors()));
+        for (i, (turn, v)) in turns.iter().zip(vectors()).enumerate() {
+            let expected = turn.inverse() * v;
+            assert!((back.get(i) - expected).length() < 1e-5, "lane {i}");
+        }
+        let r = Rot2Lanes::from_words(
+            [
+                Rot2::IDENTITY,
+                Rot2::IDENTITY,
+                Rot2::from_angle(0.7),
+                Rot2::IDENTITY,
+            ]
+            .map(Rot2::to_word),
         );
-        assert!(Vec2::ZERO.is_zero() && !Vec2::new(0.0, 1.0).is_zero());
+        let mut v = Lanes2::default();
+        v.set(2, Vec2::new(1.0, -2.0));
+        let expected = Rot2::from_angle(0.7).inverse_rotate(Vec2::new(1.0, -2.0));
+        assert!((r.inverse_rotate(&v).get(2) - expected).length() < 1e-6);
+    }
+
+    #[test]
+    fn symmetric_inertia_applies_like_the_matrix() {
+        let m = Mat3::from_cols(
+            Vec3::new(2.0, 0.1, -0.3),
+            Vec3::new(0.1, 1.5, 0.2),
+            Vec3::new(-0.3, 0.2, 3.0),
+        );
+        let mut lanes = SymmetricLanes3::default();
+        lanes.set(3, m);
+        let a = lanes3(vectors());
+        let turned = lanes.mul(&a);
+        assert!((turned.get(3) - m * vectors()[3]).length() < 1e-6);
+        assert_eq!(turned.get(0), Vec3::ZERO, "an empty lane stays zero");
     }
 }

@@ -6,6 +6,6 @@ mod pose;
 mod rot2;
 
 pub use dim::{Angular, Dim, Vector, D2, D3};
-pub use lanes::{Lanes, Wide};
+pub use lanes::{InertiaLanes, Lanes, RotationLanes, Word};
 pub use pose::Pose;
 pub use rot2::Rot2;

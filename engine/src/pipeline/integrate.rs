@@ -1,7 +1,9 @@
 //! Integration: velocities from gravity, forces and damping; positions from
 //! velocities (symplectic Euler, run once per solver substep).
 
-use crate::math::{Dim, Vector};
+use glam::Vec4;
+
+use crate::math::{Dim, Vector, Word};
 
 /// A body as the solver sees it: dense, plain data.
 #[derive(Copy, Clone, Debug)]
@@ -43,20 +45,60 @@ impl<D: Dim> SolverBody<D> {
     }
 }
 
+/// What the substep loop changes of a body, each quantity as one SIMD
+/// [`Word`], so that the solver gathers four bodies into lanes with a
+/// transpose (Box2D v3's `b2BodyState`).
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct BodyState {
+    pub linear_velocity: Vec4,
+    pub angular_velocity: Vec4,
+    pub center: Vec4,
+    pub rotation: Vec4,
+}
+
+impl BodyState {
+    /// The state of `body`.
+    pub(crate) fn of<D: Dim>(body: &SolverBody<D>) -> Self {
+        Self {
+            linear_velocity: body.linear_velocity.to_word(),
+            angular_velocity: body.angular_velocity.to_word(),
+            center: body.center.to_word(),
+            rotation: body.rotation.to_word(),
+        }
+    }
+
+    /// The state written back into `body`.
+    pub(crate) fn store<D: Dim>(&self, body: &mut SolverBody<D>) {
+        body.linear_velocity = D::Vector::from_word(self.linear_velocity);
+        body.angular_velocity = D::AngularVector::from_word(self.angular_velocity);
+        body.center = D::Vector::from_word(self.center);
+        body.rotation = D::Rotation::from_word(self.rotation);
+    }
+}
+
 /// Stage 1, per substep: `v += h·a`, then damping `v /= 1 + h·c`.
-pub(crate) fn integrate_velocities<D: Dim>(bodies: &mut [SolverBody<D>], h: f32) {
-    for b in bodies.iter_mut().filter(|b| b.dynamic) {
-        b.linear_velocity += b.linear_acceleration * h;
-        b.angular_velocity += b.angular_acceleration * h;
-        b.linear_velocity *= 1.0 / (1.0 + h * b.linear_damping);
-        b.angular_velocity = b.angular_velocity * (1.0 / (1.0 + h * b.angular_damping));
+pub(crate) fn integrate_velocities<D: Dim>(
+    states: &mut [BodyState],
+    bodies: &[SolverBody<D>],
+    h: f32,
+) {
+    for (s, b) in states.iter_mut().zip(bodies).filter(|(_, b)| b.dynamic) {
+        s.linear_velocity += b.linear_acceleration.to_word() * h;
+        s.angular_velocity += b.angular_acceleration.to_word() * h;
+        s.linear_velocity *= 1.0 / (1.0 + h * b.linear_damping);
+        s.angular_velocity *= 1.0 / (1.0 + h * b.angular_damping);
     }
 }
 
 /// Stage 6, per substep: `x += h·v` and the rotation turned by `h·ω`.
-pub(crate) fn integrate_positions<D: Dim>(bodies: &mut [SolverBody<D>], h: f32) {
-    for b in bodies.iter_mut() {
-        b.center += b.linear_velocity * h;
-        b.rotation = D::integrate_rotation(b.rotation, b.angular_velocity, h);
+pub(crate) fn integrate_positions<D: Dim>(states: &mut [BodyState], h: f32) {
+    for s in states.iter_mut() {
+        s.center += s.linear_velocity * h;
+        let rotation = D::integrate_rotation(
+            D::Rotation::from_word(s.rotation),
+            D::AngularVector::from_word(s.angular_velocity),
+            h,
+        );
+        s.rotation = rotation.to_word();
     }
 }

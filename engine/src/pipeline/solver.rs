@@ -4,7 +4,7 @@
 //! 1. Prepare: per manifold point, a row for the normal and each tangent
 //!    (the Jacobian's angular parts at lever arms frozen since the pair's
 //!    last query), effective masses, and the approach speed (for
-//!    restitution); a manifold's points side by side in SIMD lanes.
+//!    restitution).
 //! 2. Per substep: integrate velocities; warm start with the accumulated
 //!    impulses; solve with a soft push-out bias; integrate positions; relax
 //!    (solve again without bias, so push-out adds no energy).
@@ -15,23 +15,34 @@
 //! within `friction * normal`. Manifolds are solved colour by colour
 //! (`constraint_graph`: no two of a colour share a moving body, so a colour's
 //! manifolds can be solved on several threads at once, and the colours come
-//! from the pair order alone, so results do not depend on threads), and
-//! the rows *within* a manifold together, from the same velocities, each
-//! row's mass divided by its share of the manifold's common push: solved one
-//! after another, the first corner of a box resting flat takes more than its
-//! share, the box spins, and a tall stack leans from that seed. As in Box2D
-//! v3, overlap is pushed out softly from the first millimetre (no slop), so
-//! a pyramid of 40 rows sinks about 1.4 mm a row.
+//! from the pair order alone, so results do not depend on threads), four
+//! manifolds of a colour at a time in SIMD lanes (a bundle: its bodies are
+//! gathered into lanes, solved, and scattered back; being of one colour,
+//! no two lanes share a moving body), and the rows *within* a manifold
+//! together, from the same velocities, each row's mass divided by its share
+//! of the manifold's common push: solved one after another, the first
+//! corner of a box resting flat takes more than its share, the box spins,
+//! and a tall stack leans from that seed. As in Box2D v3, overlap is pushed
+//! out softly from the first millimetre (no slop), so a pyramid of 40 rows
+//! sinks about 1.4 mm a row.
 
 use core::ops::Range;
 
+use glam::{BVec4A, Vec4};
+
 use super::constraint_graph::{ConstraintGraph, COLOURS};
-use super::integrate::{integrate_positions, integrate_velocities, SolverBody};
+use super::integrate::{integrate_positions, integrate_velocities, BodyState, SolverBody};
 use super::manifold::Manifold;
 use super::stages::{run_stages, Shared};
-use crate::math::{Angular, Dim, Lanes, Vector, Wide};
+use crate::math::{Angular, Dim, InertiaLanes, Lanes, RotationLanes, Vector};
 use crate::settings::Settings;
 use rayon::prelude::*;
+
+/// Manifolds in a bundle: one per SIMD lane.
+const LANES: usize = 4;
+
+/// In a bundle's body lists: a lane with no manifold.
+const NO_BODY: usize = usize::MAX;
 
 /// Soft constraint coefficients for one substep (Box2D's `b2Softness`).
 #[derive(Copy, Clone, Debug)]
@@ -84,18 +95,13 @@ impl<D: Dim> Jacobian<D> {
     }
 
     /// Relative velocity of B against A along the row, given the linear
-    /// part `d · (v_b - v_a)` (shared by a manifold's rows), m/s.
-    #[inline]
+    /// part `d · (v_b - v_a)`, m/s.
     fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
         linear + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
     }
 }
 
-/// One `f32` per manifold point.
-type Lanes1<D> = <D as Dim>::Wide;
-
-/// The Jacobians of a manifold's rows along one direction, one lane per
-/// point.
+/// A bundle's Jacobians for one point and direction, a manifold per lane.
 #[derive(Copy, Clone, Debug, Default)]
 struct JacobianLanes<D: Dim> {
     a: D::AngularLanes,
@@ -103,121 +109,110 @@ struct JacobianLanes<D: Dim> {
 }
 
 impl<D: Dim> JacobianLanes<D> {
-    fn set(&mut self, i: usize, j: Jacobian<D>) {
-        self.a.set(i, j.a);
-        self.b.set(i, j.b);
+    fn set(&mut self, lane: usize, j: Jacobian<D>) {
+        self.a.set(lane, j.a);
+        self.b.set(lane, j.b);
     }
 
-    fn get(&self, i: usize) -> Jacobian<D> {
-        Jacobian {
-            a: self.a.get(i),
-            b: self.b.get(i),
-        }
-    }
-
-    /// Per point: [`Jacobian::velocity`].
+    /// Per lane, [`Jacobian::velocity`].
     #[inline]
-    fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> Lanes1<D> {
-        Lanes1::<D>::splat(linear) + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
+    fn velocity(&self, linear: Vec4, a: &Velocities<D>, b: &Velocities<D>) -> Vec4 {
+        linear + self.b.dot(&b.angular) - self.a.dot(&a.angular)
     }
 }
 
-/// Impulses summed over a manifold's rows, applied to both bodies at once.
-#[derive(Copy, Clone, Debug)]
+/// The velocities of a bundle's bodies A (or B), a body per lane.
+#[derive(Copy, Clone, Debug, Default)]
+struct Velocities<D: Dim> {
+    linear: D::VectorLanes,
+    angular: D::AngularLanes,
+}
+
+/// The poses of a bundle's bodies A (or B), for the current separations.
+#[derive(Copy, Clone, Debug, Default)]
+struct Poses<D: Dim> {
+    center: D::VectorLanes,
+    rotation: D::RotationLanes,
+}
+
+/// Impulses summed over a bundle's rows, applied to its bodies at once.
+#[derive(Copy, Clone, Debug, Default)]
 struct Impulse<D: Dim> {
     /// Linear impulse on B (its opposite on A), N·s.
-    linear: D::Vector,
+    linear: D::VectorLanes,
     /// Angular impulses `Σ λ J`, before the inverse inertias.
-    angular_a: D::AngularVector,
-    angular_b: D::AngularVector,
+    angular_a: D::AngularLanes,
+    angular_b: D::AngularLanes,
 }
 
 impl<D: Dim> Impulse<D> {
-    fn zero() -> Self {
-        Self {
-            linear: D::Vector::ZERO,
-            angular_a: D::AngularVector::default(),
-            angular_b: D::AngularVector::default(),
-        }
-    }
-
+    /// One row per lane along `d`, with impulses `lambda`.
     #[inline]
-    fn add(&mut self, d: D::Vector, j: &Jacobian<D>, lambda: f32) {
-        self.linear += d * lambda;
+    fn add(&mut self, d: &D::VectorLanes, j: &JacobianLanes<D>, lambda: Vec4) {
+        self.linear += *d * lambda;
         self.angular_a += j.a * lambda;
         self.angular_b += j.b * lambda;
     }
 
-    /// Every point's row along `d` at once, with impulses `lambdas`.
     #[inline]
-    fn add_lanes(&mut self, d: D::Vector, j: &JacobianLanes<D>, lambdas: Lanes1<D>) {
-        self.linear += d * lambdas.element_sum();
-        self.angular_a += j.a.weighted_sum(lambdas);
-        self.angular_b += j.b.weighted_sum(lambdas);
-    }
-
-    #[inline]
-    fn apply(&self, a: &mut SolverBody<D>, b: &mut SolverBody<D>) {
-        a.linear_velocity -= self.linear * a.inv_mass;
-        a.angular_velocity -= D::mul_inertia(a.inv_inertia, self.angular_a);
-        b.linear_velocity += self.linear * b.inv_mass;
-        b.angular_velocity += D::mul_inertia(b.inv_inertia, self.angular_b);
+    fn apply(&self, bundle: &ContactBundle<D>, a: &mut Velocities<D>, b: &mut Velocities<D>) {
+        a.linear -= self.linear * bundle.inv_mass_a;
+        a.angular -= bundle.inv_inertia_a.mul(&self.angular_a);
+        b.linear += self.linear * bundle.inv_mass_b;
+        b.angular += bundle.inv_inertia_b.mul(&self.angular_b);
     }
 }
 
-/// One manifold's rows, each of its points (at most four) in a lane; the
-/// unused lanes hold zeros, so they push on nothing.
+/// Up to four manifolds of one colour side by side, one per lane; their
+/// points are in [`PointLanes`]. An empty lane has no bodies and zeros
+/// everywhere, so it pushes on nothing.
 #[derive(Copy, Clone, Debug, Default)]
-struct ManifoldRows<D: Dim> {
-    /// Each surface point relative to its centre, in the body's rotated frame.
+struct ContactBundle<D: Dim> {
+    /// Each lane's bodies, or `NO_BODY`.
+    body_a: [usize; LANES],
+    body_b: [usize; LANES],
+    /// Which lanes' bodies the solver moves; the others are only read.
+    moves_a: [bool; LANES],
+    moves_b: [bool; LANES],
+    normal: D::VectorLanes,
+    tangents: [D::VectorLanes; 2],
+    friction: Vec4,
+    restitution: Vec4,
+    /// One body cannot move: the contact carries weight and is stiffer.
+    against_static: BVec4A,
+    inv_mass_a: Vec4,
+    inv_mass_b: Vec4,
+    inv_inertia_a: D::InertiaLanes,
+    inv_inertia_b: D::InertiaLanes,
+}
+
+/// One point of each manifold of a bundle (its `k`th), a manifold per lane.
+#[derive(Copy, Clone, Debug, Default)]
+struct PointLanes<D: Dim> {
+    /// Lanes whose manifold has this point.
+    in_use: BVec4A,
+    /// The surface points relative to the centres, in the bodies' rotated
+    /// frames.
     local_a: D::VectorLanes,
     local_b: D::VectorLanes,
     normal: JacobianLanes<D>,
     tangents: [JacobianLanes<D>; 2],
     /// Effective mass along the normal, kg (for push-out and restitution).
-    normal_mass: Lanes1<D>,
+    normal_mass: Vec4,
     /// The normal mass divided by how many rows' worth of push the row
     /// feels when the manifold's normal rows act together (for approach).
-    normal_shared_mass: Lanes1<D>,
+    normal_shared_mass: Vec4,
     /// That mass, but no more than one over the manifold's stiffest mode,
     /// for the relax pass (see `solve_normals_together`).
-    normal_relax_mass: Lanes1<D>,
+    normal_relax_mass: Vec4,
     /// Friction rows' effective masses, likewise divided by their shares.
-    tangent_shared_mass: [Lanes1<D>; 2],
+    tangent_shared_mass: [Vec4; 2],
     /// Accumulated impulses, N·s.
-    normal_impulse: Lanes1<D>,
-    tangent_impulse: [Lanes1<D>; 2],
-    max_normal_impulse: Lanes1<D>,
+    normal_impulse: Vec4,
+    tangent_impulse: [Vec4; 2],
+    max_normal_impulse: Vec4,
     /// Normal velocity before solving, m/s (negative when approaching).
-    approach_speed: Lanes1<D>,
-}
-
-impl<D: Dim> ManifoldRows<D> {
-    /// No accumulated impulse on any row: the manifold pushes on nothing.
-    fn is_idle(&self) -> bool {
-        self.normal_impulse.is_zero()
-            && self.tangent_impulse[0].is_zero()
-            && self.tangent_impulse[1].is_zero()
-    }
-}
-
-/// One manifold's constraint; its rows are at the same index of its
-/// colour's set.
-#[derive(Clone, Debug, Default)]
-struct ContactConstraint<D: Dim> {
-    body_a: usize,
-    body_b: usize,
-    normal: D::Vector,
-    tangents: [D::Vector; 2],
-    tangent_count: usize,
-    friction: f32,
-    restitution: f32,
-    /// One body cannot move: the contact carries weight and is stiffer.
-    against_static: bool,
-    /// Which bodies the solver moves; the others are only read.
-    moves: [bool; 2],
-    /// Points in use.
-    len: usize,
+    approach_speed: Vec4,
 }
 
 /// What the solver needs of a manifold's pair.
@@ -232,18 +227,10 @@ pub(crate) struct ContactInput<'m, D: Dim> {
     pub manifold: &'m Manifold<D>,
 }
 
-/// One colour's constraints and all their points, back to back.
-#[derive(Clone, Debug, Default)]
-struct ColourSet<D: Dim> {
-    constraints: Vec<ContactConstraint<D>>,
-    /// Each constraint's rows, at the same index.
-    rows: Vec<ManifoldRows<D>>,
-}
-
-/// Fewest constraints in a block of a colour's stage (a block is the unit
-/// one thread claims): smaller blocks cost more in claiming, and in cache
-/// lines both threads write, than they gain in balance.
-const MIN_CONSTRAINTS_PER_BLOCK: usize = 256;
+/// Fewest bundles in a block of a colour's stage (a block is the unit one
+/// thread claims): smaller blocks cost more in claiming, and in cache lines
+/// both threads write, than they gain in balance.
+const MIN_BUNDLES_PER_BLOCK: usize = 64;
 /// Blocks per thread in a colour's stage, for balance.
 const BLOCKS_PER_THREAD: usize = 2;
 /// Bodies per block of an integration stage.
@@ -268,98 +255,111 @@ fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
     (block * size).min(len)..((block + 1) * size).min(len)
 }
 
-/// Every contact constraint of a step, in contiguous arrays per colour of
-/// the constraint graph (the last set is the overflow).
+/// Every contact constraint of a step, in bundles of four manifolds, the
+/// bundles of each colour of the constraint graph together (the last
+/// colour is the overflow, a manifold per bundle).
 #[derive(Clone, Debug)]
 pub(crate) struct Contacts<D: Dim> {
-    colours: Vec<ColourSet<D>>,
-    /// Where each input's manifold went: colour and index, or `UNSOLVED`.
+    bundles: Vec<ContactBundle<D>>,
+    /// `MAX_MANIFOLD_POINTS` per bundle.
+    points: Vec<PointLanes<D>>,
+    /// Each bundle's inputs, by lane (`NO_BODY` in an empty lane).
+    bundle_inputs: Vec<[usize; LANES]>,
+    /// Each colour's bundles.
+    colour_bundles: Vec<Range<usize>>,
+    /// Each colour's inputs, in input order (kept for their allocations).
+    members: Vec<Vec<usize>>,
+    /// Where each input's manifold went: bundle and lane, or `UNSOLVED`.
     placed: Vec<(usize, usize)>,
     graph: ConstraintGraph,
+    /// The bodies' states during the substep loop.
+    states: Vec<BodyState>,
 }
 
 impl<D: Dim> Default for Contacts<D> {
     fn default() -> Self {
         Self {
-            colours: (0..=COLOURS).map(|_| ColourSet::default()).collect(),
+            bundles: Vec::new(),
+            points: Vec::new(),
+            bundle_inputs: Vec::new(),
+            colour_bundles: vec![0..0; COLOURS + 1],
+            members: vec![Vec::new(); COLOURS + 1],
             placed: Vec::new(),
             graph: ConstraintGraph::new(0),
+            states: Vec::new(),
         }
     }
 }
 
 impl<D: Dim> Contacts<D> {
-    /// No constraints, ready for bodies `0..body_count`; the arrays keep
-    /// their allocations for the next step.
-    fn clear(&mut self, body_count: usize) {
-        for set in &mut self.colours {
-            // The rows are not cleared: `prepare` sizes them and every one
-            // is overwritten, so last step's need no fresh defaults.
-            set.constraints.clear();
-        }
-        self.placed.clear();
-        self.graph.clear(body_count);
-    }
-
     /// Step 1: the rows of every manifold, for bodies `bodies`; an input
     /// may be `None` (a pair not solved this step), and inputs keep their
     /// index for [`Contacts::store_impulses`]. Colours are handed out in
     /// input order (cheap, and it fixes the solve order for any thread
-    /// count); then each manifold's rows are built, on all threads, into the
-    /// places reserved for them.
+    /// count), each colour's manifolds are bundled four by four in that
+    /// order, and then the bundles are built on all threads.
     pub(crate) fn prepare(
         &mut self,
         inputs: &[Option<ContactInput<'_, D>>],
         bodies: &[SolverBody<D>],
     ) {
-        self.clear(bodies.len());
-        for input in inputs {
-            let Some(input) = input else {
-                self.placed.push(UNSOLVED);
-                continue;
-            };
-            let moves = [
-                bodies[input.body_a].inv_mass > 0.0,
-                bodies[input.body_b].inv_mass > 0.0,
-            ];
-            let colour = self
-                .graph
-                .colour([(input.body_a, moves[0]), (input.body_b, moves[1])]);
-            let set = &mut self.colours[colour];
-            let len = input.manifold.points().len().min(D::MAX_MANIFOLD_POINTS);
-            self.placed.push((colour, set.constraints.len()));
-            set.constraints.push(ContactConstraint {
-                moves,
-                len,
-                ..ContactConstraint::default()
+        self.colour(inputs, bodies);
+        self.bundle(inputs.len());
+        let points = D::MAX_MANIFOLD_POINTS;
+        self.bundles
+            .resize(self.bundle_inputs.len(), ContactBundle::default());
+        self.points
+            .resize(self.bundle_inputs.len() * points, PointLanes::default());
+        self.bundles
+            .par_iter_mut()
+            .zip(self.points.par_chunks_mut(points))
+            .zip(&self.bundle_inputs)
+            .with_min_len(MIN_BUNDLES_PER_BLOCK)
+            .for_each(|((bundle, points), lanes)| {
+                *bundle = ContactBundle::default();
+                points.fill(PointLanes::default());
+                for (lane, &k) in lanes.iter().enumerate() {
+                    if let Some(input) = inputs.get(k).and_then(Option::as_ref) {
+                        build_lane(input, bodies, lane, bundle, points);
+                    }
+                }
             });
+    }
+
+    /// Each input's colour, in input order: its index joins the colour's
+    /// members.
+    fn colour(&mut self, inputs: &[Option<ContactInput<'_, D>>], bodies: &[SolverBody<D>]) {
+        self.graph.clear(bodies.len());
+        self.members.iter_mut().for_each(Vec::clear);
+        for (k, input) in inputs.iter().enumerate() {
+            let Some(input) = input else { continue };
+            let colour = self.graph.colour([
+                (input.body_a, bodies[input.body_a].inv_mass > 0.0),
+                (input.body_b, bodies[input.body_b].inv_mass > 0.0),
+            ]);
+            self.members[colour].push(k);
         }
-        for set in &mut self.colours {
-            set.rows
-                .resize(set.constraints.len(), ManifoldRows::default());
+    }
+
+    /// Each colour's members four to a bundle (the overflow's one to a
+    /// bundle: they may share bodies), and where each input went.
+    fn bundle(&mut self, input_count: usize) {
+        self.placed.clear();
+        self.placed.resize(input_count, UNSOLVED);
+        self.bundle_inputs.clear();
+        for (colour, members) in self.members.iter().enumerate() {
+            let width = if colour == COLOURS { 1 } else { LANES };
+            let start = self.bundle_inputs.len();
+            for chunk in members.chunks(width) {
+                let mut lanes = [NO_BODY; LANES];
+                for (lane, &k) in chunk.iter().enumerate() {
+                    lanes[lane] = k;
+                    self.placed[k] = (self.bundle_inputs.len(), lane);
+                }
+                self.bundle_inputs.push(lanes);
+            }
+            self.colour_bundles[colour] = start..self.bundle_inputs.len();
         }
-        let sets: Vec<_> = self
-            .colours
-            .iter_mut()
-            .map(|set| {
-                (
-                    Shared::new(&mut set.constraints),
-                    Shared::new(&mut set.rows),
-                )
-            })
-            .collect();
-        inputs
-            .par_iter()
-            .zip(&self.placed)
-            .with_min_len(MIN_CONSTRAINTS_PER_BLOCK)
-            .filter_map(|(input, &place)| Some((input.as_ref()?, place)))
-            .for_each(|(input, (colour, index))| {
-                let (constraints, rows) = &sets[colour];
-                // SAFETY: each manifold has its own constraint and rows,
-                // reserved above; no one else touches them in this loop.
-                let (c, rows) = unsafe { (constraints.get_mut(index), rows.get_mut(index)) };
-                build_rows(input, bodies, c, rows);
-            });
     }
 
     /// Steps 2 and 3: the substep loop, then restitution.
@@ -372,19 +372,14 @@ impl<D: Dim> Contacts<D> {
         // Contacts with a body that cannot move are twice as stiff (Box2D v3):
         // they carry the whole stack's weight.
         let soft_static = Softness::new(2.0 * hertz, settings.contact_damping_ratio, h);
-        let solve_pass = Pass {
-            soft,
-            soft_static,
-            relax: false,
-            max_push_out_speed: settings.max_push_out_speed,
+        let solve_pass = Pass::new(soft, soft_static, false, settings.max_push_out_speed, inv_h);
+        let relax_pass = Pass::new(
+            Softness::RIGID,
+            Softness::RIGID,
+            true,
+            settings.max_push_out_speed,
             inv_h,
-        };
-        let relax_pass = Pass {
-            soft: Softness::RIGID,
-            soft_static: Softness::RIGID,
-            relax: true,
-            ..solve_pass
-        };
+        );
         let threshold = settings.restitution_threshold;
         let stages = self.stages(substeps);
         let block_sizes = self.block_sizes();
@@ -396,47 +391,65 @@ impl<D: Dim> Contacts<D> {
                 Stage::WarmStart(colour)
                 | Stage::Solve(colour)
                 | Stage::Relax(colour)
-                | Stage::Restitution(colour) => {
-                    let len = self.colours[colour].constraints.len();
-                    len.div_ceil(block_sizes[colour])
-                }
+                | Stage::Restitution(colour) => self.colour_bundles[colour]
+                    .len()
+                    .div_ceil(block_sizes[colour]),
             })
             .collect();
         let body_count = bodies.len();
-        let bodies = Shared::new(bodies);
-        let colours: Vec<ColourView<'_, D>> = self
-            .colours
-            .iter_mut()
-            .zip(&block_sizes)
-            .map(|(set, &block_size)| ColourView {
-                block_size,
-                constraints: &set.constraints,
-                rows: Shared::new(&mut set.rows),
-            })
+        bodies
+            .par_iter()
+            .map(BodyState::of)
+            .collect_into_vec(&mut self.states);
+        let view = BundleView {
+            bundles: &self.bundles,
+            points: Shared::new(&mut self.points),
+            states: Shared::new(&mut self.states),
+        };
+        let colours: Vec<(Range<usize>, usize)> = self
+            .colour_bundles
+            .iter()
+            .cloned()
+            .zip(block_sizes)
             .collect();
+        let readonly: &[SolverBody<D>] = bodies;
         run_stages(&blocks, |stage, block| {
             let range = block_range(block, BODIES_PER_BLOCK, body_count);
+            let bundles = |colour: usize| {
+                let (bundles, size) = &colours[colour];
+                let inner = block_range(block, *size, bundles.len());
+                bundles.start + inner.start..bundles.start + inner.end
+            };
             match stages[stage] {
                 // SAFETY: the blocks of a stage cover disjoint bodies.
-                Stage::IntegrateVelocities => {
-                    integrate_velocities(unsafe { bodies.range_mut(range) }, h)
-                }
+                Stage::IntegrateVelocities => integrate_velocities(
+                    unsafe { view.states.range_mut(range.clone()) },
+                    &readonly[range],
+                    h,
+                ),
                 // SAFETY: likewise.
                 Stage::IntegratePositions => {
-                    integrate_positions(unsafe { bodies.range_mut(range) }, h)
+                    integrate_positions::<D>(unsafe { view.states.range_mut(range) }, h)
                 }
-                Stage::WarmStart(colour) => colours[colour].run(block, &bodies, warm_start),
-                Stage::Solve(colour) => colours[colour].run(block, &bodies, |c, p, a, b| {
-                    solve_contact(c, p, a, b, &solve_pass)
+                Stage::WarmStart(colour) => view.run(bundles(colour), false, |c, p, a, b, _| {
+                    warm_start(c, p, a, b)
                 }),
-                Stage::Relax(colour) => colours[colour].run(block, &bodies, |c, p, a, b| {
-                    solve_contact(c, p, a, b, &relax_pass)
+                Stage::Solve(colour) => view.run(bundles(colour), true, |c, p, a, b, poses| {
+                    solve_bundle(c, p, a, b, poses, &solve_pass)
                 }),
-                Stage::Restitution(colour) => colours[colour].run(block, &bodies, |c, p, a, b| {
+                Stage::Relax(colour) => view.run(bundles(colour), true, |c, p, a, b, poses| {
+                    solve_bundle(c, p, a, b, poses, &relax_pass)
+                }),
+                Stage::Restitution(colour) => view.run(bundles(colour), false, |c, p, a, b, _| {
                     apply_restitution(c, p, a, b, threshold)
                 }),
             }
         });
+        bodies
+            .par_iter_mut()
+            .zip(&self.states)
+            .with_min_len(BODIES_PER_BLOCK)
+            .for_each(|(body, state)| state.store(body));
     }
 
     /// The stages of a step: per substep, integrate velocities, warm start
@@ -444,7 +457,7 @@ impl<D: Dim> Contacts<D> {
     /// restitution. Empty colours are left out.
     fn stages(&self, substeps: u32) -> Vec<Stage> {
         let used: Vec<usize> = (0..=COLOURS)
-            .filter(|&c| !self.colours[c].constraints.is_empty())
+            .filter(|&c| !self.colour_bundles[c].is_empty())
             .collect();
         let mut stages = Vec::new();
         for _ in 0..substeps {
@@ -458,184 +471,148 @@ impl<D: Dim> Contacts<D> {
         stages
     }
 
-    /// Constraints per block of each colour's stages. The overflow, whose
-    /// constraints may share bodies, is one block, solved in order. Block
+    /// Bundles per block of each colour's stages. The overflow, whose
+    /// manifolds may share bodies, is one block, solved in order. Block
     /// sizes follow the thread count; results do not.
     fn block_sizes(&self) -> Vec<usize> {
         let threads = rayon::current_num_threads();
-        let sizes = self.colours.iter().enumerate().map(|(colour, set)| {
-            let len = set.constraints.len().max(1);
-            if colour == COLOURS {
-                len
-            } else {
-                len.div_ceil(BLOCKS_PER_THREAD * threads)
-                    .max(MIN_CONSTRAINTS_PER_BLOCK)
-            }
-        });
+        let sizes = self
+            .colour_bundles
+            .iter()
+            .enumerate()
+            .map(|(colour, range)| {
+                let len = range.len().max(1);
+                if colour == COLOURS {
+                    len
+                } else {
+                    len.div_ceil(BLOCKS_PER_THREAD * threads)
+                        .max(MIN_BUNDLES_PER_BLOCK)
+                }
+            });
         sizes.collect()
     }
 
     /// Step 4: the accumulated impulses of the `k`th input's manifold added
     /// back into it, for warm starting (nothing for an input that was `None`).
     pub(crate) fn store_impulses(&self, k: usize, manifold: &mut Manifold<D>) {
-        let Some(&(colour, index)) = self.placed.get(k).filter(|&&p| p != UNSOLVED) else {
+        let Some(&(bundle, lane)) = self.placed.get(k).filter(|&&p| p != UNSOLVED) else {
             return;
         };
-        let set = &self.colours[colour];
-        let rows = &set.rows[index];
-        for (i, mp) in manifold
-            .points_mut()
-            .iter_mut()
-            .enumerate()
-            .take(D::MAX_MANIFOLD_POINTS)
-        {
-            mp.normal_impulse = rows.normal_impulse[i];
-            mp.tangent_impulse = [rows.tangent_impulse[0][i], rows.tangent_impulse[1][i]];
+        let points = D::MAX_MANIFOLD_POINTS;
+        let lanes = &self.points[bundle * points..(bundle + 1) * points];
+        for (mp, rows) in manifold.points_mut().iter_mut().zip(lanes) {
+            mp.normal_impulse = rows.normal_impulse[lane];
+            mp.tangent_impulse = [rows.tangent_impulse[0][lane], rows.tangent_impulse[1][lane]];
         }
     }
 }
 
-/// One manifold's rows into its reserved constraint (whose `moves` and
-/// `len` are set) and rows.
-fn build_rows<D: Dim>(
+/// One manifold's rows into lane `lane` of its bundle and points.
+fn build_lane<D: Dim>(
     input: &ContactInput<'_, D>,
     bodies: &[SolverBody<D>],
-    c: &mut ContactConstraint<D>,
-    rows: &mut ManifoldRows<D>,
+    lane: usize,
+    bundle: &mut ContactBundle<D>,
+    points: &mut [PointLanes<D>],
 ) {
     let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
     let normal = input.manifold.normal;
-    let (tangents, tangent_count) = D::tangents(normal);
+    let tangents = D::tangents(normal);
+    let moves = [a.inv_mass > 0.0, b.inv_mass > 0.0];
+    bundle.body_a[lane] = input.body_a;
+    bundle.body_b[lane] = input.body_b;
+    bundle.moves_a[lane] = moves[0];
+    bundle.moves_b[lane] = moves[1];
+    bundle.normal.set(lane, normal);
+    for (lanes, &tangent) in bundle.tangents.iter_mut().zip(&tangents) {
+        lanes.set(lane, tangent);
+    }
+    bundle.friction[lane] = input.friction;
+    bundle.restitution[lane] = input.restitution;
+    bundle.against_static.set(lane, !moves[0] || !moves[1]);
+    bundle.inv_mass_a[lane] = a.inv_mass;
+    bundle.inv_mass_b[lane] = b.inv_mass;
+    bundle.inv_inertia_a.set(lane, a.inv_inertia);
+    bundle.inv_inertia_b.set(lane, b.inv_inertia);
+
     let linear = normal.dot(b.linear_velocity - a.linear_velocity);
-    *rows = ManifoldRows::default();
-    for (i, mp) in input.manifold.points().iter().enumerate().take(c.len) {
+    let mut rows = Rows::<D>::default();
+    for (i, mp) in input
+        .manifold
+        .points()
+        .iter()
+        .enumerate()
+        .take(points.len())
+    {
         let (pa, pb) = input.manifold.world_points(&input.pose_a, &input.pose_b, i);
         let r_a = mp.lever_a + input.pose_a.translation - a.center;
         let r_b = mp.lever_b + input.pose_b.translation - b.center;
-        let normal_row = Jacobian::new(r_a, r_b, normal);
-        rows.local_a
-            .set(i, D::inverse_rotate(a.rotation, pa - a.center));
-        rows.local_b
-            .set(i, D::inverse_rotate(b.rotation, pb - b.center));
-        rows.approach_speed[i] = normal_row.velocity(linear, a, b);
-        rows.normal.set(i, normal_row);
-        rows.normal_impulse[i] = mp.normal_impulse;
-        for (k, &tangent) in tangents.iter().enumerate().take(tangent_count) {
-            rows.tangents[k].set(i, Jacobian::new(r_a, r_b, tangent));
-            rows.tangent_impulse[k][i] = mp.tangent_impulse[k];
+        let point = &mut points[i];
+        rows.normal[i] = Jacobian::new(r_a, r_b, normal);
+        point.in_use.set(lane, true);
+        point
+            .local_a
+            .set(lane, D::inverse_rotate(a.rotation, pa - a.center));
+        point
+            .local_b
+            .set(lane, D::inverse_rotate(b.rotation, pb - b.center));
+        point.approach_speed[lane] = rows.normal[i].velocity(linear, a, b);
+        point.normal.set(lane, rows.normal[i]);
+        point.normal_impulse[lane] = mp.normal_impulse;
+        for (k, &tangent) in tangents.iter().enumerate().take(D::TANGENTS) {
+            rows.tangents[k][i] = Jacobian::new(r_a, r_b, tangent);
+            point.tangents[k].set(lane, rows.tangents[k][i]);
+            point.tangent_impulse[k][lane] = mp.tangent_impulse[k];
         }
+        rows.count = i + 1;
     }
-    set_masses(rows, c.len, tangent_count, a, b);
-    *c = ContactConstraint {
-        body_a: input.body_a,
-        body_b: input.body_b,
-        normal,
-        tangents,
-        tangent_count,
-        friction: input.friction,
-        restitution: input.restitution,
-        against_static: !c.moves[0] || !c.moves[1],
-        ..*c
-    };
+    set_masses(&rows, lane, points, a, b);
 }
 
-/// One colour's constraints during the parallel loop, their points shared
-/// between the threads.
-struct ColourView<'a, D: Dim> {
-    /// Constraints per block.
-    block_size: usize,
-    constraints: &'a [ContactConstraint<D>],
-    rows: Shared<'a, ManifoldRows<D>>,
-}
-
-impl<D: Dim> ColourView<'_, D> {
-    /// Calls `f` with each constraint of block `block`, its rows and its
-    /// two bodies. A body the solver does not move is passed as a copy,
-    /// whose changes (none: its inverse mass is zero) are dropped.
-    fn run(
-        &self,
-        block: usize,
-        bodies: &Shared<'_, SolverBody<D>>,
-        f: impl Fn(&ContactConstraint<D>, &mut ManifoldRows<D>, &mut SolverBody<D>, &mut SolverBody<D>),
-    ) {
-        let range = block_range(block, self.block_size, self.constraints.len());
-        for (i, c) in self
-            .constraints
-            .iter()
-            .enumerate()
-            .take(range.end)
-            .skip(range.start)
-        {
-            let (mut copy_a, mut copy_b);
-            // SAFETY: within a colour no two constraints share a moving
-            // body (the constraint graph), the overflow runs as one block,
-            // and the stages run one after another, so `get_mut` on a
-            // moving body is exclusive; a body that does not move is never
-            // handed out mutably in a constraint stage, only read (`get`);
-            // each constraint owns its rows, at its own index.
-            let (a, b, rows) = unsafe {
-                let a = if c.moves[0] {
-                    bodies.get_mut(c.body_a)
-                } else {
-                    copy_a = *bodies.get(c.body_a);
-                    &mut copy_a
-                };
-                let b = if c.moves[1] {
-                    bodies.get_mut(c.body_b)
-                } else {
-                    copy_b = *bodies.get(c.body_b);
-                    &mut copy_b
-                };
-                (a, b, self.rows.get_mut(i))
-            };
-            f(c, rows, a, b);
-        }
-    }
+/// A manifold's Jacobians, by direction and point, while its bundle lane
+/// is built.
+#[derive(Default)]
+struct Rows<D: Dim> {
+    normal: [Jacobian<D>; 4],
+    tangents: [[Jacobian<D>; 4]; 2],
+    /// Points in use.
+    count: usize,
 }
 
 /// Each row's effective mass, and for approach and friction that mass
 /// divided by its share of the manifold's common push: how many rows' worth
 /// of push it feels when the rows along the same direction act together.
 fn set_masses<D: Dim>(
-    rows: &mut ManifoldRows<D>,
-    count: usize,
-    tangent_count: usize,
+    rows: &Rows<D>,
+    lane: usize,
+    points: &mut [PointLanes<D>],
     a: &SolverBody<D>,
     b: &SolverBody<D>,
 ) {
+    let n = rows.count;
     let inverse = |k: f32| if k > 0.0 { 1.0 / k } else { 0.0 };
-    let jacobians = |lanes: &JacobianLanes<D>| -> [Jacobian<D>; 4] {
-        core::array::from_fn(|i| {
-            if i < count {
-                lanes.get(i)
-            } else {
-                Jacobian::default()
-            }
-        })
-    };
-    let normals = couplings(&jacobians(&rows.normal)[..count], a, b);
+    let normals = couplings(&rows.normal[..n], a, b);
     let mut frictions = [[[0.0f32; 4]; 4]; 2];
-    for (friction, lanes) in frictions.iter_mut().zip(&rows.tangents).take(tangent_count) {
-        *friction = couplings(&jacobians(lanes)[..count], a, b);
+    for (friction, tangent) in frictions.iter_mut().zip(&rows.tangents).take(D::TANGENTS) {
+        *friction = couplings(&tangent[..n], a, b);
     }
-    let stiffest = largest_eigenvalue(&normals, count);
-    for i in 0..count {
+    let stiffest = largest_eigenvalue(&normals, n);
+    for (i, point) in points.iter_mut().enumerate().take(n) {
         let mass = inverse(normals[i][i]);
-        let shared = mass / share(&normals[i][..count], i, false);
-        rows.normal_mass[i] = mass;
-        rows.normal_shared_mass[i] = shared;
-        rows.normal_relax_mass[i] = if stiffest.is_finite() && stiffest > 0.0 {
+        let shared = mass / share(&normals[i][..n], i, false);
+        point.normal_mass[lane] = mass;
+        point.normal_shared_mass[lane] = shared;
+        point.normal_relax_mass[lane] = if stiffest.is_finite() && stiffest > 0.0 {
             shared.min(1.0 / stiffest)
         } else {
             shared
         };
-        for (k, friction) in frictions.iter().enumerate().take(tangent_count) {
-            rows.tangent_shared_mass[k][i] =
-                inverse(friction[i][i]) / share(&friction[i][..count], i, true);
+        for (k, friction) in frictions.iter().enumerate().take(D::TANGENTS) {
+            point.tangent_shared_mass[k][lane] =
+                inverse(friction[i][i]) / share(&friction[i][..n], i, true);
         }
     }
 }
-
 /// The symmetric matrix of couplings between a manifold's rows along one
 /// direction, `K[i][j] = J_i M⁻¹ J_jᵀ`; each row's image under the inverse
 /// inertias is formed once.
@@ -709,93 +686,241 @@ fn share(row: &[f32], i: usize, magnitude: bool) -> f32 {
     }
 }
 
+/// The bundles and body states during the parallel loop, shared between
+/// the threads.
+struct BundleView<'a, D: Dim> {
+    bundles: &'a [ContactBundle<D>],
+    points: Shared<'a, PointLanes<D>>,
+    states: Shared<'a, BodyState>,
+}
+
+/// The state of an empty lane's body: zeros, so it pushes on nothing.
+const EMPTY: BodyState = BodyState {
+    linear_velocity: Vec4::ZERO,
+    angular_velocity: Vec4::ZERO,
+    center: Vec4::ZERO,
+    rotation: Vec4::ZERO,
+};
+
+impl<D: Dim> BundleView<'_, D> {
+    /// Calls `f` with each bundle of `range`, its points, and its bodies'
+    /// velocities gathered into lanes (and their poses, if `poses`), then
+    /// scatters the velocities of the bodies the solver moves back.
+    fn run(
+        &self,
+        range: Range<usize>,
+        poses: bool,
+        f: impl Fn(
+            &ContactBundle<D>,
+            &mut [PointLanes<D>],
+            &mut Velocities<D>,
+            &mut Velocities<D>,
+            &[Poses<D>; 2],
+        ),
+    ) {
+        let count = D::MAX_MANIFOLD_POINTS;
+        for (index, bundle) in self.bundles[range.clone()].iter().enumerate() {
+            let index = range.start + index;
+            // SAFETY: within a colour no two manifolds share a moving body
+            // (the constraint graph), so no two bundles of a stage, nor two
+            // lanes of a bundle, hold the same moving body; the overflow
+            // (whose manifolds may share) runs as one block, a manifold per
+            // bundle; the stages run one after another. So a moving body's
+            // state is read and written only here while this runs, and that
+            // of a body that does not move is only read (no one writes it in
+            // a constraint stage). Each bundle owns its points.
+            let points = unsafe { self.points.range_mut(index * count..(index + 1) * count) };
+            let (mut a, pose_a) = unsafe { self.gather(&bundle.body_a, poses) };
+            let (mut b, pose_b) = unsafe { self.gather(&bundle.body_b, poses) };
+            f(bundle, points, &mut a, &mut b, &[pose_a, pose_b]);
+            // SAFETY: as above.
+            unsafe {
+                self.scatter(&bundle.body_a, &bundle.moves_a, &a);
+                self.scatter(&bundle.body_b, &bundle.moves_b, &b);
+            }
+        }
+    }
+
+    /// The velocities of `bodies` in lanes, and their poses if `poses`
+    /// (an empty lane's are zero).
+    ///
+    /// # Safety
+    /// No state of `bodies` may be written while this runs.
+    #[inline]
+    unsafe fn gather(&self, bodies: &[usize; LANES], poses: bool) -> (Velocities<D>, Poses<D>) {
+        // SAFETY: by the caller's contract.
+        let lanes: [&BodyState; LANES] = bodies.map(|i| match i {
+            NO_BODY => &EMPTY,
+            i => unsafe { self.states.get(i) },
+        });
+        let velocities = Velocities {
+            linear: D::VectorLanes::from_words(lanes.map(|s| s.linear_velocity)),
+            angular: D::AngularLanes::from_words(lanes.map(|s| s.angular_velocity)),
+        };
+        let pose = if poses {
+            Poses {
+                center: D::VectorLanes::from_words(lanes.map(|s| s.center)),
+                rotation: D::RotationLanes::from_words(lanes.map(|s| s.rotation)),
+            }
+        } else {
+            Poses::default()
+        };
+        (velocities, pose)
+    }
+
+    /// The lanes of `velocities` whose body moves written back to its state.
+    ///
+    /// # Safety
+    /// No other reference to the state of a moving body of `bodies` may be
+    /// alive.
+    #[inline]
+    unsafe fn scatter(
+        &self,
+        bodies: &[usize; LANES],
+        moves: &[bool; LANES],
+        velocities: &Velocities<D>,
+    ) {
+        let linear = velocities.linear.to_words();
+        let angular = velocities.angular.to_words();
+        for (lane, (&index, &moves)) in bodies.iter().zip(moves).enumerate() {
+            if moves {
+                // SAFETY: by the caller's contract.
+                let state = unsafe { self.states.get_mut(index) };
+                state.linear_velocity = linear[lane];
+                state.angular_velocity = angular[lane];
+            }
+        }
+    }
+}
+
+/// No accumulated impulse on any row of any lane: the bundle pushes on
+/// nothing.
+fn is_idle<D: Dim>(points: &[PointLanes<D>]) -> bool {
+    points.iter().all(|p| {
+        let any = p.normal_impulse.cmpne(Vec4::ZERO)
+            | p.tangent_impulse[0].cmpne(Vec4::ZERO)
+            | p.tangent_impulse[1].cmpne(Vec4::ZERO);
+        !any.any()
+    })
+}
+
 fn warm_start<D: Dim>(
-    c: &ContactConstraint<D>,
-    rows: &mut ManifoldRows<D>,
-    a: &mut SolverBody<D>,
-    b: &mut SolverBody<D>,
+    c: &ContactBundle<D>,
+    points: &mut [PointLanes<D>],
+    a: &mut Velocities<D>,
+    b: &mut Velocities<D>,
 ) {
-    if rows.is_idle() {
+    if is_idle(points) {
         return;
     }
-    let mut impulse = Impulse::zero();
-    impulse.add_lanes(c.normal, &rows.normal, rows.normal_impulse);
-    for k in 0..c.tangent_count {
-        impulse.add_lanes(c.tangents[k], &rows.tangents[k], rows.tangent_impulse[k]);
+    let mut impulse = Impulse::default();
+    for p in points.iter() {
+        impulse.add(&c.normal, &p.normal, p.normal_impulse);
+        for k in 0..D::TANGENTS {
+            impulse.add(&c.tangents[k], &p.tangents[k], p.tangent_impulse[k]);
+        }
     }
-    impulse.apply(a, b);
+    impulse.apply(c, a, b);
 }
 
 /// How one pass treats overlap: soft push-out in the solve pass, none in
 /// the relax pass (a softness of zero hertz: rigid, no bias).
 struct Pass {
-    soft: Softness,
-    soft_static: Softness,
+    soft: SoftnessLanes,
+    soft_static: SoftnessLanes,
     /// The relax pass: rigid rows, each mode of a manifold stopped without
     /// overshoot.
     relax: bool,
-    max_push_out_speed: f32,
-    inv_h: f32,
+    max_push_out_speed: Vec4,
+    inv_h: Vec4,
 }
 
-/// The normal rows' biases (per point) and softness (the manifold's) for
-/// one pass.
+/// A [`Softness`] in every lane.
 #[derive(Copy, Clone, Debug)]
-struct NormalRows<W> {
-    bias: W,
-    mass_scale: f32,
-    impulse_scale: f32,
+struct SoftnessLanes {
+    bias_rate: Vec4,
+    mass_scale: Vec4,
+    impulse_scale: Vec4,
+}
+
+impl SoftnessLanes {
+    fn splat(s: Softness) -> Self {
+        Self {
+            bias_rate: Vec4::splat(s.bias_rate),
+            mass_scale: Vec4::splat(s.mass_scale),
+            impulse_scale: Vec4::splat(s.impulse_scale),
+        }
+    }
+
+    /// Per lane, `if_true` where `mask`, else `self`.
+    fn select(self, mask: BVec4A, if_true: Self) -> Self {
+        Self {
+            bias_rate: Vec4::select(mask, if_true.bias_rate, self.bias_rate),
+            mass_scale: Vec4::select(mask, if_true.mass_scale, self.mass_scale),
+            impulse_scale: Vec4::select(mask, if_true.impulse_scale, self.impulse_scale),
+        }
+    }
 }
 
 impl Pass {
-    /// The softness of a manifold's normal rows.
-    fn softness(&self, against_static: bool) -> Softness {
-        if against_static {
-            self.soft_static
-        } else {
-            self.soft
+    fn new(
+        soft: Softness,
+        soft_static: Softness,
+        relax: bool,
+        max_push_out_speed: f32,
+        inv_h: f32,
+    ) -> Self {
+        Self {
+            soft: SoftnessLanes::splat(soft),
+            soft_static: SoftnessLanes::splat(soft_static),
+            relax,
+            max_push_out_speed: Vec4::splat(max_push_out_speed),
+            inv_h: Vec4::splat(inv_h),
         }
     }
 
-    /// Each normal row's bias and softness at its `separation`: a gap the
-    /// bodies may close this substep and no more (speculative), or soft
-    /// push-out, chosen lane by lane. The softness, though, is the
-    /// manifold's: soft for every row once any point overlaps, rigid while
-    /// all are apart. Chosen per point, the corners of a box landing flat
-    /// cross zero separation in the same substep and rounding splits them
-    /// between rigid and soft rows, whose impulses differ by a tenth: the
-    /// box lands spinning, and columns of dropped boxes topple.
+    /// The softness of each lane's normal rows: the stiffer one against a
+    /// body that cannot move; and rigid (no mass or impulse scaling) while
+    /// every point of the manifold is apart. The bias rate stays that of
+    /// the soft rows (a gap's bias does not use it). The softness is the
+    /// manifold's, not each point's: chosen per point, the corners of a box
+    /// landing flat cross zero separation in the same substep and rounding
+    /// splits them between rigid and soft rows, whose impulses differ by a
+    /// tenth: the box lands spinning, and columns of dropped boxes topple.
     #[inline]
-    fn normal_rows<W: Wide>(
-        &self,
-        separation: W,
-        soft: Softness,
-        overlapping: bool,
-    ) -> NormalRows<W> {
-        let push_out = (separation * soft.bias_rate).max(W::splat(-self.max_push_out_speed));
-        let (mass_scale, impulse_scale) = if overlapping {
-            (soft.mass_scale, soft.impulse_scale)
-        } else {
-            (1.0, 0.0)
-        };
-        NormalRows {
-            bias: separation.select_positive(separation * self.inv_h, push_out),
-            mass_scale,
-            impulse_scale,
+    fn softness(&self, against_static: BVec4A, overlapping: BVec4A) -> SoftnessLanes {
+        let soft = self.soft.select(against_static, self.soft_static);
+        SoftnessLanes {
+            bias_rate: soft.bias_rate,
+            mass_scale: Vec4::select(overlapping, soft.mass_scale, Vec4::ONE),
+            impulse_scale: Vec4::select(overlapping, soft.impulse_scale, Vec4::ZERO),
         }
+    }
+
+    /// Each normal row's bias at its `separation`: a gap the bodies may
+    /// close this substep and no more (speculative), or soft push-out.
+    #[inline]
+    fn bias(&self, separation: Vec4, bias_rate: Vec4) -> Vec4 {
+        let push_out = (separation * bias_rate).max(-self.max_push_out_speed);
+        Vec4::select(
+            separation.cmpgt(Vec4::ZERO),
+            separation * self.inv_h,
+            push_out,
+        )
     }
 }
 
-/// One pass over a manifold's rows: normals, then friction.
-fn solve_contact<D: Dim>(
-    c: &ContactConstraint<D>,
-    rows: &mut ManifoldRows<D>,
-    a: &mut SolverBody<D>,
-    b: &mut SolverBody<D>,
+/// One pass over a bundle's rows: normals, then friction.
+fn solve_bundle<D: Dim>(
+    c: &ContactBundle<D>,
+    points: &mut [PointLanes<D>],
+    a: &mut Velocities<D>,
+    b: &mut Velocities<D>,
+    poses: &[Poses<D>; 2],
     pass: &Pass,
 ) {
-    solve_normals_together(c, rows, a, b, pass);
-    solve_friction_together(c, rows, a, b);
+    solve_normals_together(c, points, a, b, poses, pass);
+    solve_friction_together(c, points, a, b);
 }
 
 /// Every normal row of a manifold from the same velocities (Jacobi), then
@@ -804,8 +929,7 @@ fn solve_contact<D: Dim>(
 /// For the approach velocity each row's mass is divided by its share, so
 /// that a common approach is stopped exactly once, not once per point; the
 /// soft push-out keeps the row's full mass, which holds a loaded stack as
-/// stiffly as a lone point would be held. Each total stays >= 0. The points
-/// are lanes of one SIMD computation.
+/// stiffly as a lone point would be held. Each total stays >= 0.
 ///
 /// The shares are exact for the manifold pushing as one, but overshoot its
 /// rocking (1.5 times for a cube on a cube); with the clamp at zero, an
@@ -814,96 +938,108 @@ fn solve_contact<D: Dim>(
 /// leaves the velocities the step ends with, caps each row's mass by one
 /// over the manifold's stiffest mode: no mode overshoots there.
 fn solve_normals_together<D: Dim>(
-    c: &ContactConstraint<D>,
-    rows: &mut ManifoldRows<D>,
-    a: &mut SolverBody<D>,
-    b: &mut SolverBody<D>,
+    c: &ContactBundle<D>,
+    points: &mut [PointLanes<D>],
+    a: &mut Velocities<D>,
+    b: &mut Velocities<D>,
+    [pose_a, pose_b]: &[Poses<D>; 2],
     pass: &Pass,
 ) {
     // Separation along the normal from the current poses: the normal is
     // turned into each body's frame once, then each point is a dot product.
-    let normal_in_a = D::inverse_rotate(a.rotation, c.normal);
-    let normal_in_b = D::inverse_rotate(b.rotation, c.normal);
-    let centres = (b.center - a.center).dot(c.normal);
-    let separation =
-        Lanes1::<D>::splat(centres) + rows.local_b.dot(normal_in_b) - rows.local_a.dot(normal_in_a);
-    let overlapping = (0..c.len).any(|i| separation[i] <= 0.0);
-    let row = pass.normal_rows(separation, pass.softness(c.against_static), overlapping);
-    let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
-    let vn = rows.normal.velocity(linear, a, b);
-    let approach_mass = if pass.relax {
-        rows.normal_relax_mass
-    } else {
-        rows.normal_shared_mass
-    };
-    // Unused lanes have zero masses and impulses: their lambda is zero.
-    let lambda = -(approach_mass * vn + rows.normal_mass * row.bias) * row.mass_scale
-        - rows.normal_impulse * row.impulse_scale;
-    // `max` keeps its second operand for a NaN lane: a NaN total gives zero.
-    let total = (rows.normal_impulse + lambda).max(Lanes1::<D>::splat(0.0));
-    let added = total - rows.normal_impulse;
-    rows.normal_impulse = total;
-    rows.max_normal_impulse = rows.max_normal_impulse.max(added);
-    let mut impulse = Impulse::zero();
-    impulse.add_lanes(c.normal, &rows.normal, added);
-    impulse.apply(a, b);
+    let normal_in_a = pose_a.rotation.inverse_rotate(&c.normal);
+    let normal_in_b = pose_b.rotation.inverse_rotate(&c.normal);
+    let centres = (pose_b.center - pose_a.center).dot(&c.normal);
+    let mut separations = [Vec4::ZERO; 4];
+    let mut overlapping = BVec4A::FALSE;
+    for (p, separation) in points.iter().zip(&mut separations) {
+        *separation = centres + p.local_b.dot(&normal_in_b) - p.local_a.dot(&normal_in_a);
+        overlapping |= separation.cmple(Vec4::ZERO) & p.in_use;
+    }
+    let soft = pass.softness(c.against_static, overlapping);
+    let linear = c.normal.dot(&(b.linear - a.linear));
+    let mut impulse = Impulse::default();
+    for (p, &separation) in points.iter_mut().zip(&separations) {
+        let vn = p.normal.velocity(linear, a, b);
+        let bias = pass.bias(separation, soft.bias_rate);
+        let approach_mass = if pass.relax {
+            p.normal_relax_mass
+        } else {
+            p.normal_shared_mass
+        };
+        // Unused lanes have zero masses and impulses: their lambda is zero.
+        let lambda = -(approach_mass * vn + p.normal_mass * bias) * soft.mass_scale
+            - p.normal_impulse * soft.impulse_scale;
+        // `max` keeps its second operand for a NaN lane: a NaN total gives zero.
+        let total = (p.normal_impulse + lambda).max(Vec4::ZERO);
+        let added = total - p.normal_impulse;
+        p.normal_impulse = total;
+        p.max_normal_impulse = p.max_normal_impulse.max(added);
+        impulse.add(&c.normal, &p.normal, added);
+    }
+    impulse.apply(c, a, b);
 }
 
 /// Friction likewise: every point's tangent rows from the velocities the
 /// normal rows left, each within `friction * normal impulse`, then applied.
 fn solve_friction_together<D: Dim>(
-    c: &ContactConstraint<D>,
-    rows: &mut ManifoldRows<D>,
-    a: &mut SolverBody<D>,
-    b: &mut SolverBody<D>,
+    c: &ContactBundle<D>,
+    points: &mut [PointLanes<D>],
+    a: &mut Velocities<D>,
+    b: &mut Velocities<D>,
 ) {
-    if rows.is_idle() {
-        // No normal impulse, so no friction either: a gap not yet closing.
+    if is_idle(points) {
+        // No normal impulse, so no friction either: gaps not yet closing.
         return;
     }
-    let relative = b.linear_velocity - a.linear_velocity;
-    let limit = rows.normal_impulse * c.friction;
-    let mut impulse = Impulse::zero();
-    for k in 0..c.tangent_count {
-        let vt = rows.tangents[k].velocity(c.tangents[k].dot(relative), a, b);
-        let old = rows.tangent_impulse[k];
-        // min, then max: no panic on a limit gone NaN (an overflow the
-        // world then discards).
-        let total = (old - rows.tangent_shared_mass[k] * vt)
-            .min(limit)
-            .max(-limit);
-        rows.tangent_impulse[k] = total;
-        impulse.add_lanes(c.tangents[k], &rows.tangents[k], total - old);
+    let relative = b.linear - a.linear;
+    let mut impulse = Impulse::default();
+    for k in 0..D::TANGENTS {
+        let linear = c.tangents[k].dot(&relative);
+        for p in points.iter_mut() {
+            let limit = p.normal_impulse * c.friction;
+            let vt = p.tangents[k].velocity(linear, a, b);
+            let old = p.tangent_impulse[k];
+            // min, then max: no panic on a limit gone NaN (an overflow the
+            // world then discards).
+            let total = (old - p.tangent_shared_mass[k] * vt).min(limit).max(-limit);
+            p.tangent_impulse[k] = total;
+            impulse.add(&c.tangents[k], &p.tangents[k], total - old);
+        }
     }
-    impulse.apply(a, b);
+    impulse.apply(c, a, b);
 }
 
 /// Step 3: bounce points that approached faster than the threshold, one
-/// after another.
+/// point after another (each lane its own manifold).
 fn apply_restitution<D: Dim>(
-    c: &ContactConstraint<D>,
-    rows: &mut ManifoldRows<D>,
-    a: &mut SolverBody<D>,
-    b: &mut SolverBody<D>,
+    c: &ContactBundle<D>,
+    points: &mut [PointLanes<D>],
+    a: &mut Velocities<D>,
+    b: &mut Velocities<D>,
     threshold: f32,
 ) {
-    if c.restitution == 0.0 {
+    let bouncy = c.restitution.cmpne(Vec4::ZERO);
+    if !bouncy.any() {
         return;
     }
-    for i in 0..c.len {
-        let approach = rows.approach_speed[i];
-        if approach > -threshold || rows.max_normal_impulse[i] == 0.0 {
+    for p in points.iter_mut() {
+        let bounces = bouncy
+            & p.in_use
+            & p.approach_speed.cmple(Vec4::splat(-threshold))
+            & p.max_normal_impulse.cmpne(Vec4::ZERO);
+        if !bounces.any() {
             continue;
         }
-        let row = rows.normal.get(i);
-        let linear = c.normal.dot(b.linear_velocity - a.linear_velocity);
-        let vn = row.velocity(linear, a, b);
-        let old = rows.normal_impulse[i];
-        let total = (old - rows.normal_mass[i] * (vn + c.restitution * approach)).max(0.0);
-        rows.normal_impulse[i] = total;
-        let mut impulse = Impulse::zero();
-        impulse.add(c.normal, &row, total - old);
-        impulse.apply(a, b);
+        let linear = c.normal.dot(&(b.linear - a.linear));
+        let vn = p.normal.velocity(linear, a, b);
+        let old = p.normal_impulse;
+        let target = vn + c.restitution * p.approach_speed;
+        let total = Vec4::select(bounces, (old - p.normal_mass * target).max(Vec4::ZERO), old);
+        p.normal_impulse = total;
+        let mut impulse = Impulse::default();
+        impulse.add(&c.normal, &p.normal, total - old);
+        impulse.apply(c, a, b);
     }
 }
 
