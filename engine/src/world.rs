@@ -531,15 +531,13 @@ impl<D: Dim> World<D> {
                     return None;
                 }
                 let [(a, pose_a), (b, pose_b)] = pair.colliders(world_bodies)?;
-                Some(ContactInput {
-                    body_a: ia,
-                    body_b: ib,
-                    pose_a,
-                    pose_b,
-                    friction: (a.friction * b.friction).sqrt(),
-                    restitution: a.restitution.max(b.restitution),
-                    manifold: &pair.manifold,
-                })
+                Some(ContactInput::new(
+                    [ia, ib],
+                    [&pose_a, &pose_b],
+                    (a.friction * b.friction).sqrt(),
+                    a.restitution.max(b.restitution),
+                    &pair.manifold,
+                ))
             })
             .collect_into_vec(&mut inputs);
         contacts.prepare(&inputs, &states);

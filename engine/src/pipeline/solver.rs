@@ -34,7 +34,7 @@ use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{integrate_positions, integrate_velocities, BodyState, SolverBody};
 use super::manifold::Manifold;
 use super::stages::{run_stages, Shared};
-use crate::math::{Angular, Dim, InertiaLanes, Lanes, RotationLanes, Vector};
+use crate::math::{Angular, Dim, InertiaLanes, Lanes, Pose, RotationLanes, Vector};
 use crate::settings::Settings;
 use rayon::prelude::*;
 
@@ -215,16 +215,69 @@ struct PointLanes<D: Dim> {
     approach_speed: Vec4,
 }
 
-/// What the solver needs of a manifold's pair.
-pub(crate) struct ContactInput<'m, D: Dim> {
-    pub body_a: usize,
-    pub body_b: usize,
-    /// The colliders' world poses, the frames the manifold's anchors live in.
-    pub pose_a: crate::math::Pose<D>,
-    pub pose_b: crate::math::Pose<D>,
-    pub friction: f32,
-    pub restitution: f32,
-    pub manifold: &'m Manifold<D>,
+/// What the solver needs of a manifold's pair, copied out of the pair in
+/// pair order: the pairs are large and read front to back here; the solver
+/// then reads these, compact, in colour order.
+pub(crate) struct ContactInput<D: Dim> {
+    body_a: usize,
+    body_b: usize,
+    friction: f32,
+    restitution: f32,
+    normal: D::Vector,
+    /// Points in use.
+    len: usize,
+    points: [InputPoint<D>; 4],
+}
+
+/// A manifold point as the solver takes it.
+#[derive(Copy, Clone, Debug, Default)]
+struct InputPoint<D: Dim> {
+    /// The surface points on A and on B, world space.
+    point_a: D::Vector,
+    point_b: D::Vector,
+    /// Each lever arm's far end: the arm frozen at the pair's last query
+    /// plus the collider's origin, world space.
+    anchor_a: D::Vector,
+    anchor_b: D::Vector,
+    normal_impulse: f32,
+    tangent_impulse: [f32; 2],
+}
+
+impl<D: Dim> ContactInput<D> {
+    /// The solver's input for `manifold` between bodies `body_a` and
+    /// `body_b` (their indices in the solver's bodies), whose colliders
+    /// are at `pose_a` and `pose_b`.
+    pub(crate) fn new(
+        [body_a, body_b]: [usize; 2],
+        [pose_a, pose_b]: [&Pose<D>; 2],
+        friction: f32,
+        restitution: f32,
+        manifold: &Manifold<D>,
+    ) -> Self {
+        let mut points = [InputPoint::default(); 4];
+        let kept = manifold.points();
+        let len = kept.len().min(D::MAX_MANIFOLD_POINTS);
+        for (i, (mp, point)) in kept.iter().zip(&mut points).enumerate().take(len) {
+            let (point_a, point_b) = manifold.world_points(pose_a, pose_b, i);
+            *point = InputPoint {
+                point_a,
+                point_b,
+                anchor_a: mp.lever_a + pose_a.translation,
+                anchor_b: mp.lever_b + pose_b.translation,
+                normal_impulse: mp.normal_impulse,
+                tangent_impulse: mp.tangent_impulse,
+            };
+        }
+        Self {
+            body_a,
+            body_b,
+            friction,
+            restitution,
+            normal: manifold.normal,
+            len,
+            points,
+        }
+    }
 }
 
 /// Fewest bundles in a block of a colour's stage (a block is the unit one
@@ -298,11 +351,7 @@ impl<D: Dim> Contacts<D> {
     /// input order (cheap, and it fixes the solve order for any thread
     /// count), each colour's manifolds are bundled four by four in that
     /// order, and then the bundles are built on all threads.
-    pub(crate) fn prepare(
-        &mut self,
-        inputs: &[Option<ContactInput<'_, D>>],
-        bodies: &[SolverBody<D>],
-    ) {
+    pub(crate) fn prepare(&mut self, inputs: &[Option<ContactInput<D>>], bodies: &[SolverBody<D>]) {
         self.colour(inputs, bodies);
         self.bundle(inputs.len());
         let points = D::MAX_MANIFOLD_POINTS;
@@ -328,7 +377,7 @@ impl<D: Dim> Contacts<D> {
 
     /// Each input's colour, in input order: its index joins the colour's
     /// members.
-    fn colour(&mut self, inputs: &[Option<ContactInput<'_, D>>], bodies: &[SolverBody<D>]) {
+    fn colour(&mut self, inputs: &[Option<ContactInput<D>>], bodies: &[SolverBody<D>]) {
         self.graph.clear(bodies.len());
         self.members.iter_mut().for_each(Vec::clear);
         for (k, input) in inputs.iter().enumerate() {
@@ -509,14 +558,14 @@ impl<D: Dim> Contacts<D> {
 
 /// One manifold's rows into lane `lane` of its bundle and points.
 fn build_lane<D: Dim>(
-    input: &ContactInput<'_, D>,
+    input: &ContactInput<D>,
     bodies: &[SolverBody<D>],
     lane: usize,
     bundle: &mut ContactBundle<D>,
     points: &mut [PointLanes<D>],
 ) {
     let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
-    let normal = input.manifold.normal;
+    let normal = input.normal;
     let tangents = D::tangents(normal);
     let moves = [a.inv_mass > 0.0, b.inv_mass > 0.0];
     bundle.body_a[lane] = input.body_a;
@@ -537,32 +586,27 @@ fn build_lane<D: Dim>(
 
     let linear = normal.dot(b.linear_velocity - a.linear_velocity);
     let mut rows = Rows::<D>::default();
-    for (i, mp) in input
-        .manifold
-        .points()
-        .iter()
-        .enumerate()
-        .take(points.len())
-    {
-        let (pa, pb) = input.manifold.world_points(&input.pose_a, &input.pose_b, i);
-        let r_a = mp.lever_a + input.pose_a.translation - a.center;
-        let r_b = mp.lever_b + input.pose_b.translation - b.center;
+    for (i, input_point) in input.points.iter().enumerate().take(input.len) {
+        let r_a = input_point.anchor_a - a.center;
+        let r_b = input_point.anchor_b - b.center;
         let point = &mut points[i];
         rows.normal[i] = Jacobian::new(r_a, r_b, normal);
         point.in_use.set(lane, true);
-        point
-            .local_a
-            .set(lane, D::inverse_rotate(a.rotation, pa - a.center));
-        point
-            .local_b
-            .set(lane, D::inverse_rotate(b.rotation, pb - b.center));
+        point.local_a.set(
+            lane,
+            D::inverse_rotate(a.rotation, input_point.point_a - a.center),
+        );
+        point.local_b.set(
+            lane,
+            D::inverse_rotate(b.rotation, input_point.point_b - b.center),
+        );
         point.approach_speed[lane] = rows.normal[i].velocity(linear, a, b);
         point.normal.set(lane, rows.normal[i]);
-        point.normal_impulse[lane] = mp.normal_impulse;
+        point.normal_impulse[lane] = input_point.normal_impulse;
         for (k, &tangent) in tangents.iter().enumerate().take(D::TANGENTS) {
             rows.tangents[k][i] = Jacobian::new(r_a, r_b, tangent);
             point.tangents[k].set(lane, rows.tangents[k][i]);
-            point.tangent_impulse[k][lane] = mp.tangent_impulse[k];
+            point.tangent_impulse[k][lane] = input_point.tangent_impulse[k];
         }
         rows.count = i + 1;
     }
