@@ -6,7 +6,7 @@
 //! concrete glam types and are reached through the functions of this trait.
 
 use core::fmt::Debug;
-use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{Add, AddAssign, IndexMut, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use glam::{Mat3, Quat, Vec2, Vec3};
 
@@ -201,6 +201,14 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     type RotationLanes: RotationLanes<Self::Rotation, Self::VectorLanes>;
     /// Inverse inertias in four lanes.
     type InertiaLanes: InertiaLanes<Self::Inertia, Self::AngularLanes>;
+    /// One `T` per friction direction ([`Dim::TANGENTS`] of them).
+    type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static>: Copy
+        + Debug
+        + Default
+        + Send
+        + Sync
+        + IndexMut<usize, Output = T>
+        + 'static;
 
     /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
     fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;
@@ -299,6 +307,7 @@ impl Dim for D2 {
     type AngularLanes = Lanes1;
     type RotationLanes = Rot2Lanes;
     type InertiaLanes = Lanes1;
+    type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 1];
 
     fn mass_properties(shape: &ShapeKind<D2>, density: f32) -> MassProperties<D2> {
         mass::mass_properties_2d(shape, density)
@@ -418,6 +427,7 @@ impl Dim for D3 {
     type AngularLanes = Lanes3;
     type RotationLanes = QuatLanes;
     type InertiaLanes = SymmetricLanes3;
+    type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 2];
 
     fn mass_properties(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
         mass::mass_properties_3d(shape, density)

@@ -175,7 +175,7 @@ struct ContactBundle<D: Dim> {
     moves_a: [bool; LANES],
     moves_b: [bool; LANES],
     normal: D::VectorLanes,
-    tangents: [D::VectorLanes; 2],
+    tangents: D::PerTangent<D::VectorLanes>,
     friction: Vec4,
     restitution: Vec4,
     /// One body cannot move: the contact carries weight and is stiffer.
@@ -189,15 +189,14 @@ struct ContactBundle<D: Dim> {
 /// One point of each manifold of a bundle (its `k`th), a manifold per lane.
 #[derive(Copy, Clone, Debug, Default)]
 struct PointLanes<D: Dim> {
-    /// Lanes whose manifold has this point.
-    in_use: BVec4A,
     /// The surface points relative to the centres, in the bodies' rotated
     /// frames.
     local_a: D::VectorLanes,
     local_b: D::VectorLanes,
     normal: JacobianLanes<D>,
-    tangents: [JacobianLanes<D>; 2],
-    /// Effective mass along the normal, kg (for push-out and restitution).
+    tangents: D::PerTangent<JacobianLanes<D>>,
+    /// Effective mass along the normal, kg (for push-out and restitution);
+    /// zero in a lane whose manifold does not have this point.
     normal_mass: Vec4,
     /// The normal mass divided by how many rows' worth of push the row
     /// feels when the manifold's normal rows act together (for approach).
@@ -206,13 +205,21 @@ struct PointLanes<D: Dim> {
     /// for the relax pass (see `solve_normals_together`).
     normal_relax_mass: Vec4,
     /// Friction rows' effective masses, likewise divided by their shares.
-    tangent_shared_mass: [Vec4; 2],
+    tangent_shared_mass: D::PerTangent<Vec4>,
     /// Accumulated impulses, N·s.
     normal_impulse: Vec4,
-    tangent_impulse: [Vec4; 2],
+    tangent_impulse: D::PerTangent<Vec4>,
     max_normal_impulse: Vec4,
     /// Normal velocity before solving, m/s (negative when approaching).
     approach_speed: Vec4,
+}
+
+impl<D: Dim> PointLanes<D> {
+    /// Lanes whose manifold has this point.
+    #[inline]
+    fn in_use(&self) -> BVec4A {
+        self.normal_mass.cmpgt(Vec4::ZERO)
+    }
 }
 
 /// What the solver needs of a manifold's pair, copied out of the pair in
@@ -551,7 +558,9 @@ impl<D: Dim> Contacts<D> {
         let lanes = &self.points[bundle * points..(bundle + 1) * points];
         for (mp, rows) in manifold.points_mut().iter_mut().zip(lanes) {
             mp.normal_impulse = rows.normal_impulse[lane];
-            mp.tangent_impulse = [rows.tangent_impulse[0][lane], rows.tangent_impulse[1][lane]];
+            for k in 0..D::TANGENTS {
+                mp.tangent_impulse[k] = rows.tangent_impulse[k][lane];
+            }
         }
     }
 }
@@ -573,8 +582,8 @@ fn build_lane<D: Dim>(
     bundle.moves_a[lane] = moves[0];
     bundle.moves_b[lane] = moves[1];
     bundle.normal.set(lane, normal);
-    for (lanes, &tangent) in bundle.tangents.iter_mut().zip(&tangents) {
-        lanes.set(lane, tangent);
+    for (k, &tangent) in tangents.iter().enumerate().take(D::TANGENTS) {
+        bundle.tangents[k].set(lane, tangent);
     }
     bundle.friction[lane] = input.friction;
     bundle.restitution[lane] = input.restitution;
@@ -591,7 +600,6 @@ fn build_lane<D: Dim>(
         let r_b = input_point.anchor_b - b.center;
         let point = &mut points[i];
         rows.normal[i] = Jacobian::new(r_a, r_b, normal);
-        point.in_use.set(lane, true);
         point.local_a.set(
             lane,
             D::inverse_rotate(a.rotation, input_point.point_a - a.center),
@@ -841,10 +849,10 @@ impl<D: Dim> BundleView<'_, D> {
 /// nothing.
 fn is_idle<D: Dim>(points: &[PointLanes<D>]) -> bool {
     points.iter().all(|p| {
-        let any = p.normal_impulse.cmpne(Vec4::ZERO)
-            | p.tangent_impulse[0].cmpne(Vec4::ZERO)
-            | p.tangent_impulse[1].cmpne(Vec4::ZERO);
-        !any.any()
+        let pushes = (0..D::TANGENTS).fold(p.normal_impulse.cmpne(Vec4::ZERO), |any, k| {
+            any | p.tangent_impulse[k].cmpne(Vec4::ZERO)
+        });
+        !pushes.any()
     })
 }
 
@@ -998,7 +1006,7 @@ fn solve_normals_together<D: Dim>(
     let mut overlapping = BVec4A::FALSE;
     for (p, separation) in points.iter().zip(&mut separations) {
         *separation = centres + p.local_b.dot(&normal_in_b) - p.local_a.dot(&normal_in_a);
-        overlapping |= separation.cmple(Vec4::ZERO) & p.in_use;
+        overlapping |= separation.cmple(Vec4::ZERO) & p.in_use();
     }
     let soft = pass.softness(c.against_static, overlapping);
     let linear = c.normal.dot(&(b.linear - a.linear));
@@ -1069,7 +1077,7 @@ fn apply_restitution<D: Dim>(
     }
     for p in points.iter_mut() {
         let bounces = bouncy
-            & p.in_use
+            & p.in_use()
             & p.approach_speed.cmple(Vec4::splat(-threshold))
             & p.max_normal_impulse.cmpne(Vec4::ZERO);
         if !bounces.any() {
