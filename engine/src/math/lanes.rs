@@ -114,6 +114,8 @@ pub trait Lanes<V>:
     fn from_words(words: [Vec4; 4]) -> Self;
     /// Each lane as a [`Word`].
     fn to_words(&self) -> [Vec4; 4];
+    /// Every lane the value of `word` (a [`Word`]).
+    fn splat_word(word: Vec4) -> Self;
     /// Per lane, the dot product with the same lane of `other`.
     fn dot(&self, other: &Self) -> Vec4;
 }
@@ -130,6 +132,8 @@ pub trait RotationLanes<R, V>: Copy + Debug + Default + Send + Sync + 'static {
 pub trait InertiaLanes<I, A>: Copy + Debug + Default + Send + Sync + 'static {
     /// Lane `i` set to `inertia` (symmetric; its upper triangle is read).
     fn set(&mut self, i: usize, inertia: I);
+    /// Every lane `inertia`.
+    fn splat(inertia: I) -> Self;
     /// Per lane, the inertia applied to `a`.
     fn mul(&self, a: &A) -> A;
 }
@@ -218,6 +222,10 @@ impl Lanes<f32> for Lanes1 {
         columns(transpose([self.0, Vec4::ZERO, Vec4::ZERO, Vec4::ZERO]))
     }
     #[inline]
+    fn splat_word(word: Vec4) -> Self {
+        Lanes1(Vec4::splat(word.x))
+    }
+    #[inline]
     fn dot(&self, other: &Self) -> Vec4 {
         self.0 * other.0
     }
@@ -244,6 +252,13 @@ impl Lanes<Vec2> for Lanes2 {
     #[inline]
     fn to_words(&self) -> [Vec4; 4] {
         columns(transpose([self.x, self.y, Vec4::ZERO, Vec4::ZERO]))
+    }
+    #[inline]
+    fn splat_word(word: Vec4) -> Self {
+        Lanes2 {
+            x: Vec4::splat(word.x),
+            y: Vec4::splat(word.y),
+        }
     }
     #[inline]
     fn dot(&self, o: &Self) -> Vec4 {
@@ -274,6 +289,14 @@ impl Lanes<Vec3> for Lanes3 {
     #[inline]
     fn to_words(&self) -> [Vec4; 4] {
         columns(transpose([self.x, self.y, self.z, Vec4::ZERO]))
+    }
+    #[inline]
+    fn splat_word(word: Vec4) -> Self {
+        Lanes3 {
+            x: Vec4::splat(word.x),
+            y: Vec4::splat(word.y),
+            z: Vec4::splat(word.z),
+        }
     }
     #[inline]
     fn dot(&self, o: &Self) -> Vec4 {
@@ -354,6 +377,10 @@ impl InertiaLanes<f32, Lanes1> for Lanes1 {
         self.0[i] = inertia;
     }
     #[inline]
+    fn splat(inertia: f32) -> Self {
+        Lanes1(Vec4::splat(inertia))
+    }
+    #[inline]
     fn mul(&self, a: &Lanes1) -> Lanes1 {
         Lanes1(self.0 * a.0)
     }
@@ -379,6 +406,17 @@ impl InertiaLanes<Mat3, Lanes3> for SymmetricLanes3 {
         self.xy[i] = m.y_axis.x;
         self.xz[i] = m.z_axis.x;
         self.yz[i] = m.z_axis.y;
+    }
+    #[inline]
+    fn splat(m: Mat3) -> Self {
+        SymmetricLanes3 {
+            xx: Vec4::splat(m.x_axis.x),
+            yy: Vec4::splat(m.y_axis.y),
+            zz: Vec4::splat(m.z_axis.z),
+            xy: Vec4::splat(m.y_axis.x),
+            xz: Vec4::splat(m.z_axis.x),
+            yz: Vec4::splat(m.z_axis.y),
+        }
     }
     #[inline]
     fn mul(&self, a: &Lanes3) -> Lanes3 {

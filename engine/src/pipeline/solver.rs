@@ -599,7 +599,8 @@ fn build_lane<D: Dim>(
         let r_a = input_point.anchor_a - a.center;
         let r_b = input_point.anchor_b - b.center;
         let point = &mut points[i];
-        rows.normal[i] = Jacobian::new(r_a, r_b, normal);
+        let normal_row = Jacobian::new(r_a, r_b, normal);
+        rows.normal.set(i, normal_row);
         point.local_a.set(
             lane,
             D::inverse_rotate(a.rotation, input_point.point_a - a.center),
@@ -608,12 +609,13 @@ fn build_lane<D: Dim>(
             lane,
             D::inverse_rotate(b.rotation, input_point.point_b - b.center),
         );
-        point.approach_speed[lane] = rows.normal[i].velocity(linear, a, b);
-        point.normal.set(lane, rows.normal[i]);
+        point.approach_speed[lane] = normal_row.velocity(linear, a, b);
+        point.normal.set(lane, normal_row);
         point.normal_impulse[lane] = input_point.normal_impulse;
         for (k, &tangent) in tangents.iter().enumerate().take(D::TANGENTS) {
-            rows.tangents[k][i] = Jacobian::new(r_a, r_b, tangent);
-            point.tangents[k].set(lane, rows.tangents[k][i]);
+            let tangent_row = Jacobian::new(r_a, r_b, tangent);
+            rows.tangents[k].set(i, tangent_row);
+            point.tangents[k].set(lane, tangent_row);
             point.tangent_impulse[k][lane] = input_point.tangent_impulse[k];
         }
         rows.count = i + 1;
@@ -621,12 +623,12 @@ fn build_lane<D: Dim>(
     set_masses(&rows, lane, points, a, b);
 }
 
-/// A manifold's Jacobians, by direction and point, while its bundle lane
-/// is built.
+/// A manifold's Jacobians while its bundle lane is built: by direction,
+/// its points in lanes (in a bundle, by contrast, a lane is a manifold).
 #[derive(Default)]
 struct Rows<D: Dim> {
-    normal: [Jacobian<D>; 4],
-    tangents: [[Jacobian<D>; 4]; 2],
+    normal: JacobianLanes<D>,
+    tangents: D::PerTangent<JacobianLanes<D>>,
     /// Points in use.
     count: usize,
 }
@@ -643,15 +645,20 @@ fn set_masses<D: Dim>(
 ) {
     let n = rows.count;
     let inverse = |k: f32| if k > 0.0 { 1.0 / k } else { 0.0 };
-    let normals = couplings(&rows.normal[..n], a, b);
-    let mut frictions = [[[0.0f32; 4]; 4]; 2];
-    for (friction, tangent) in frictions.iter_mut().zip(&rows.tangents).take(D::TANGENTS) {
-        *friction = couplings(&tangent[..n], a, b);
+    let masses = PairMasses::<D> {
+        inv_masses: a.inv_mass + b.inv_mass,
+        inv_inertia_a: D::InertiaLanes::splat(a.inv_inertia),
+        inv_inertia_b: D::InertiaLanes::splat(b.inv_inertia),
+    };
+    let normals = masses.couplings(&rows.normal, n);
+    let mut frictions = D::PerTangent::<[Vec4; 4]>::default();
+    for k in 0..D::TANGENTS {
+        frictions[k] = masses.couplings(&rows.tangents[k], n);
     }
     let stiffest = largest_eigenvalue(&normals, n);
     for (i, point) in points.iter_mut().enumerate().take(n) {
         let mass = inverse(normals[i][i]);
-        let shared = mass / share(&normals[i][..n], i, false);
+        let shared = mass / share(normals[i], i, false);
         point.normal_mass[lane] = mass;
         point.normal_shared_mass[lane] = shared;
         point.normal_relax_mass[lane] = if stiffest.is_finite() && stiffest > 0.0 {
@@ -659,80 +666,95 @@ fn set_masses<D: Dim>(
         } else {
             shared
         };
-        for (k, friction) in frictions.iter().enumerate().take(D::TANGENTS) {
+        for k in 0..D::TANGENTS {
+            let friction = &frictions[k];
             point.tangent_shared_mass[k][lane] =
-                inverse(friction[i][i]) / share(&friction[i][..n], i, true);
+                inverse(friction[i][i]) / share(friction[i], i, true);
         }
     }
-}
-/// The symmetric matrix of couplings between a manifold's rows along one
-/// direction, `K[i][j] = J_i M⁻¹ J_jᵀ`; each row's image under the inverse
-/// inertias is formed once.
-fn couplings<D: Dim>(rows: &[Jacobian<D>], a: &SolverBody<D>, b: &SolverBody<D>) -> [[f32; 4]; 4] {
-    let turned: [Jacobian<D>; 4] = core::array::from_fn(|i| {
-        rows.get(i).map_or(Jacobian::default(), |row| Jacobian {
-            a: D::mul_inertia(a.inv_inertia, row.a),
-            b: D::mul_inertia(b.inv_inertia, row.b),
-        })
-    });
-    let inv_masses = a.inv_mass + b.inv_mass;
-    let mut k = [[0.0f32; 4]; 4];
-    for i in 0..rows.len() {
-        for j in i..rows.len() {
-            k[i][j] = inv_masses + rows[i].a.dot(turned[j].a) + rows[i].b.dot(turned[j].b);
-            k[j][i] = k[i][j];
-        }
-    }
-    k
 }
 
-/// The largest eigenvalue of the symmetric positive semi-definite
-/// `k[..n][..n]`, or about it: exact for one or two rows; for more, the
-/// largest Rayleigh quotient over the sign patterns a rectangle of corners
-/// moves in (exact for a rectangle, from below otherwise) raised by 5%, and
-/// never above the Gershgorin bound (the largest absolute row sum).
-fn largest_eigenvalue(k: &[[f32; 4]; 4], n: usize) -> f32 {
+/// A contact's two bodies' inverse masses, the inertias in every lane.
+struct PairMasses<D: Dim> {
+    inv_masses: f32,
+    inv_inertia_a: D::InertiaLanes,
+    inv_inertia_b: D::InertiaLanes,
+}
+
+impl<D: Dim> PairMasses<D> {
+    /// The symmetric matrix of couplings between a manifold's `n` rows
+    /// along one direction, `K[i][j] = J_i M⁻¹ J_jᵀ`, column by column
+    /// (each a `Vec4`, row `i` in lane `i`); entries past `n` are zero.
+    fn couplings(&self, rows: &JacobianLanes<D>, n: usize) -> [Vec4; 4] {
+        let turned_a = self.inv_inertia_a.mul(&rows.a).to_words();
+        let turned_b = self.inv_inertia_b.mul(&rows.b).to_words();
+        let in_use = Vec4::select(
+            BVec4A::new(n > 0, n > 1, n > 2, n > 3),
+            Vec4::ONE,
+            Vec4::ZERO,
+        );
+        core::array::from_fn(|j| {
+            if j < n {
+                let column = Vec4::splat(self.inv_masses)
+                    + rows.a.dot(&D::AngularLanes::splat_word(turned_a[j]))
+                    + rows.b.dot(&D::AngularLanes::splat_word(turned_b[j]));
+                column * in_use
+            } else {
+                Vec4::ZERO
+            }
+        })
+    }
+}
+
+/// The largest eigenvalue of the symmetric positive semi-definite `k`
+/// (columns, zero past `n`), or about it: exact for one or two rows; for
+/// more, the largest Rayleigh quotient over the sign patterns a rectangle
+/// of corners moves in (exact for a rectangle, from below otherwise) raised
+/// by 5%, and never above the Gershgorin bound (the largest absolute row
+/// sum).
+fn largest_eigenvalue(k: &[Vec4; 4], n: usize) -> f32 {
     match n {
         0 => 0.0,
-        1 => k[0][0],
+        1 => k[0].x,
         2 => {
-            let (mean, half) = ((k[0][0] + k[1][1]) * 0.5, (k[0][0] - k[1][1]) * 0.5);
-            mean + (half * half + k[0][1] * k[0][1]).sqrt()
+            let (mean, half) = ((k[0].x + k[1].y) * 0.5, (k[0].x - k[1].y) * 0.5);
+            mean + (half * half + k[1].x * k[1].x).sqrt()
         }
         _ => {
-            let gershgorin = (0..n)
-                .map(|i| k[i][..n].iter().map(|x| x.abs()).sum::<f32>())
+            let gershgorin = k
+                .iter()
+                .map(|column| column.abs().element_sum())
                 .fold(0.0f32, f32::max);
             // A rectangle of corners pushes, rocks and twists in these sign
-            // patterns, so for one the largest quotient is exact.
-            let patterns: [[f32; 4]; 4] = [
-                [1.0, 1.0, 1.0, 1.0],
-                [1.0, 1.0, -1.0, -1.0],
-                [1.0, -1.0, 1.0, -1.0],
-                [1.0, -1.0, -1.0, 1.0],
+            // patterns, so for one the largest quotient is exact. Lanes past
+            // `n` meet zero columns and rows.
+            let patterns = [
+                Vec4::new(1.0, 1.0, 1.0, 1.0),
+                Vec4::new(1.0, 1.0, -1.0, -1.0),
+                Vec4::new(1.0, -1.0, 1.0, -1.0),
+                Vec4::new(1.0, -1.0, -1.0, 1.0),
             ];
-            let quotient = |p: &[f32; 4]| {
-                let sum: f32 = (0..n)
-                    .flat_map(|i| (0..n).map(move |j| (i, j)))
-                    .map(|(i, j)| p[i] * p[j] * k[i][j])
-                    .sum();
-                sum / n as f32
+            let quotient = |p: Vec4| {
+                let kp = k[0] * p.x + k[1] * p.y + k[2] * p.z + k[3] * p.w;
+                p.dot(kp) / n as f32
             };
-            let estimate = patterns.iter().map(quotient).fold(0.0f32, f32::max);
+            let estimate = patterns.into_iter().map(quotient).fold(0.0f32, f32::max);
             (estimate * 1.05).min(gershgorin)
         }
     }
 }
 
-/// Row `i`'s share: its coupling row summed (signed, or by magnitude) over
-/// its diagonal, at least 1.
-fn share(row: &[f32], i: usize, magnitude: bool) -> f32 {
-    let sum: f32 = row
-        .iter()
-        .map(|&k| if magnitude { k.abs() } else { k })
-        .sum();
-    if row[i] > 0.0 {
-        (sum / row[i]).max(1.0)
+/// Row `i`'s share: its coupling row (`column`, the matrix being
+/// symmetric) summed, signed or by magnitude, over its diagonal, at
+/// least 1.
+fn share(column: Vec4, i: usize, magnitude: bool) -> f32 {
+    let sum = if magnitude {
+        column.abs().element_sum()
+    } else {
+        column.element_sum()
+    };
+    if column[i] > 0.0 {
+        (sum / column[i]).max(1.0)
     } else {
         1.0
     }
@@ -949,17 +971,25 @@ impl Pass {
         }
     }
 
-    /// Each normal row's bias at its `separation`: a gap the bodies may
-    /// close this substep and no more (speculative), or soft push-out.
+    /// Each normal row's targets at its `separation`: a gap the bodies may
+    /// close this substep and no more (speculative: a velocity the row
+    /// allows, `s / h`), or soft push-out of an overlap (a velocity it
+    /// adds, at most `max_push_out_speed`).
     #[inline]
-    fn bias(&self, separation: Vec4, bias_rate: Vec4) -> Vec4 {
+    fn targets(&self, separation: Vec4, bias_rate: Vec4) -> Targets {
+        let gap = separation.cmpgt(Vec4::ZERO);
         let push_out = (separation * bias_rate).max(-self.max_push_out_speed);
-        Vec4::select(
-            separation.cmpgt(Vec4::ZERO),
-            separation * self.inv_h,
-            push_out,
-        )
+        Targets {
+            speculative: Vec4::select(gap, separation * self.inv_h, Vec4::ZERO),
+            push_out: Vec4::select(gap, Vec4::ZERO, push_out),
+        }
     }
+}
+
+/// A normal row's velocity targets, m/s (see [`Pass::targets`]).
+struct Targets {
+    speculative: Vec4,
+    push_out: Vec4,
 }
 
 /// One pass over a bundle's rows: normals, then friction.
@@ -1013,14 +1043,18 @@ fn solve_normals_together<D: Dim>(
     let mut impulse = Impulse::default();
     for (p, &separation) in points.iter_mut().zip(&separations) {
         let vn = p.normal.velocity(linear, a, b);
-        let bias = pass.bias(separation, soft.bias_rate);
+        let targets = pass.targets(separation, soft.bias_rate);
         let approach_mass = if pass.relax {
             p.normal_relax_mass
         } else {
             p.normal_shared_mass
         };
-        // Unused lanes have zero masses and impulses: their lambda is zero.
-        let lambda = -(approach_mass * vn + p.normal_mass * bias) * soft.mass_scale
+        // The approach, less the gap it may close, is stopped once for the
+        // manifold (shared masses); the push-out acts per point. Unused
+        // lanes have zero masses and impulses: their lambda is zero.
+        let lambda = -(approach_mass * (vn + targets.speculative)
+            + p.normal_mass * targets.push_out)
+            * soft.mass_scale
             - p.normal_impulse * soft.impulse_scale;
         // `max` keeps its second operand for a NaN lane: a NaN total gives zero.
         let total = (p.normal_impulse + lambda).max(Vec4::ZERO);
@@ -1099,8 +1133,8 @@ fn apply_restitution<D: Dim>(
 mod tests {
     use super::*;
 
-    fn symmetric(rows: &[[f32; 4]]) -> [[f32; 4]; 4] {
-        core::array::from_fn(|i| rows.get(i).copied().unwrap_or([0.0; 4]))
+    fn symmetric(rows: &[[f32; 4]]) -> [Vec4; 4] {
+        core::array::from_fn(|i| Vec4::from_array(rows.get(i).copied().unwrap_or([0.0; 4])))
     }
 
     #[test]
@@ -1120,7 +1154,44 @@ mod tests {
                 2.0 + 12.0 * (xi * xj + zi * zj)
             })
         });
-        let largest = largest_eigenvalue(&k, 4);
+        let largest = largest_eigenvalue(&symmetric(&k), 4);
         assert!((12.0..=12.0 * 1.05 + 1e-4).contains(&largest), "{largest}");
+    }
+
+    #[test]
+    fn couplings_match_the_products_of_the_rows() {
+        use crate::math::D3;
+        use glam::{Mat3, Vec3};
+        let inertia_a = Mat3::from_cols(
+            Vec3::new(2.0, 0.1, -0.3),
+            Vec3::new(0.1, 1.5, 0.2),
+            Vec3::new(-0.3, 0.2, 3.0),
+        );
+        let inertia_b = Mat3::from_diagonal(Vec3::new(0.5, 0.7, 0.9));
+        let masses = PairMasses::<D3> {
+            inv_masses: 1.5,
+            inv_inertia_a: InertiaLanes::splat(inertia_a),
+            inv_inertia_b: InertiaLanes::splat(inertia_b),
+        };
+        let normal = Vec3::new(0.0, 1.0, 0.0);
+        let arms = [
+            Vec3::new(0.5, -0.5, 0.5),
+            Vec3::new(-0.5, -0.5, 0.3),
+            Vec3::new(0.2, -0.5, -0.5),
+        ];
+        let jacobians = arms.map(|r| Jacobian::<D3>::new(r, r + Vec3::X, normal));
+        let mut rows = JacobianLanes::<D3>::default();
+        for (i, &j) in jacobians.iter().enumerate() {
+            rows.set(i, j);
+        }
+        let k = masses.couplings(&rows, 3);
+        for (i, ji) in jacobians.iter().enumerate() {
+            for (j, jj) in jacobians.iter().enumerate() {
+                let expected = 1.5 + ji.a.dot(inertia_a * jj.a) + ji.b.dot(inertia_b * jj.b);
+                assert!((k[j][i] - expected).abs() < 1e-5, "K[{i}][{j}]");
+            }
+            assert_eq!(k[i][3], 0.0, "past the rows: zero");
+        }
+        assert_eq!(k[3], Vec4::ZERO);
     }
 }
