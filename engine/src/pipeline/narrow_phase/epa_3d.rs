@@ -16,8 +16,10 @@
 //!    combine each vertex's own support points into the witness points.
 //!
 //! Limits: [`MAX_ITERATIONS`]; a degenerate new face, a broken horizon or a
-//! face closer than the one it replaces (rounding) stops the expansion. In
-//! every such case the closest face so far is the answer, never NaN.
+//! new face with the origin outside it (rounding) stops the expansion. In
+//! every such case the closest face so far is the answer, never NaN. Unlike
+//! in 2D, a new face may be closer than the face it replaces (see
+//! `Polytope::expand`), so that alone does not stop it.
 
 use std::collections::BinaryHeap;
 
@@ -305,7 +307,6 @@ impl Polytope {
     /// Step 4: removes what `w` sees from face `closest`, fans new faces from
     /// `w` to the horizon. False when rounding broke the polytope.
     fn expand(&mut self, closest: u32, w: SupportPoint<Vec3>, tolerance: f32) -> bool {
-        let floor = self.faces[closest as usize].distance - tolerance;
         let Some(horizon) = self.horizon(closest, w.w, tolerance) else {
             return false;
         };
@@ -323,7 +324,11 @@ impl Polytope {
             let Some(index) = self.add_face([b, a, apex], [outside, this, this]) else {
                 return false;
             };
-            if self.faces[index as usize].distance < floor {
+            // A new face may be closer than the one it replaces: the faces
+            // `w` lies on go too, and when GJK ended on a segment through the
+            // origin the tetrahedron holds the origin on an edge. Only a
+            // face with the origin outside means rounding broke the polytope.
+            if self.faces[index as usize].distance < -tolerance {
                 return false;
             }
             self.faces[outside as usize].neighbours[edge] = index;

@@ -533,6 +533,34 @@ mod tests {
     }
 
     #[test]
+    fn cube_pressed_into_an_aligned_cube() {
+        // A cube straight above another, pressed in: GJK's simplex can end
+        // as a segment through the origin, so EPA starts with the origin on
+        // an edge of its tetrahedron and a new face may be closer than the
+        // one it replaces. Stopping there answered a diagonal normal.
+        let rotation_a = Quat::from_xyzw(7.138797e-8, 4.4425533e-14, 6.0369466e-8, 1.0).normalize();
+        let rotation_b =
+            Quat::from_xyzw(-2.2118087e-7, 1.739566e-14, -2.2475737e-7, 1.0).normalize();
+        for (x, z) in [(7.0, -11.0), (0.0, 0.0), (-19.0, 3.0)] {
+            for depth in [0.002, 0.0199, 0.05, 0.2] {
+                let a = pose3(Vec3::new(x, 0.5, z), rotation_a);
+                let b = pose3(Vec3::new(x, 1.5 - depth, z), rotation_b);
+                let c = hit3(&unit_box(), a, &unit_box(), b);
+                assert!(
+                    (c.normal - Vec3::Y).length() < 1e-4,
+                    "normal {:?} at ({x}, {z}), depth {depth}",
+                    c.normal
+                );
+                assert!(
+                    (c.depth - depth).abs() < 1e-4,
+                    "depth {} for {depth}",
+                    c.depth
+                );
+            }
+        }
+    }
+
+    #[test]
     fn epa_at_its_cap_returns_a_finite_lower_bound() {
         // A negative tolerance can never be met: EPA runs to its cap or until
         // the polytope cannot grow, and must still answer.
@@ -608,6 +636,29 @@ mod tests {
         let c = contact(a, &pa, b, &pb).expect("overlapping");
         assert_finite_contact(&c);
         c
+    }
+
+    #[test]
+    fn two_d_box_pressed_into_an_aligned_box() {
+        // The twin of `cube_pressed_into_an_aligned_cube`.
+        let b = Shape::<D2>::cuboid(Vec2::splat(0.5)).unwrap();
+        for x in [7.0, 0.0, -19.0] {
+            for depth in [0.002, 0.0199, 0.05, 0.2] {
+                let pa = Pose::new(Vec2::new(x, 0.499_974_4), 1.5e-7);
+                let pb = Pose::new(Vec2::new(x, 1.499_974_4 - depth), -2.2e-7);
+                let c = hit2(&b, pa, &b, pb);
+                assert!(
+                    (c.normal - Vec2::Y).length() < 1e-4,
+                    "{:?} at {x}, {depth}",
+                    c.normal
+                );
+                assert!(
+                    (c.depth - depth).abs() < 1e-4,
+                    "depth {} for {depth}",
+                    c.depth
+                );
+            }
+        }
     }
 
     #[test]
