@@ -191,6 +191,31 @@ pub struct World<D: Dim> {
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
     contacts: Contacts<D>,
+    buffers: SolveBuffers<D>,
+}
+
+/// The arrays the world hands the solver, kept between steps for their
+/// allocations only (fresh ones each step cost page faults at every size
+/// that outgrows the allocator's free lists).
+#[derive(Clone)]
+struct SolveBuffers<D: Dim> {
+    /// Each body's index in the solver's arrays.
+    index: SecondaryMap<BodyHandle, usize>,
+    active: Vec<bool>,
+    states: Vec<SolverBody<D>>,
+    /// One per pair.
+    inputs: Vec<Option<ContactInput<D>>>,
+}
+
+impl<D: Dim> Default for SolveBuffers<D> {
+    fn default() -> Self {
+        Self {
+            index: SecondaryMap::new(),
+            active: Vec::new(),
+            states: Vec::new(),
+            inputs: Vec::new(),
+        }
+    }
 }
 
 /// A collider's box for the broad phase: its shape's bounds plus the speculative distance.
@@ -227,6 +252,7 @@ impl<D: Dim> World<D> {
             sensor_events: Vec::new(),
             profile: StepProfile::default(),
             contacts: Contacts::default(),
+            buffers: SolveBuffers::default(),
         }
     }
 
@@ -502,23 +528,28 @@ impl<D: Dim> World<D> {
 
     /// Stages 1, 5, 6: the soft-step solver over dense body data.
     fn solve(&mut self, dt: f32) {
-        let mut index = SecondaryMap::with_capacity(self.bodies.len());
-        let mut active = Vec::with_capacity(self.bodies.len());
+        let SolveBuffers {
+            mut index,
+            mut active,
+            mut states,
+            mut inputs,
+        } = std::mem::take(&mut self.buffers);
+        index.clear();
+        active.clear();
         for (i, (h, body)) in self.bodies.iter().enumerate() {
             index.insert(h, i);
             active.push(body.is_active());
         }
         let settings = &self.settings;
         let bodies: Vec<&Body<D>> = self.bodies.values().collect();
-        let mut states: Vec<SolverBody<D>> = bodies
+        bodies
             .par_iter()
             .with_min_len(BODIES_PER_TASK)
             .map(|body| Self::solver_body(settings, body))
-            .collect();
+            .collect_into_vec(&mut states);
         drop(bodies);
         let mut contacts = std::mem::take(&mut self.contacts);
         let world_bodies = &self.bodies;
-        let mut inputs = Vec::with_capacity(self.pairs.len());
         self.pairs
             .par_iter()
             .with_min_len(PAIRS_PER_TASK)
@@ -541,7 +572,6 @@ impl<D: Dim> World<D> {
             })
             .collect_into_vec(&mut inputs);
         contacts.prepare(&inputs, &states);
-        drop(inputs);
         contacts.solve(&mut states, &self.settings, dt);
         let solved = &contacts;
         self.pairs
@@ -556,6 +586,12 @@ impl<D: Dim> World<D> {
             .with_min_len(BODIES_PER_TASK)
             .for_each(|(body, state)| Self::write_back(body, state));
         self.contacts = contacts;
+        self.buffers = SolveBuffers {
+            index,
+            active,
+            states,
+            inputs,
+        };
     }
 
     /// Events for pairs that started or stopped touching this step. Sensor

@@ -225,6 +225,7 @@ impl<D: Dim> PointLanes<D> {
 /// What the solver needs of a manifold's pair, copied out of the pair in
 /// pair order: the pairs are large and read front to back here; the solver
 /// then reads these, compact, in colour order.
+#[derive(Clone, Debug)]
 pub(crate) struct ContactInput<D: Dim> {
     body_a: usize,
     body_b: usize,
