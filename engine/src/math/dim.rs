@@ -221,6 +221,9 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     fn angle_of(rotation: Self::Rotation) -> Self::Angle;
     /// True when every component of the user's rotation is finite.
     fn angle_is_finite(angle: Self::Angle) -> bool;
+    /// True when every component of a stored rotation is finite (no
+    /// trigonometry: this runs for every pair query).
+    fn rotation_is_finite(rotation: Self::Rotation) -> bool;
     /// Rotates `v` by `r`.
     fn rotate(r: Self::Rotation, v: Self::Vector) -> Self::Vector;
     /// Rotates `v` by the inverse of `r`.
@@ -323,6 +326,10 @@ impl Dim for D2 {
     }
     fn angle_is_finite(angle: f32) -> bool {
         angle.is_finite()
+    }
+    #[inline]
+    fn rotation_is_finite(rotation: Rot2) -> bool {
+        rotation.cos.is_finite() && rotation.sin.is_finite()
     }
     #[inline]
     fn rotate(r: Rot2, v: Vec2) -> Vec2 {
@@ -443,6 +450,10 @@ impl Dim for D3 {
     }
     fn angle_is_finite(angle: Quat) -> bool {
         angle.is_finite() && angle.length_squared() > 1e-12
+    }
+    #[inline]
+    fn rotation_is_finite(rotation: Quat) -> bool {
+        Self::angle_is_finite(rotation)
     }
     #[inline]
     fn rotate(r: Quat, v: Vec3) -> Vec3 {

@@ -90,7 +90,7 @@ impl<D: Dim> Pose<D> {
 
     /// True when the translation and rotation hold no NaN or infinity.
     pub fn is_finite(&self) -> bool {
-        self.translation.is_finite() && D::angle_is_finite(D::angle_of(self.rotation))
+        self.translation.is_finite() && D::rotation_is_finite(self.rotation)
     }
 }
 

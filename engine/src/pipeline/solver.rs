@@ -146,12 +146,19 @@ struct Impulse<D: Dim> {
 }
 
 impl<D: Dim> Impulse<D> {
-    /// One row per lane along `d`, with impulses `lambda`.
+    /// The rows of one direction `d`, a point's row per call with its
+    /// impulses `lambda`; their linear parts are added once, as `d` times
+    /// their sum ([`Impulse::along`]).
     #[inline]
-    fn add(&mut self, d: &D::VectorLanes, j: &JacobianLanes<D>, lambda: Vec4) {
-        self.linear += *d * lambda;
+    fn add_row(&mut self, j: &JacobianLanes<D>, lambda: Vec4) {
         self.angular_a += j.a * lambda;
         self.angular_b += j.b * lambda;
+    }
+
+    /// The linear impulse of rows along `d` whose impulses sum to `sum`.
+    #[inline]
+    fn along(&mut self, d: &D::VectorLanes, sum: Vec4) {
+        self.linear += *d * sum;
     }
 
     #[inline]
@@ -686,6 +693,7 @@ impl<D: Dim> PairMasses<D> {
     /// The symmetric matrix of couplings between a manifold's `n` rows
     /// along one direction, `K[i][j] = J_i M⁻¹ J_jᵀ`, column by column
     /// (each a `Vec4`, row `i` in lane `i`); entries past `n` are zero.
+    #[inline]
     fn couplings(&self, rows: &JacobianLanes<D>, n: usize) -> [Vec4; 4] {
         let turned_a = self.inv_inertia_a.mul(&rows.a).to_words();
         let turned_b = self.inv_inertia_b.mul(&rows.b).to_words();
@@ -713,6 +721,7 @@ impl<D: Dim> PairMasses<D> {
 /// of corners moves in (exact for a rectangle, from below otherwise) raised
 /// by 5%, and never above the Gershgorin bound (the largest absolute row
 /// sum).
+#[inline]
 fn largest_eigenvalue(k: &[Vec4; 4], n: usize) -> f32 {
     match n {
         0 => 0.0,
@@ -748,6 +757,7 @@ fn largest_eigenvalue(k: &[Vec4; 4], n: usize) -> f32 {
 /// Row `i`'s share: its coupling row (`column`, the matrix being
 /// symmetric) summed, signed or by magnitude, over its diagonal, at
 /// least 1.
+#[inline]
 fn share(column: Vec4, i: usize, magnitude: bool) -> f32 {
     let sum = if magnitude {
         column.abs().element_sum()
@@ -824,10 +834,16 @@ impl<D: Dim> BundleView<'_, D> {
     #[inline]
     unsafe fn gather(&self, bodies: &[usize; LANES], poses: bool) -> (Velocities<D>, Poses<D>) {
         // SAFETY: by the caller's contract.
-        let lanes: [&BodyState; LANES] = bodies.map(|i| match i {
+        let state = |i: usize| match i {
             NO_BODY => &EMPTY,
             i => unsafe { self.states.get(i) },
-        });
+        };
+        let lanes = [
+            state(bodies[0]),
+            state(bodies[1]),
+            state(bodies[2]),
+            state(bodies[3]),
+        ];
         let velocities = Velocities {
             linear: D::VectorLanes::from_words(lanes.map(|s| s.linear_velocity)),
             angular: D::AngularLanes::from_words(lanes.map(|s| s.angular_velocity)),
@@ -889,11 +905,19 @@ fn warm_start<D: Dim>(
         return;
     }
     let mut impulse = Impulse::default();
+    let mut normal = Vec4::ZERO;
     for p in points.iter() {
-        impulse.add(&c.normal, &p.normal, p.normal_impulse);
-        for k in 0..D::TANGENTS {
-            impulse.add(&c.tangents[k], &p.tangents[k], p.tangent_impulse[k]);
+        impulse.add_row(&p.normal, p.normal_impulse);
+        normal += p.normal_impulse;
+    }
+    impulse.along(&c.normal, normal);
+    for k in 0..D::TANGENTS {
+        let mut tangent = Vec4::ZERO;
+        for p in points.iter() {
+            impulse.add_row(&p.tangents[k], p.tangent_impulse[k]);
+            tangent += p.tangent_impulse[k];
         }
+        impulse.along(&c.tangents[k], tangent);
     }
     impulse.apply(c, a, b);
 }
@@ -928,6 +952,7 @@ impl SoftnessLanes {
     }
 
     /// Per lane, `if_true` where `mask`, else `self`.
+    #[inline]
     fn select(self, mask: BVec4A, if_true: Self) -> Self {
         Self {
             bias_rate: Vec4::select(mask, if_true.bias_rate, self.bias_rate),
@@ -1042,6 +1067,7 @@ fn solve_normals_together<D: Dim>(
     let soft = pass.softness(c.against_static, overlapping);
     let linear = c.normal.dot(&(b.linear - a.linear));
     let mut impulse = Impulse::default();
+    let mut sum = Vec4::ZERO;
     for (p, &separation) in points.iter_mut().zip(&separations) {
         let vn = p.normal.velocity(linear, a, b);
         let targets = pass.targets(separation, soft.bias_rate);
@@ -1062,8 +1088,10 @@ fn solve_normals_together<D: Dim>(
         let added = total - p.normal_impulse;
         p.normal_impulse = total;
         p.max_normal_impulse = p.max_normal_impulse.max(added);
-        impulse.add(&c.normal, &p.normal, added);
+        impulse.add_row(&p.normal, added);
+        sum += added;
     }
+    impulse.along(&c.normal, sum);
     impulse.apply(c, a, b);
 }
 
@@ -1083,6 +1111,7 @@ fn solve_friction_together<D: Dim>(
     let mut impulse = Impulse::default();
     for k in 0..D::TANGENTS {
         let linear = c.tangents[k].dot(&relative);
+        let mut sum = Vec4::ZERO;
         for p in points.iter_mut() {
             let limit = p.normal_impulse * c.friction;
             let vt = p.tangents[k].velocity(linear, a, b);
@@ -1091,8 +1120,10 @@ fn solve_friction_together<D: Dim>(
             // world then discards).
             let total = (old - p.tangent_shared_mass[k] * vt).min(limit).max(-limit);
             p.tangent_impulse[k] = total;
-            impulse.add(&c.tangents[k], &p.tangents[k], total - old);
+            impulse.add_row(&p.tangents[k], total - old);
+            sum += total - old;
         }
+        impulse.along(&c.tangents[k], sum);
     }
     impulse.apply(c, a, b);
 }
@@ -1125,7 +1156,8 @@ fn apply_restitution<D: Dim>(
         let total = Vec4::select(bounces, (old - p.normal_mass * target).max(Vec4::ZERO), old);
         p.normal_impulse = total;
         let mut impulse = Impulse::default();
-        impulse.add(&c.normal, &p.normal, total - old);
+        impulse.add_row(&p.normal, total - old);
+        impulse.along(&c.normal, total - old);
         impulse.apply(c, a, b);
     }
 }
