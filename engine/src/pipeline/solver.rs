@@ -41,8 +41,8 @@ use rayon::prelude::*;
 /// Manifolds in a bundle: one per SIMD lane.
 const LANES: usize = 4;
 
-/// In a bundle's body lists: a lane with no manifold.
-const NO_BODY: usize = usize::MAX;
+/// In a bundle's inputs: a lane with no manifold.
+const NO_INPUT: usize = usize::MAX;
 
 /// Soft constraint coefficients for one substep (Box2D's `b2Softness`).
 #[derive(Copy, Clone, Debug)]
@@ -175,7 +175,8 @@ impl<D: Dim> Impulse<D> {
 /// everywhere, so it pushes on nothing.
 #[derive(Copy, Clone, Debug, Default)]
 struct ContactBundle<D: Dim> {
-    /// Each lane's bodies, or `NO_BODY`.
+    /// Each lane's bodies; an empty lane's are the state past the last
+    /// body (zeros, never written).
     body_a: [usize; LANES],
     body_b: [usize; LANES],
     /// Which lanes' bodies the solver moves; the others are only read.
@@ -331,7 +332,7 @@ pub(crate) struct Contacts<D: Dim> {
     bundles: Vec<ContactBundle<D>>,
     /// `MAX_MANIFOLD_POINTS` per bundle.
     points: Vec<PointLanes<D>>,
-    /// Each bundle's inputs, by lane (`NO_BODY` in an empty lane).
+    /// Each bundle's inputs, by lane (`NO_INPUT` in an empty lane).
     bundle_inputs: Vec<[usize; LANES]>,
     /// Each colour's bundles.
     colour_bundles: Vec<Range<usize>>,
@@ -340,6 +341,10 @@ pub(crate) struct Contacts<D: Dim> {
     /// Where each input's manifold went: bundle and lane, or `UNSOLVED`.
     placed: Vec<(usize, usize)>,
     graph: ConstraintGraph,
+    /// Each input's bodies and whether they move, as last laid out.
+    signature: Vec<Option<(usize, usize, bool, bool)>>,
+    /// The buffer the next signature is built in.
+    next_signature: Vec<Option<(usize, usize, bool, bool)>>,
     /// The bodies' states during the substep loop.
     states: Vec<BodyState>,
 }
@@ -354,6 +359,8 @@ impl<D: Dim> Default for Contacts<D> {
             members: vec![Vec::new(); COLOURS + 1],
             placed: Vec::new(),
             graph: ConstraintGraph::new(0),
+            signature: Vec::new(),
+            next_signature: Vec::new(),
             states: Vec::new(),
         }
     }
@@ -367,8 +374,10 @@ impl<D: Dim> Contacts<D> {
     /// count), each colour's manifolds are bundled four by four in that
     /// order, and then the bundles are built on all threads.
     pub(crate) fn prepare(&mut self, inputs: &[Option<ContactInput<D>>], bodies: &[SolverBody<D>]) {
-        self.colour(inputs, bodies);
-        self.bundle(inputs.len());
+        if !self.same_layout(inputs, bodies) {
+            self.colour(inputs, bodies);
+            self.bundle(inputs.len());
+        }
         let points = D::MAX_MANIFOLD_POINTS;
         self.bundles
             .resize(self.bundle_inputs.len(), ContactBundle::default());
@@ -380,7 +389,11 @@ impl<D: Dim> Contacts<D> {
             .zip(&self.bundle_inputs)
             .with_min_len(MIN_BUNDLES_PER_BLOCK)
             .for_each(|((bundle, points), lanes)| {
-                *bundle = ContactBundle::default();
+                *bundle = ContactBundle {
+                    body_a: [bodies.len(); LANES],
+                    body_b: [bodies.len(); LANES],
+                    ..ContactBundle::default()
+                };
                 points.fill(PointLanes::default());
                 for (lane, &k) in lanes.iter().enumerate() {
                     if let Some(input) = inputs.get(k).and_then(Option::as_ref) {
@@ -388,6 +401,32 @@ impl<D: Dim> Contacts<D> {
                     }
                 }
             });
+    }
+
+    /// True when `inputs` join the same bodies, moving or not, as last
+    /// step's, so that last step's colours and bundles stand (the colouring
+    /// depends on nothing else); the signature is updated either way.
+    fn same_layout(
+        &mut self,
+        inputs: &[Option<ContactInput<D>>],
+        bodies: &[SolverBody<D>],
+    ) -> bool {
+        let mut signature = std::mem::take(&mut self.next_signature);
+        signature.clear();
+        signature.extend(inputs.iter().map(|input| {
+            input.as_ref().map(|input| {
+                let moves = |i: usize| bodies[i].inv_mass > 0.0;
+                (
+                    input.body_a,
+                    input.body_b,
+                    moves(input.body_a),
+                    moves(input.body_b),
+                )
+            })
+        }));
+        let same = signature == self.signature && !self.signature.is_empty();
+        self.next_signature = std::mem::replace(&mut self.signature, signature);
+        same
     }
 
     /// Each input's colour, in input order: its index joins the colour's
@@ -415,7 +454,7 @@ impl<D: Dim> Contacts<D> {
             let width = if colour == COLOURS { 1 } else { LANES };
             let start = self.bundle_inputs.len();
             for chunk in members.chunks(width) {
-                let mut lanes = [NO_BODY; LANES];
+                let mut lanes = [NO_INPUT; LANES];
                 for (lane, &k) in chunk.iter().enumerate() {
                     lanes[lane] = k;
                     self.placed[k] = (self.bundle_inputs.len(), lane);
@@ -465,6 +504,7 @@ impl<D: Dim> Contacts<D> {
             .par_iter()
             .map(BodyState::of)
             .collect_into_vec(&mut self.states);
+        self.states.push(EMPTY);
         let view = BundleView {
             bundles: &self.bundles,
             points: Shared::new(&mut self.points),
@@ -779,7 +819,8 @@ struct BundleView<'a, D: Dim> {
     states: Shared<'a, BodyState>,
 }
 
-/// The state of an empty lane's body: zeros, so it pushes on nothing.
+/// The state of an empty lane's body, after the bodies' own: zeros, so it
+/// pushes on nothing (and it does not move, so it is never written).
 const EMPTY: BodyState = BodyState {
     linear_velocity: Vec4::ZERO,
     angular_velocity: Vec4::ZERO,
@@ -827,17 +868,14 @@ impl<D: Dim> BundleView<'_, D> {
     }
 
     /// The velocities of `bodies` in lanes, and their poses if `poses`
-    /// (an empty lane's are zero).
+    /// (an empty lane's are zero: its body is the extra state `EMPTY`).
     ///
     /// # Safety
     /// No state of `bodies` may be written while this runs.
     #[inline]
     unsafe fn gather(&self, bodies: &[usize; LANES], poses: bool) -> (Velocities<D>, Poses<D>) {
         // SAFETY: by the caller's contract.
-        let state = |i: usize| match i {
-            NO_BODY => &EMPTY,
-            i => unsafe { self.states.get(i) },
-        };
+        let state = |i: usize| unsafe { self.states.get(i) };
         let lanes = [
             state(bodies[0]),
             state(bodies[1]),
@@ -1189,6 +1227,46 @@ mod tests {
         });
         let largest = largest_eigenvalue(&symmetric(&k), 4);
         assert!((12.0..=12.0 * 1.05 + 1e-4).contains(&largest), "{largest}");
+    }
+
+    #[test]
+    fn an_unchanged_step_keeps_the_layout_a_fresh_colouring_gives() {
+        use crate::math::{Pose, D2};
+        let mut bodies = vec![SolverBody::<D2>::at_rest(glam::Vec2::ZERO, D2::identity()); 12];
+        for body in &mut bodies[1..] {
+            body.inv_mass = 1.0;
+        }
+        let manifold = Manifold::<D2>::default();
+        let pose = Pose::<D2>::identity();
+        let chain = |pairs: &[(usize, usize)]| -> Vec<Option<ContactInput<D2>>> {
+            pairs
+                .iter()
+                .map(|&(a, b)| {
+                    Some(ContactInput::new(
+                        [a, b],
+                        [&pose, &pose],
+                        0.5,
+                        0.0,
+                        &manifold,
+                    ))
+                })
+                .collect()
+        };
+        let first: Vec<(usize, usize)> = (0..11).map(|i| (i, i + 1)).collect();
+        let mut kept = Contacts::<D2>::default();
+        kept.prepare(&chain(&first), &bodies);
+        kept.prepare(&chain(&first), &bodies);
+        let mut fresh = Contacts::<D2>::default();
+        fresh.prepare(&chain(&first), &bodies);
+        assert_eq!(kept.bundle_inputs, fresh.bundle_inputs);
+        assert_eq!(kept.placed, fresh.placed);
+        // A body that stops moving changes the colours: laid out afresh.
+        bodies[5].inv_mass = 0.0;
+        kept.prepare(&chain(&first), &bodies);
+        let mut fresh = Contacts::<D2>::default();
+        fresh.prepare(&chain(&first), &bodies);
+        assert_eq!(kept.bundle_inputs, fresh.bundle_inputs);
+        assert_eq!(kept.colour_bundles, fresh.colour_bundles);
     }
 
     #[test]
