@@ -173,6 +173,35 @@ impl Angular for Vec3 {
     }
 }
 
+/// A fixed array of points' data, as long as the dimension needs.
+pub trait PointArray<T>:
+    Copy
+    + Debug
+    + Default
+    + PartialEq
+    + Send
+    + Sync
+    + AsRef<[T]>
+    + AsMut<[T]>
+    + IndexMut<usize, Output = T>
+    + 'static
+{
+}
+
+impl<T, A> PointArray<T> for A where
+    A: Copy
+        + Debug
+        + Default
+        + PartialEq
+        + Send
+        + Sync
+        + AsRef<[T]>
+        + AsMut<[T]>
+        + IndexMut<usize, Output = T>
+        + 'static
+{
+}
+
 /// A spatial dimension: [`D2`] or [`D3`]. The complete list of what differs.
 pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'static {
     /// Number of spatial dimensions (2 or 3).
@@ -209,6 +238,13 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
         + Sync
         + IndexMut<usize, Output = T>
         + 'static;
+    /// One `T` per manifold point ([`Dim::MAX_MANIFOLD_POINTS`] of them).
+    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static>: PointArray<T>;
+    /// One `T` per manifold point and one more, for a point being merged
+    /// before the manifold is reduced.
+    type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static>: PointArray<
+        T,
+    >;
 
     /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
     fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;
@@ -311,6 +347,8 @@ impl Dim for D2 {
     type RotationLanes = Rot2Lanes;
     type InertiaLanes = Lanes1;
     type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 1];
+    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 2];
+    type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 3];
 
     fn mass_properties(shape: &ShapeKind<D2>, density: f32) -> MassProperties<D2> {
         mass::mass_properties_2d(shape, density)
@@ -435,6 +473,8 @@ impl Dim for D3 {
     type RotationLanes = QuatLanes;
     type InertiaLanes = SymmetricLanes3;
     type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 2];
+    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 4];
+    type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 5];
 
     fn mass_properties(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
         mass::mass_properties_3d(shape, density)

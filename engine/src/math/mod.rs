@@ -5,7 +5,7 @@ pub mod lanes;
 mod pose;
 mod rot2;
 
-pub use dim::{Angular, Dim, Vector, D2, D3};
+pub use dim::{Angular, Dim, PointArray, Vector, D2, D3};
 pub use lanes::{InertiaLanes, Lanes, RotationLanes, Word};
 pub use pose::Pose;
 pub use rot2::Rot2;

@@ -57,7 +57,7 @@ pub struct Manifold<D: Dim> {
     /// Unit normal in world space, from A towards B.
     pub normal: D::Vector,
     /// One slot more than kept, for the point being merged before reduction.
-    points: [ManifoldPoint<D::Vector>; 5],
+    points: D::PerPointAndOne<ManifoldPoint<D::Vector>>,
     len: usize,
     /// What the last GJK/EPA query found.
     last_query: LastQuery<D>,
@@ -81,7 +81,7 @@ impl<D: Dim> Default for Manifold<D> {
     fn default() -> Self {
         Self {
             normal: D::Vector::unit_y(),
-            points: [ManifoldPoint::default(); 5],
+            points: Default::default(),
             len: 0,
             last_query: LastQuery::None,
         }
@@ -102,12 +102,12 @@ pub(crate) struct ManifoldTuning {
 impl<D: Dim> Manifold<D> {
     /// The points in use.
     pub fn points(&self) -> &[ManifoldPoint<D::Vector>] {
-        &self.points[..self.len]
+        &self.points.as_ref()[..self.len]
     }
 
     /// The points in use, for the solver to store impulses.
     pub(crate) fn points_mut(&mut self) -> &mut [ManifoldPoint<D::Vector>] {
-        &mut self.points[..self.len]
+        &mut self.points.as_mut()[..self.len]
     }
 
     /// World position of a point on A and on B.

@@ -242,11 +242,11 @@ pub(crate) struct ContactInput<D: Dim> {
     normal: D::Vector,
     /// Points in use.
     len: usize,
-    points: [InputPoint<D>; 4],
+    points: D::PerPoint<InputPoint<D>>,
 }
 
 /// A manifold point as the solver takes it.
-#[derive(Copy, Clone, Debug, Default)]
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 struct InputPoint<D: Dim> {
     /// The surface points on A and on B, world space.
     point_a: D::Vector,
@@ -270,10 +270,10 @@ impl<D: Dim> ContactInput<D> {
         restitution: f32,
         manifold: &Manifold<D>,
     ) -> Self {
-        let mut points = [InputPoint::default(); 4];
+        let mut points = D::PerPoint::<InputPoint<D>>::default();
         let kept = manifold.points();
         let len = kept.len().min(D::MAX_MANIFOLD_POINTS);
-        for (i, (mp, point)) in kept.iter().zip(&mut points).enumerate().take(len) {
+        for (i, (mp, point)) in kept.iter().zip(points.as_mut()).enumerate() {
             let (point_a, point_b) = manifold.world_points(pose_a, pose_b, i);
             *point = InputPoint {
                 point_a,
@@ -643,7 +643,7 @@ fn build_lane<D: Dim>(
 
     let linear = normal.dot(b.linear_velocity - a.linear_velocity);
     let mut rows = Rows::<D>::default();
-    for (i, input_point) in input.points.iter().enumerate().take(input.len) {
+    for (i, input_point) in input.points.as_ref().iter().enumerate().take(input.len) {
         let r_a = input_point.anchor_a - a.center;
         let r_b = input_point.anchor_b - b.center;
         let point = &mut points[i];
