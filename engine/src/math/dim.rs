@@ -188,17 +188,10 @@ pub trait PointArray<T>:
 {
 }
 
-impl<T, A> PointArray<T> for A where
-    A: Copy
-        + Debug
-        + Default
-        + PartialEq
-        + Send
-        + Sync
-        + AsRef<[T]>
-        + AsMut<[T]>
-        + IndexMut<usize, Output = T>
-        + 'static
+impl<T, const N: usize> PointArray<T> for [T; N]
+where
+    T: Copy + Debug + PartialEq + Send + Sync + 'static,
+    [T; N]: Default,
 {
 }
 
