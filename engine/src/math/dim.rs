@@ -261,9 +261,14 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     fn compose(a: Self::Rotation, b: Self::Rotation) -> Self::Rotation;
     /// The inverse rotation.
     fn invert(r: Self::Rotation) -> Self::Rotation;
+    /// `r` turned further by `turn` (`turn * r`), renormalised: a step's
+    /// turn added onto the rotation the step began from.
+    fn turn_by(r: Self::Rotation, turn: Self::Rotation) -> Self::Rotation;
 
     /// `r × v`: the angular quantity of a linear one applied at lever `r`.
     fn cross(r: Self::Vector, v: Self::Vector) -> Self::AngularVector;
+    /// Per lane, [`Dim::cross`].
+    fn cross_lanes(r: &Self::VectorLanes, v: &Self::VectorLanes) -> Self::AngularLanes;
     /// `ω × r`: the velocity of lever `r` spinning at `ω`.
     fn angular_cross(w: Self::AngularVector, r: Self::Vector) -> Self::Vector;
     /// A part's inertia, turned by `rotation` and moved `offset` away from
@@ -375,6 +380,10 @@ impl Dim for D2 {
         a * b
     }
     #[inline]
+    fn turn_by(r: Rot2, turn: Rot2) -> Rot2 {
+        (turn * r).normalize()
+    }
+    #[inline]
     fn invert(r: Rot2) -> Rot2 {
         r.inverse()
     }
@@ -385,6 +394,10 @@ impl Dim for D2 {
     #[inline]
     fn cross(r: Vec2, v: Vec2) -> f32 {
         r.perp_dot(v)
+    }
+    #[inline]
+    fn cross_lanes(r: &Lanes2, v: &Lanes2) -> Lanes1 {
+        Lanes1(r.x * v.y - r.y * v.x)
     }
     #[inline]
     fn angular_cross(w: f32, r: Vec2) -> Vec2 {
@@ -501,6 +514,10 @@ impl Dim for D3 {
         a * b
     }
     #[inline]
+    fn turn_by(r: Quat, turn: Quat) -> Quat {
+        (turn * r).normalize()
+    }
+    #[inline]
     fn invert(r: Quat) -> Quat {
         r.inverse()
     }
@@ -510,6 +527,10 @@ impl Dim for D3 {
     }
     #[inline]
     fn cross(r: Vec3, v: Vec3) -> Vec3 {
+        r.cross(v)
+    }
+    #[inline]
+    fn cross_lanes(r: &Lanes3, v: &Lanes3) -> Lanes3 {
         r.cross(v)
     }
     #[inline]

@@ -47,32 +47,38 @@ impl<D: Dim> SolverBody<D> {
 
 /// What the substep loop changes of a body, each quantity as one SIMD
 /// [`Word`], so that the solver gathers four bodies into lanes with a
-/// transpose (Box2D v3's `b2BodyState`).
+/// transpose (Box2D v3's `b2BodyState`). The pose is kept as its change
+/// since the step began: a contact's current separation is its separation
+/// at the step's start moved by the two changes, with no per-point copy of
+/// where the point sits on each body.
 #[derive(Copy, Clone, Debug, Default)]
 pub(crate) struct BodyState {
     pub linear_velocity: Vec4,
     pub angular_velocity: Vec4,
-    pub center: Vec4,
-    pub rotation: Vec4,
+    /// How far the centre of mass moved since the step began, m.
+    pub displacement: Vec4,
+    /// How far the body turned since the step began (world frame).
+    pub turn: Vec4,
 }
 
 impl BodyState {
-    /// The state of `body`.
+    /// The state of `body` as the step begins.
     pub(crate) fn of<D: Dim>(body: &SolverBody<D>) -> Self {
         Self {
             linear_velocity: body.linear_velocity.to_word(),
             angular_velocity: body.angular_velocity.to_word(),
-            center: body.center.to_word(),
-            rotation: body.rotation.to_word(),
+            displacement: Vec4::ZERO,
+            turn: D::identity().to_word(),
         }
     }
 
-    /// The state written back into `body`.
+    /// The state written back into `body`: its velocities, and its pose
+    /// moved and turned.
     pub(crate) fn store<D: Dim>(&self, body: &mut SolverBody<D>) {
         body.linear_velocity = D::Vector::from_word(self.linear_velocity);
         body.angular_velocity = D::AngularVector::from_word(self.angular_velocity);
-        body.center = D::Vector::from_word(self.center);
-        body.rotation = D::Rotation::from_word(self.rotation);
+        body.center += D::Vector::from_word(self.displacement);
+        body.rotation = D::turn_by(body.rotation, D::Rotation::from_word(self.turn));
     }
 }
 
@@ -93,12 +99,12 @@ pub(crate) fn integrate_velocities<D: Dim>(
 /// Stage 6, per substep: `x += h·v` and the rotation turned by `h·ω`.
 pub(crate) fn integrate_positions<D: Dim>(states: &mut [BodyState], h: f32) {
     for s in states.iter_mut() {
-        s.center += s.linear_velocity * h;
-        let rotation = D::integrate_rotation(
-            D::Rotation::from_word(s.rotation),
+        s.displacement += s.linear_velocity * h;
+        let turn = D::integrate_rotation(
+            D::Rotation::from_word(s.turn),
             D::AngularVector::from_word(s.angular_velocity),
             h,
         );
-        s.rotation = rotation.to_word();
+        s.turn = turn.to_word();
     }
 }

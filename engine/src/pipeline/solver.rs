@@ -1,10 +1,12 @@
 //! Soft-step sequential impulses (Catto; Box2D v3's `solver.c` and
 //! `contact_solver.c`).
 //!
-//! 1. Prepare: per manifold point, a row for the normal and each tangent
-//!    (the Jacobian's angular parts at lever arms frozen since the pair's
-//!    last query), effective masses, and the approach speed (for
-//!    restitution).
+//! 1. Prepare: per manifold point, its lever arms (frozen since the pair's
+//!    last query), effective masses for the normal and each tangent, and
+//!    the approach speed (for restitution). The rows' angular parts
+//!    (`r × n`) are recomputed from the arms in every pass (Box2D v3 does
+//!    the same): a few multiplies cost less than reading them back, since
+//!    a large scene's rows do not stay in the cache between passes.
 //! 2. Per substep: integrate velocities; warm start with the accumulated
 //!    impulses; solve with a soft push-out bias; integrate positions; relax
 //!    (solve again without bias, so push-out adds no energy).
@@ -109,6 +111,16 @@ struct JacobianLanes<D: Dim> {
 }
 
 impl<D: Dim> JacobianLanes<D> {
+    /// Per lane, the rows along `d` of a point at lever arms `r_a` and
+    /// `r_b` (recomputed each pass: cheaper than reading them back).
+    #[inline]
+    fn across(r_a: &D::VectorLanes, r_b: &D::VectorLanes, d: &D::VectorLanes) -> Self {
+        Self {
+            a: D::cross_lanes(r_a, d),
+            b: D::cross_lanes(r_b, d),
+        }
+    }
+
     fn set(&mut self, lane: usize, j: Jacobian<D>) {
         self.a.set(lane, j.a);
         self.b.set(lane, j.b);
@@ -128,11 +140,12 @@ struct Velocities<D: Dim> {
     angular: D::AngularLanes,
 }
 
-/// The poses of a bundle's bodies A (or B), for the current separations.
+/// How far a bundle's bodies A (or B) moved and turned since the step
+/// began, for the current separations.
 #[derive(Copy, Clone, Debug, Default)]
-struct Poses<D: Dim> {
-    center: D::VectorLanes,
-    rotation: D::RotationLanes,
+struct Motions<D: Dim> {
+    displacement: D::VectorLanes,
+    turn: D::RotationLanes,
 }
 
 /// Impulses summed over a bundle's rows, applied to its bodies at once.
@@ -197,12 +210,14 @@ struct ContactBundle<D: Dim> {
 /// One point of each manifold of a bundle (its `k`th), a manifold per lane.
 #[derive(Copy, Clone, Debug, Default)]
 struct PointLanes<D: Dim> {
-    /// The surface points relative to the centres, in the bodies' rotated
-    /// frames.
-    local_a: D::VectorLanes,
-    local_b: D::VectorLanes,
-    normal: JacobianLanes<D>,
-    tangents: D::PerTangent<JacobianLanes<D>>,
+    /// Where the impulses act, from each body's centre of mass, world
+    /// space as the step began (the Jacobians' lever arms).
+    anchor_a: D::VectorLanes,
+    anchor_b: D::VectorLanes,
+    /// The separation as the step began, less the anchors' part of it:
+    /// with the anchors turned and moved as their bodies, it gives the
+    /// current separation.
+    base_separation: Vec4,
     /// Effective mass along the normal, kg (for push-out and restitution);
     /// zero in a lane whose manifold does not have this point.
     normal_mass: Vec4,
@@ -248,13 +263,12 @@ pub(crate) struct ContactInput<D: Dim> {
 /// A manifold point as the solver takes it.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 struct InputPoint<D: Dim> {
-    /// The surface points on A and on B, world space.
-    point_a: D::Vector,
-    point_b: D::Vector,
     /// Each lever arm's far end: the arm frozen at the pair's last query
     /// plus the collider's origin, world space.
     anchor_a: D::Vector,
     anchor_b: D::Vector,
+    /// Separation of the surface points along the normal, m.
+    separation: f32,
     normal_impulse: f32,
     tangent_impulse: [f32; 2],
 }
@@ -276,10 +290,9 @@ impl<D: Dim> ContactInput<D> {
         for (i, (mp, point)) in kept.iter().zip(points.as_mut()).enumerate() {
             let (point_a, point_b) = manifold.world_points(pose_a, pose_b, i);
             *point = InputPoint {
-                point_a,
-                point_b,
                 anchor_a: mp.lever_a + pose_a.translation,
                 anchor_b: mp.lever_b + pose_b.translation,
+                separation: manifold.normal.dot(point_b - point_a),
                 normal_impulse: mp.normal_impulse,
                 tangent_impulse: mp.tangent_impulse,
             };
@@ -538,11 +551,11 @@ impl<D: Dim> Contacts<D> {
                 Stage::WarmStart(colour) => view.run(bundles(colour), false, |c, p, a, b, _| {
                     warm_start(c, p, a, b)
                 }),
-                Stage::Solve(colour) => view.run(bundles(colour), true, |c, p, a, b, poses| {
-                    solve_bundle(c, p, a, b, poses, &solve_pass)
+                Stage::Solve(colour) => view.run(bundles(colour), true, |c, p, a, b, motions| {
+                    solve_bundle(c, p, a, b, motions, &solve_pass)
                 }),
-                Stage::Relax(colour) => view.run(bundles(colour), true, |c, p, a, b, poses| {
-                    solve_bundle(c, p, a, b, poses, &relax_pass)
+                Stage::Relax(colour) => view.run(bundles(colour), true, |c, p, a, b, motions| {
+                    solve_bundle(c, p, a, b, motions, &relax_pass)
                 }),
                 Stage::Restitution(colour) => view.run(bundles(colour), false, |c, p, a, b, _| {
                     apply_restitution(c, p, a, b, threshold)
@@ -649,21 +662,13 @@ fn build_lane<D: Dim>(
         let point = &mut points[i];
         let normal_row = Jacobian::new(r_a, r_b, normal);
         rows.normal.set(i, normal_row);
-        point.local_a.set(
-            lane,
-            D::inverse_rotate(a.rotation, input_point.point_a - a.center),
-        );
-        point.local_b.set(
-            lane,
-            D::inverse_rotate(b.rotation, input_point.point_b - b.center),
-        );
+        point.anchor_a.set(lane, r_a);
+        point.anchor_b.set(lane, r_b);
+        point.base_separation[lane] = input_point.separation - normal.dot(r_b - r_a);
         point.approach_speed[lane] = normal_row.velocity(linear, a, b);
-        point.normal.set(lane, normal_row);
         point.normal_impulse[lane] = input_point.normal_impulse;
         for (k, &tangent) in tangents.iter().enumerate().take(D::TANGENTS) {
-            let tangent_row = Jacobian::new(r_a, r_b, tangent);
-            rows.tangents[k].set(i, tangent_row);
-            point.tangents[k].set(lane, tangent_row);
+            rows.tangents[k].set(i, Jacobian::new(r_a, r_b, tangent));
             point.tangent_impulse[k][lane] = input_point.tangent_impulse[k];
         }
         rows.count = i + 1;
@@ -824,24 +829,24 @@ struct BundleView<'a, D: Dim> {
 const EMPTY: BodyState = BodyState {
     linear_velocity: Vec4::ZERO,
     angular_velocity: Vec4::ZERO,
-    center: Vec4::ZERO,
-    rotation: Vec4::ZERO,
+    displacement: Vec4::ZERO,
+    turn: Vec4::ZERO,
 };
 
 impl<D: Dim> BundleView<'_, D> {
     /// Calls `f` with each bundle of `range`, its points, and its bodies'
-    /// velocities gathered into lanes (and their poses, if `poses`), then
+    /// velocities gathered into lanes (and their motions, if `motions`), then
     /// scatters the velocities of the bodies the solver moves back.
     fn run(
         &self,
         range: Range<usize>,
-        poses: bool,
+        motions: bool,
         f: impl Fn(
             &ContactBundle<D>,
             &mut [PointLanes<D>],
             &mut Velocities<D>,
             &mut Velocities<D>,
-            &[Poses<D>; 2],
+            &[Motions<D>; 2],
         ),
     ) {
         let count = D::MAX_MANIFOLD_POINTS;
@@ -856,9 +861,9 @@ impl<D: Dim> BundleView<'_, D> {
             // of a body that does not move is only read (no one writes it in
             // a constraint stage). Each bundle owns its points.
             let points = unsafe { self.points.range_mut(index * count..(index + 1) * count) };
-            let (mut a, pose_a) = unsafe { self.gather(&bundle.body_a, poses) };
-            let (mut b, pose_b) = unsafe { self.gather(&bundle.body_b, poses) };
-            f(bundle, points, &mut a, &mut b, &[pose_a, pose_b]);
+            let (mut a, motion_a) = unsafe { self.gather(&bundle.body_a, motions) };
+            let (mut b, motion_b) = unsafe { self.gather(&bundle.body_b, motions) };
+            f(bundle, points, &mut a, &mut b, &[motion_a, motion_b]);
             // SAFETY: as above.
             unsafe {
                 self.scatter(&bundle.body_a, &bundle.moves_a, &a);
@@ -867,13 +872,13 @@ impl<D: Dim> BundleView<'_, D> {
         }
     }
 
-    /// The velocities of `bodies` in lanes, and their poses if `poses`
+    /// The velocities of `bodies` in lanes, and their motions since the step began if `motions`
     /// (an empty lane's are zero: its body is the extra state `EMPTY`).
     ///
     /// # Safety
     /// No state of `bodies` may be written while this runs.
     #[inline]
-    unsafe fn gather(&self, bodies: &[usize; LANES], poses: bool) -> (Velocities<D>, Poses<D>) {
+    unsafe fn gather(&self, bodies: &[usize; LANES], motions: bool) -> (Velocities<D>, Motions<D>) {
         // SAFETY: by the caller's contract.
         let state = |i: usize| unsafe { self.states.get(i) };
         let lanes = [
@@ -886,15 +891,15 @@ impl<D: Dim> BundleView<'_, D> {
             linear: D::VectorLanes::from_words(lanes.map(|s| s.linear_velocity)),
             angular: D::AngularLanes::from_words(lanes.map(|s| s.angular_velocity)),
         };
-        let pose = if poses {
-            Poses {
-                center: D::VectorLanes::from_words(lanes.map(|s| s.center)),
-                rotation: D::RotationLanes::from_words(lanes.map(|s| s.rotation)),
+        let motion = if motions {
+            Motions {
+                displacement: D::VectorLanes::from_words(lanes.map(|s| s.displacement)),
+                turn: D::RotationLanes::from_words(lanes.map(|s| s.turn)),
             }
         } else {
-            Poses::default()
+            Motions::default()
         };
-        (velocities, pose)
+        (velocities, motion)
     }
 
     /// The lanes of `velocities` whose body moves written back to its state.
@@ -945,14 +950,16 @@ fn warm_start<D: Dim>(
     let mut impulse = Impulse::default();
     let mut normal = Vec4::ZERO;
     for p in points.iter() {
-        impulse.add_row(&p.normal, p.normal_impulse);
+        let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.normal);
+        impulse.add_row(&row, p.normal_impulse);
         normal += p.normal_impulse;
     }
     impulse.along(&c.normal, normal);
     for k in 0..D::TANGENTS {
         let mut tangent = Vec4::ZERO;
         for p in points.iter() {
-            impulse.add_row(&p.tangents[k], p.tangent_impulse[k]);
+            let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.tangents[k]);
+            impulse.add_row(&row, p.tangent_impulse[k]);
             tangent += p.tangent_impulse[k];
         }
         impulse.along(&c.tangents[k], tangent);
@@ -1062,10 +1069,10 @@ fn solve_bundle<D: Dim>(
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
-    poses: &[Poses<D>; 2],
+    motions: &[Motions<D>; 2],
     pass: &Pass,
 ) {
-    solve_normals_together(c, points, a, b, poses, pass);
+    solve_normals_together(c, points, a, b, motions, pass);
     solve_friction_together(c, points, a, b);
 }
 
@@ -1088,18 +1095,20 @@ fn solve_normals_together<D: Dim>(
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
-    [pose_a, pose_b]: &[Poses<D>; 2],
+    [motion_a, motion_b]: &[Motions<D>; 2],
     pass: &Pass,
 ) {
-    // Separation along the normal from the current poses: the normal is
-    // turned into each body's frame once, then each point is a dot product.
-    let normal_in_a = pose_a.rotation.inverse_rotate(&c.normal);
-    let normal_in_b = pose_b.rotation.inverse_rotate(&c.normal);
-    let centres = (pose_b.center - pose_a.center).dot(&c.normal);
+    // Separation along the normal from the bodies' motions: the normal is
+    // turned back by each body's turn once, then each point is a dot
+    // product (`n · R r = Rᵀn · r`).
+    let normal_in_a = motion_a.turn.inverse_rotate(&c.normal);
+    let normal_in_b = motion_b.turn.inverse_rotate(&c.normal);
+    let moved = (motion_b.displacement - motion_a.displacement).dot(&c.normal);
     let mut separations = [Vec4::ZERO; 4];
     let mut overlapping = BVec4A::FALSE;
     for (p, separation) in points.iter().zip(&mut separations) {
-        *separation = centres + p.local_b.dot(&normal_in_b) - p.local_a.dot(&normal_in_a);
+        *separation =
+            p.base_separation + moved + p.anchor_b.dot(&normal_in_b) - p.anchor_a.dot(&normal_in_a);
         overlapping |= separation.cmple(Vec4::ZERO) & p.in_use();
     }
     let soft = pass.softness(c.against_static, overlapping);
@@ -1107,7 +1116,8 @@ fn solve_normals_together<D: Dim>(
     let mut impulse = Impulse::default();
     let mut sum = Vec4::ZERO;
     for (p, &separation) in points.iter_mut().zip(&separations) {
-        let vn = p.normal.velocity(linear, a, b);
+        let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.normal);
+        let vn = row.velocity(linear, a, b);
         let targets = pass.targets(separation, soft.bias_rate);
         let approach_mass = if pass.relax {
             p.normal_relax_mass
@@ -1126,7 +1136,7 @@ fn solve_normals_together<D: Dim>(
         let added = total - p.normal_impulse;
         p.normal_impulse = total;
         p.max_normal_impulse = p.max_normal_impulse.max(added);
-        impulse.add_row(&p.normal, added);
+        impulse.add_row(&row, added);
         sum += added;
     }
     impulse.along(&c.normal, sum);
@@ -1152,13 +1162,14 @@ fn solve_friction_together<D: Dim>(
         let mut sum = Vec4::ZERO;
         for p in points.iter_mut() {
             let limit = p.normal_impulse * c.friction;
-            let vt = p.tangents[k].velocity(linear, a, b);
+            let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.tangents[k]);
+            let vt = row.velocity(linear, a, b);
             let old = p.tangent_impulse[k];
             // min, then max: no panic on a limit gone NaN (an overflow the
             // world then discards).
             let total = (old - p.tangent_shared_mass[k] * vt).min(limit).max(-limit);
             p.tangent_impulse[k] = total;
-            impulse.add_row(&p.tangents[k], total - old);
+            impulse.add_row(&row, total - old);
             sum += total - old;
         }
         impulse.along(&c.tangents[k], sum);
@@ -1188,13 +1199,14 @@ fn apply_restitution<D: Dim>(
             continue;
         }
         let linear = c.normal.dot(&(b.linear - a.linear));
-        let vn = p.normal.velocity(linear, a, b);
+        let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.normal);
+        let vn = row.velocity(linear, a, b);
         let old = p.normal_impulse;
         let target = vn + c.restitution * p.approach_speed;
         let total = Vec4::select(bounces, (old - p.normal_mass * target).max(Vec4::ZERO), old);
         p.normal_impulse = total;
         let mut impulse = Impulse::default();
-        impulse.add_row(&p.normal, total - old);
+        impulse.add_row(&row, total - old);
         impulse.along(&c.normal, total - old);
         impulse.apply(c, a, b);
     }
