@@ -261,11 +261,14 @@ impl<D: Dim> Manifold<D> {
     fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) {
         // EPA's witnesses on a flat side may sit apart across the normal;
         // anchor both at B's point so the two ends of a point face each other.
+        // The separation is measured as `refresh` measures it, along the
+        // manifold's normal: a perturbed contact's depth is that of the
+        // tilted copy, and the solver starts from this separation.
         let point_a = c.point_b + c.normal * (c.point_a - c.point_b).dot(c.normal);
         let point = ManifoldPoint {
             local_a: pair.pose_a.inverse_transform_point(point_a),
             local_b: pair.pose_b.inverse_transform_point(c.point_b),
-            separation: -c.depth,
+            separation: (c.point_b - point_a).dot(self.normal),
             normal_impulse: 0.0,
             tangent_impulse: [0.0; 2],
             lever_a: D::Vector::ZERO,

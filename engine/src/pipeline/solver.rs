@@ -287,12 +287,11 @@ impl<D: Dim> ContactInput<D> {
         let mut points = D::PerPoint::<InputPoint<D>>::default();
         let kept = manifold.points();
         let len = kept.len().min(D::MAX_MANIFOLD_POINTS);
-        for (i, (mp, point)) in kept.iter().zip(points.as_mut()).enumerate() {
-            let (point_a, point_b) = manifold.world_points(pose_a, pose_b, i);
+        for (mp, point) in kept.iter().zip(points.as_mut()) {
             *point = InputPoint {
                 anchor_a: mp.lever_a + pose_a.translation,
                 anchor_b: mp.lever_b + pose_b.translation,
-                separation: manifold.normal.dot(point_b - point_a),
+                separation: mp.separation,
                 normal_impulse: mp.normal_impulse,
                 tangent_impulse: mp.tangent_impulse,
             };
