@@ -80,10 +80,11 @@ impl<D: Dim> World<D> {
         (handles, roots)
     }
 
-    /// Step 2: wakes every island that has an awake member.
-    pub(crate) fn wake_touched_islands(&mut self) {
+    /// Step 2: wakes every island that has an awake member; true when a
+    /// body woke.
+    pub(crate) fn wake_touched_islands(&mut self) -> bool {
         if !self.bodies.values().any(|b| b.sleeping) {
-            return;
+            return false;
         }
         let (handles, roots) = self.islands();
         let mut awake = vec![false; handles.len()];
@@ -93,11 +94,14 @@ impl<D: Dim> World<D> {
                 awake[roots[i]] = true;
             }
         }
+        let mut woke = false;
         for (i, &h) in handles.iter().enumerate() {
             if awake[roots[i]] && self.bodies[h].sleeping {
                 self.bodies[h].wake_up();
+                woke = true;
             }
         }
+        woke
     }
 
     /// Step 3: rest times, then islands that have rested long enough sleep.

@@ -93,6 +93,27 @@ impl<D: Dim> ContactPair<D> {
         Some([(ca, ca.world_pose(&a.pose)), (cb, cb.world_pose(&b.pose))])
     }
 
+    /// What the solver takes of the pair, given the two colliders at their
+    /// world poses and each body's index in the solver's arrays; `None`
+    /// for a sensor, an empty manifold or a body not indexed.
+    fn solver_input(
+        &self,
+        index: &SecondaryMap<BodyHandle, usize>,
+        [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
+    ) -> Option<ContactInput<D>> {
+        if self.sensor || self.manifold.points().is_empty() {
+            return None;
+        }
+        let (&ia, &ib) = (index.get(self.body_a)?, index.get(self.body_b)?);
+        Some(ContactInput::new(
+            [ia, ib],
+            [&pose_a, &pose_b],
+            (a.friction * b.friction).sqrt(),
+            a.restitution.max(b.restitution),
+            &self.manifold,
+        ))
+    }
+
     /// True for a sensor pair: overlap is reported, nothing is solved.
     pub fn is_sensor(&self) -> bool {
         self.sensor
@@ -201,19 +222,20 @@ pub struct World<D: Dim> {
 struct SolveBuffers<D: Dim> {
     /// Each body's index in the solver's arrays.
     index: SecondaryMap<BodyHandle, usize>,
-    active: Vec<bool>,
     states: Vec<SolverBody<D>>,
-    /// One per pair.
+    /// One per pair, taken in the narrow phase.
     inputs: Vec<Option<ContactInput<D>>>,
+    /// The pairs whose touching changed in the step, in pair order.
+    touch_changed: Vec<usize>,
 }
 
 impl<D: Dim> Default for SolveBuffers<D> {
     fn default() -> Self {
         Self {
             index: SecondaryMap::new(),
-            active: Vec::new(),
             states: Vec::new(),
             inputs: Vec::new(),
+            touch_changed: Vec::new(),
         }
     }
 }
@@ -426,7 +448,9 @@ impl<D: Dim> World<D> {
         self.update_manifolds();
         let narrow_phase = since(t);
         let t = Instant::now();
-        self.wake_touched_islands();
+        if self.wake_touched_islands() {
+            self.add_woken_inputs();
+        }
         let mut islands = since(t);
         let t = Instant::now();
         self.solve(dt);
@@ -497,49 +521,77 @@ impl<D: Dim> World<D> {
         }
     }
 
-    /// Stages 3 and 4: GJK/EPA and the incremental manifold of every pair, in parallel.
+    /// Stages 3 and 4: GJK/EPA and the incremental manifold of every pair,
+    /// in parallel; each touching pair's solver input is taken on the way,
+    /// while the pair is in the cache. Pairs between sleeping bodies are
+    /// left as they are, with no input.
     fn update_manifolds(&mut self) {
         let tuning = ManifoldTuning {
             margin: self.settings.speculative_distance,
             breaking: self.settings.contact_breaking_threshold,
             reuse: self.settings.manifold_reuse_distance,
         };
-        let bodies = &self.bodies;
-        self.pairs.par_iter_mut().for_each(|pair| {
-            let Some([(a, pose_a), (b, pose_b)]) = pair.colliders(bodies) else {
-                return;
-            };
-            if !(bodies[pair.body_a].is_active() || bodies[pair.body_b].is_active()) {
-                return;
-            }
-            if pair.sensor {
-                pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
-                return;
-            }
-            let view = PairView {
-                shape_a: &a.shape,
-                pose_a,
-                shape_b: &b.shape,
-                pose_b,
-            };
-            pair.manifold.update(&view, tuning);
-        });
+        let mut buffers = std::mem::take(&mut self.buffers);
+        buffers.index.clear();
+        for (i, h) in self.bodies.keys().enumerate() {
+            buffers.index.insert(h, i);
+        }
+        let (bodies, index) = (&self.bodies, &buffers.index);
+        self.pairs
+            .par_iter_mut()
+            .map(|pair| {
+                let colliders = pair.colliders(bodies)?;
+                if !(bodies[pair.body_a].is_active() || bodies[pair.body_b].is_active()) {
+                    return None;
+                }
+                let [(a, pose_a), (b, pose_b)] = colliders;
+                if pair.sensor {
+                    pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
+                    return None;
+                }
+                let view = PairView {
+                    shape_a: &a.shape,
+                    pose_a,
+                    shape_b: &b.shape,
+                    pose_b,
+                };
+                pair.manifold.update(&view, tuning);
+                pair.solver_input(index, colliders)
+            })
+            .collect_into_vec(&mut buffers.inputs);
+        self.buffers = buffers;
     }
 
-    /// Stages 1, 5, 6: the soft-step solver over dense body data.
+    /// The inputs of pairs whose bodies slept through the narrow phase and
+    /// were woken since (their manifolds are as they fell asleep).
+    fn add_woken_inputs(&mut self) {
+        let bodies = &self.bodies;
+        let SolveBuffers { index, inputs, .. } = &mut self.buffers;
+        self.pairs
+            .par_iter()
+            .zip(inputs.par_iter_mut())
+            .with_min_len(PAIRS_PER_TASK)
+            .filter(|(_, input)| input.is_none())
+            .for_each(|(pair, input)| {
+                *input = pair.colliders(bodies).and_then(|colliders| {
+                    let active = bodies[pair.body_a].is_active() || bodies[pair.body_b].is_active();
+                    active
+                        .then(|| pair.solver_input(index, colliders))
+                        .flatten()
+                });
+            });
+    }
+
+    /// Stages 1, 5, 6: the soft-step solver over dense body data, from the
+    /// inputs the narrow phase took. Storing the impulses back, each pair
+    /// also learns whether it touches (a point overlaps).
     fn solve(&mut self, dt: f32) {
         let SolveBuffers {
-            mut index,
-            mut active,
+            index,
             mut states,
-            mut inputs,
+            inputs,
+            mut touch_changed,
         } = std::mem::take(&mut self.buffers);
-        index.clear();
-        active.clear();
-        for (i, (h, body)) in self.bodies.iter().enumerate() {
-            index.insert(h, i);
-            active.push(body.is_active());
-        }
         let settings = &self.settings;
         let bodies: Vec<&Body<D>> = self.bodies.values().collect();
         bodies
@@ -549,36 +601,23 @@ impl<D: Dim> World<D> {
             .collect_into_vec(&mut states);
         drop(bodies);
         let mut contacts = std::mem::take(&mut self.contacts);
-        let world_bodies = &self.bodies;
-        self.pairs
-            .par_iter()
-            .with_min_len(PAIRS_PER_TASK)
-            .map(|pair| {
-                if pair.sensor || pair.manifold.points().is_empty() {
-                    return None;
-                }
-                let (&ia, &ib) = (index.get(pair.body_a)?, index.get(pair.body_b)?);
-                if !(active[ia] || active[ib]) {
-                    return None;
-                }
-                let [(a, pose_a), (b, pose_b)] = pair.colliders(world_bodies)?;
-                Some(ContactInput::new(
-                    [ia, ib],
-                    [&pose_a, &pose_b],
-                    (a.friction * b.friction).sqrt(),
-                    a.restitution.max(b.restitution),
-                    &pair.manifold,
-                ))
-            })
-            .collect_into_vec(&mut inputs);
         contacts.prepare(&inputs, &states);
         contacts.solve(&mut states, &self.settings, dt);
         let solved = &contacts;
-        self.pairs
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(PAIRS_PER_TASK)
-            .for_each(|(k, pair)| solved.store_impulses(k, &mut pair.manifold));
+        touch_changed.clear();
+        touch_changed.par_extend(
+            self.pairs
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(PAIRS_PER_TASK)
+                .filter_map(|(k, pair)| {
+                    solved.store_impulses(k, &mut pair.manifold);
+                    if !pair.sensor {
+                        pair.touching = pair.manifold.points().iter().any(|p| p.separation <= 0.0);
+                    }
+                    (pair.touching != pair.reported).then_some(k)
+                }),
+        );
         let mut bodies: Vec<&mut Body<D>> = self.bodies.values_mut().collect();
         bodies
             .par_iter_mut()
@@ -588,22 +627,20 @@ impl<D: Dim> World<D> {
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,
-            active,
             states,
             inputs,
+            touch_changed,
         };
     }
 
-    /// Events for pairs that started or stopped touching this step. Sensor
-    /// pairs were decided in the narrow phase; contacts touch after the solve
-    /// when a point overlaps.
+    /// Events for the pairs that started or stopped touching this step, in
+    /// pair order. Sensor pairs were decided in the narrow phase; contacts
+    /// touch after the solve when a point overlaps.
     fn report_touching(&mut self) {
         let mut events = Vec::new();
-        for pair in &mut self.pairs {
-            if !pair.sensor {
-                pair.touching = pair.manifold.points().iter().any(|p| p.separation <= 0.0);
-            }
-            if pair.touching && !pair.reported {
+        for &k in &self.buffers.touch_changed {
+            let pair = &mut self.pairs[k];
+            if pair.touching {
                 let impulse = pair
                     .manifold
                     .points()
@@ -622,7 +659,7 @@ impl<D: Dim> World<D> {
                         impulse,
                     })
                 }));
-            } else if pair.reported && !pair.touching {
+            } else {
                 events.push(pair.stopped());
             }
             pair.reported = pair.touching;
