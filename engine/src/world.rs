@@ -482,12 +482,16 @@ impl<D: Dim> World<D> {
                 }
             }
         }
-        let candidates = self.broad_phase.update_pairs();
+        self.broad_phase.update_pairs();
+        let candidates = self.broad_phase.pairs();
+        // The same candidates as last step, each of which became a pair,
+        // or, when the broad phase cannot tell, the same keys as the pairs.
         let unchanged = candidates.len() == self.pairs.len()
-            && candidates
-                .iter()
-                .zip(&self.pairs)
-                .all(|(&key, p)| key == p.key);
+            && (!self.broad_phase.pairs_changed()
+                || candidates
+                    .iter()
+                    .zip(&self.pairs)
+                    .all(|(&key, p)| key == p.key));
         if unchanged {
             // Nothing began or ended: keep the pairs where they are.
             return;

@@ -112,6 +112,8 @@ pub struct BroadPhase<D: Dim> {
     pairs: Vec<Pair>,
     /// `pairs` projected to keys, sorted, without duplicates: the public result.
     key_pairs: Vec<(u64, u64)>,
+    /// Whether the last `update_pairs` changed `key_pairs`.
+    changed: bool,
     /// Traversal stack reused between queries.
     stack: Vec<u32>,
     /// Sibling search queue reused between insertions, cheapest first: the
@@ -200,6 +202,7 @@ impl<D: Dim> BroadPhase<D> {
             move_buffer: Vec::new(),
             pairs: Vec::new(),
             key_pairs: Vec::new(),
+            changed: false,
             stack: Vec::new(),
             heap: BinaryHeap::new(),
         }
@@ -311,13 +314,29 @@ impl<D: Dim> BroadPhase<D> {
             self.pairs.sort();
             self.pairs.dedup();
         } else if kept == before {
-            return &self.key_pairs; // Nothing changed.
+            self.changed = false;
+            return &self.key_pairs;
         }
+        let old_len = self.key_pairs.len();
         self.key_pairs.clear();
         self.key_pairs
             .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));
         self.key_pairs.dedup();
+        // A moved proxy re-finds the pairs it had: the set may be the same.
+        self.changed = self.key_pairs.len() != old_len || added;
         &self.key_pairs
+    }
+
+    /// The pairs the last [`update_pairs`](Self::update_pairs) returned.
+    pub fn pairs(&self) -> &[(u64, u64)] {
+        &self.key_pairs
+    }
+
+    /// True when the last [`update_pairs`](Self::update_pairs) changed the
+    /// set of pairs (conservatively: also when it may have), false when
+    /// it returned the same pairs as the call before.
+    pub fn pairs_changed(&self) -> bool {
+        self.changed
     }
 
     /// Number of proxies.
