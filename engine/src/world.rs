@@ -615,6 +615,9 @@ impl<D: Dim> World<D> {
                 .enumerate()
                 .with_min_len(PAIRS_PER_TASK)
                 .filter_map(|(k, pair)| {
+                    // One pass over the pairs does both: store the impulses
+                    // and settle whether the pair touches; the pairs whose
+                    // touching changed are kept, in pair order.
                     solved.store_impulses(k, &mut pair.manifold);
                     if !pair.sensor {
                         pair.touching = pair.manifold.points().iter().any(|p| p.separation <= 0.0);

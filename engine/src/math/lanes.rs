@@ -307,7 +307,7 @@ impl Lanes<Vec3> for Lanes3 {
 impl Lanes3 {
     /// Per lane, `self × o`.
     #[inline]
-    pub fn cross(&self, o: &Self) -> Self {
+    pub(crate) fn cross(&self, o: &Self) -> Self {
         Lanes3 {
             x: self.y * o.z - self.z * o.y,
             y: self.z * o.x - self.x * o.z,

@@ -317,13 +317,13 @@ impl<D: Dim> BroadPhase<D> {
             self.changed = false;
             return &self.key_pairs;
         }
-        let old_len = self.key_pairs.len();
+        // Pairs ended, or a moved proxy found pairs (perhaps only those it
+        // had): changed, as far as this can tell cheaply.
+        self.changed = true;
         self.key_pairs.clear();
         self.key_pairs
             .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));
         self.key_pairs.dedup();
-        // A moved proxy re-finds the pairs it had: the set may be the same.
-        self.changed = self.key_pairs.len() != old_len || added;
         &self.key_pairs
     }
 
