@@ -114,6 +114,8 @@ pub struct BroadPhase<D: Dim> {
     key_pairs: Vec<(u64, u64)>,
     /// Whether the last `update_pairs` changed `key_pairs`.
     changed: bool,
+    /// A proxy was removed since the last `update_pairs`.
+    removed: bool,
     /// Traversal stack reused between queries.
     stack: Vec<u32>,
     /// Sibling search queue reused between insertions, cheapest first: the
@@ -203,6 +205,7 @@ impl<D: Dim> BroadPhase<D> {
             pairs: Vec::new(),
             key_pairs: Vec::new(),
             changed: false,
+            removed: false,
             stack: Vec::new(),
             heap: BinaryHeap::new(),
         }
@@ -226,6 +229,7 @@ impl<D: Dim> BroadPhase<D> {
         self.remove_leaf(leaf);
         self.release(leaf);
         self.proxy_count -= 1;
+        self.removed = true;
     }
 
     /// Gives a proxy its new tight box and the displacement expected over
@@ -267,6 +271,13 @@ impl<D: Dim> BroadPhase<D> {
     /// against the tree, and the result is the persistent set = previous
     /// pairs still overlapping + new pairs.
     pub fn update_pairs(&mut self) -> &[(u64, u64)] {
+        // A pair's overlap depends only on its two leaves' fat boxes, which
+        // change only when a proxy is inserted, re-inserted or removed.
+        if self.move_buffer.is_empty() && !self.removed {
+            self.changed = false;
+            return &self.key_pairs;
+        }
+        self.removed = false;
         // 1. Keep the stored pairs whose proxies are alive and still overlap.
         let before = self.pairs.len();
         let nodes = &self.nodes;
