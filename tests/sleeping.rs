@@ -1,6 +1,9 @@
 //! Sleeping: a pile at rest falls asleep soon after it settles, and wakes
 //! when something hits it.
 
+mod common;
+
+use common::add_ground;
 use tumble::d3::{BodyDesc, ColliderDesc, Shape, World};
 use tumble::glam::Vec3;
 use tumble::Settings;
@@ -10,13 +13,7 @@ const DT: f32 = 1.0 / 60.0;
 #[test]
 fn a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit() {
     let mut world = World::new(Settings::default());
-    let ground = Shape::cuboid(Vec3::new(50.0, 0.5, 50.0)).unwrap();
-    world
-        .add_body(
-            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
-            ColliderDesc::new(ground),
-        )
-        .unwrap();
+    add_ground(&mut world, 0.0);
     let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
     let mut boxes = Vec::new();
     for i in 0..10 {
@@ -95,13 +92,7 @@ fn a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit() {
 #[test]
 fn a_column_woken_by_a_hit_keeps_its_supports_in_the_step_it_wakes() {
     let mut world = World::new(Settings::default());
-    let ground = Shape::cuboid(Vec3::new(20.0, 0.5, 20.0)).unwrap();
-    world
-        .add_body(
-            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
-            ColliderDesc::new(ground),
-        )
-        .unwrap();
+    add_ground(&mut world, 0.0);
     let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
     let column: Vec<_> = (0..4)
         .map(|j| {
