@@ -238,6 +238,12 @@ struct PointLanes<D: Dim> {
 }
 
 impl<D: Dim> PointLanes<D> {
+    /// The point's rows along `d`, from its lever arms.
+    #[inline]
+    fn row(&self, d: &D::VectorLanes) -> JacobianLanes<D> {
+        JacobianLanes::across(&self.anchor_a, &self.anchor_b, d)
+    }
+
     /// Lanes whose manifold has this point.
     #[inline]
     fn in_use(&self) -> BVec4A {
@@ -949,7 +955,7 @@ fn warm_start<D: Dim>(
     let mut impulse = Impulse::default();
     let mut normal = Vec4::ZERO;
     for p in points.iter() {
-        let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.normal);
+        let row = p.row(&c.normal);
         impulse.add_row(&row, p.normal_impulse);
         normal += p.normal_impulse;
     }
@@ -957,7 +963,7 @@ fn warm_start<D: Dim>(
     for k in 0..D::TANGENTS {
         let mut tangent = Vec4::ZERO;
         for p in points.iter() {
-            let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.tangents[k]);
+            let row = p.row(&c.tangents[k]);
             impulse.add_row(&row, p.tangent_impulse[k]);
             tangent += p.tangent_impulse[k];
         }
@@ -1115,7 +1121,7 @@ fn solve_normals_together<D: Dim>(
     let mut impulse = Impulse::default();
     let mut sum = Vec4::ZERO;
     for (p, &separation) in points.iter_mut().zip(&separations) {
-        let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.normal);
+        let row = p.row(&c.normal);
         let vn = row.velocity(linear, a, b);
         let targets = pass.targets(separation, soft.bias_rate);
         let approach_mass = if pass.relax {
@@ -1161,7 +1167,7 @@ fn solve_friction_together<D: Dim>(
         let mut sum = Vec4::ZERO;
         for p in points.iter_mut() {
             let limit = p.normal_impulse * c.friction;
-            let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.tangents[k]);
+            let row = p.row(&c.tangents[k]);
             let vt = row.velocity(linear, a, b);
             let old = p.tangent_impulse[k];
             // min, then max: no panic on a limit gone NaN (an overflow the
@@ -1198,7 +1204,7 @@ fn apply_restitution<D: Dim>(
             continue;
         }
         let linear = c.normal.dot(&(b.linear - a.linear));
-        let row = JacobianLanes::across(&p.anchor_a, &p.anchor_b, &c.normal);
+        let row = p.row(&c.normal);
         let vn = row.velocity(linear, a, b);
         let old = p.normal_impulse;
         let target = vn + c.restitution * p.approach_speed;
