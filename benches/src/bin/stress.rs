@@ -8,6 +8,12 @@
 //! `--base N` resizes the pyramid and tower scenes (pyramid base, tower
 //! height), for scaling runs.
 //!
+//! `--threads` and `--engine` take comma-separated lists (`--threads 1,2`,
+//! `--engine tumble,rapier`): each combination gets its own copy of the
+//! scene and its own thread pool, and the copies are stepped in turns of
+//! [`TURN`] steps, so a machine that slows down for a while slows every
+//! copy alike; the CLI then prints each copy's figures and their ratios.
+//!
 //! `--engine rapier` steps a rapier world mirroring the same tumble scene body
 //! for body (see `benches::rapier_mirror`): same bodies, shapes, density,
 //! friction, gravity and dt 1/60, sleeping off, rapier's defaults otherwise.
@@ -30,17 +36,37 @@ enum Engine {
 struct Options {
     scene: String,
     steps: usize,
-    threads: usize,
-    engine: Engine,
+    threads: Vec<usize>,
+    engines: Vec<Engine>,
     base: Option<usize>,
+}
+
+/// The comma-separated items of `text`, each parsed by `item`.
+fn list<T>(text: &str, item: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    text.split(',').map(|part| item(part.trim())).collect()
+}
+
+fn engine_named(name: &str) -> Result<Engine, String> {
+    match name {
+        "tumble" => Ok(Engine::Tumble),
+        "rapier" => Ok(Engine::Rapier),
+        other => Err(format!("--engine: tumble or rapier, not {other}")),
+    }
+}
+
+fn thread_count(text: &str) -> Result<usize, String> {
+    match text.parse() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("--threads: not a positive number: {text}")),
+    }
 }
 
 fn parse() -> Result<Options, String> {
     let mut options = Options {
         scene: "large_pyramid_2d".into(),
         steps: 500,
-        threads: 1,
-        engine: Engine::Tumble,
+        threads: vec![1],
+        engines: vec![Engine::Tumble],
         base: None,
     };
     let mut args = std::env::args().skip(1);
@@ -53,18 +79,8 @@ fn parse() -> Result<Options, String> {
                     .parse()
                     .map_err(|_| "--steps: not a number")?
             }
-            "--threads" => {
-                options.threads = value("--threads")?
-                    .parse()
-                    .map_err(|_| "--threads: not a number")?
-            }
-            "--engine" => {
-                options.engine = match value("--engine")?.as_str() {
-                    "tumble" => Engine::Tumble,
-                    "rapier" => Engine::Rapier,
-                    other => return Err(format!("--engine: tumble or rapier, not {other}")),
-                }
-            }
+            "--threads" => options.threads = list(&value("--threads")?, thread_count)?,
+            "--engine" => options.engines = list(&value("--engine")?, engine_named)?,
             "--base" => {
                 options.base = Some(
                     value("--base")?
@@ -190,37 +206,104 @@ impl Stepper for rapier_mirror::d3::World {
 /// The time step of every run.
 const DT: f32 = 1.0 / 60.0;
 
-/// What a run measured.
-struct Run {
+/// Steps per turn when several copies of a scene take turns.
+const TURN: usize = 20;
+
+/// One copy of the scene: an engine at a thread count, with its own pool.
+struct Contender {
+    engine: Engine,
+    threads: usize,
+    pool: rayon::ThreadPool,
+    world: Box<dyn Stepper + Send>,
+    start: Vec<[f32; 3]>,
     /// Each step's time, ms.
     times: Vec<f64>,
-    stability: Stability,
-    bodies: usize,
-    /// Mean time per stage, ms (tumble only).
+    /// Summed time per stage, ms (tumble only).
     stages: Option<[f64; 4]>,
 }
 
-/// Times `steps` steps of `world`.
-fn measure(world: &mut impl Stepper, steps: usize) -> Run {
-    let start = world.positions();
-    let mut times = Vec::with_capacity(steps);
-    let mut stages: Option<[f64; 4]> = None;
-    for _ in 0..steps {
-        let t = Instant::now();
-        world.step();
-        times.push(t.elapsed().as_secs_f64() * 1e3);
-        if let Some(step) = world.stages() {
-            let sum = stages.get_or_insert([0.0; 4]);
-            sum.iter_mut().zip(step).for_each(|(s, t)| *s += t);
+impl Contender {
+    fn new(engine: Engine, threads: usize, world: Box<dyn Stepper + Send>) -> Self {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool");
+        let start = world.positions();
+        Self {
+            engine,
+            threads,
+            pool,
+            world,
+            start,
+            times: Vec::new(),
+            stages: None,
         }
     }
-    let end = world.positions();
-    let per_step = |sum: [f64; 4]| sum.map(|s| s / steps.max(1) as f64);
-    Run {
-        times,
-        stability: Stability::between(&start, &end),
-        bodies: end.len(),
-        stages: stages.map(per_step),
+
+    /// Steps `steps` times in the contender's pool, timing each step.
+    fn run(&mut self, steps: usize) {
+        let Self {
+            pool,
+            world,
+            times,
+            stages,
+            ..
+        } = self;
+        pool.install(|| {
+            for _ in 0..steps {
+                let t = Instant::now();
+                world.step();
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+                if let Some(step) = world.stages() {
+                    let sum = stages.get_or_insert([0.0; 4]);
+                    sum.iter_mut().zip(step).for_each(|(s, t)| *s += t);
+                }
+            }
+        });
+    }
+
+    /// The median step time, ms.
+    fn median(&self) -> f64 {
+        let mut sorted = self.times.clone();
+        sorted.sort_by(f64::total_cmp);
+        percentile(&sorted, 0.5)
+    }
+
+    fn engine_name(&self) -> &'static str {
+        match self.engine {
+            Engine::Tumble => "tumble",
+            Engine::Rapier if cfg!(feature = "rapier-parallel") => "rapier (parallel build)",
+            Engine::Rapier => "rapier",
+        }
+    }
+
+    /// Prints the median and p95 step time, the stability figures and the
+    /// mean time per stage.
+    fn report(&self, scene: &str) {
+        let mut sorted = self.times.clone();
+        sorted.sort_by(f64::total_cmp);
+        let end = self.world.positions();
+        println!(
+            "engine {} scene {scene} bodies {} steps {} threads {}: median {:.3} ms/step, p95 {:.3} ms/step",
+            self.engine_name(),
+            end.len(),
+            self.times.len(),
+            self.threads,
+            percentile(&sorted, 0.5),
+            percentile(&sorted, 0.95)
+        );
+        let stability = Stability::between(&self.start, &end);
+        println!(
+            "stability: largest sideways drift {:.4} m, largest sink {:.4} m, moved more than 1 m: {}",
+            stability.drift, stability.sink, stability.moved
+        );
+        if let Some(sum) = self.stages {
+            let [broad, narrow, solver, islands] = sum.map(|s| s / self.times.len().max(1) as f64);
+            println!(
+                "stages (mean ms/step): broad phase {broad:.3}, narrow phase {narrow:.3}, \
+                 solver {solver:.3}, islands and events {islands:.3}"
+            );
+        }
     }
 }
 
@@ -248,6 +331,64 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank - 1]
 }
 
+/// The world `engine` steps for the scene `build` makes.
+fn world_for(
+    build: &Builder,
+    engine: Engine,
+) -> Result<Box<dyn Stepper + Send>, rapier_mirror::Unsupported> {
+    Ok(match (build, engine) {
+        (Builder::D2(build), Engine::Tumble) => Box::new(build()),
+        (Builder::D3(build), Engine::Tumble) => Box::new(build()),
+        (Builder::D2(build), Engine::Rapier) => {
+            Box::new(rapier_mirror::d2::World::mirror(&build(), DT)?)
+        }
+        (Builder::D3(build), Engine::Rapier) => {
+            Box::new(rapier_mirror::d3::World::mirror(&build(), DT)?)
+        }
+    })
+}
+
+/// Steps every contender `steps` times, in turns of [`TURN`] steps.
+fn take_turns(contenders: &mut [Contender], steps: usize) {
+    let turn = if contenders.len() > 1 { TURN } else { steps };
+    let mut done = 0;
+    while done < steps {
+        let n = turn.min(steps - done);
+        contenders.iter_mut().for_each(|c| c.run(n));
+        done += n;
+    }
+}
+
+/// The ratios between contenders: each thread count's speed-up over the
+/// first one of the same engine, and tumble's time over rapier's at the
+/// same thread count.
+fn report_ratios(contenders: &[Contender]) {
+    for c in contenders {
+        let base = contenders.iter().find(|b| b.engine == c.engine);
+        if let Some(base) = base.filter(|b| b.threads != c.threads) {
+            println!(
+                "speed-up {} {} threads over {}: {:.2}x",
+                c.engine_name(),
+                c.threads,
+                base.threads,
+                base.median() / c.median()
+            );
+        }
+    }
+    for t in contenders.iter().filter(|c| c.engine == Engine::Tumble) {
+        let rapier = contenders
+            .iter()
+            .find(|r| r.engine == Engine::Rapier && r.threads == t.threads);
+        if let Some(r) = rapier {
+            println!(
+                "tumble/rapier at {} threads: {:.2}",
+                t.threads,
+                t.median() / r.median()
+            );
+        }
+    }
+}
+
 fn main() {
     let options = parse().unwrap_or_else(|e| {
         eprintln!("stress: {e}");
@@ -257,19 +398,15 @@ fn main() {
         eprintln!("stress: no scene {} (try --list)", options.scene);
         std::process::exit(2);
     };
-    if options.engine == Engine::Rapier && options.threads > 1 && !cfg!(feature = "rapier-parallel")
-    {
+    let parallel_rapier =
+        options.engines.contains(&Engine::Rapier) && options.threads.iter().any(|&t| t > 1);
+    if parallel_rapier && !cfg!(feature = "rapier-parallel") {
         eprintln!(
             "stress: rapier is single-threaded in this build; \
              build with --features rapier-parallel for --threads > 1"
         );
         std::process::exit(2);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
-        .build()
-        .expect("thread pool");
-    let steps = options.steps;
     let build = match options.base {
         None => match entry.build {
             Build::D2(f) => Builder::D2(Box::new(f)),
@@ -280,49 +417,21 @@ fn main() {
             std::process::exit(2);
         }),
     };
-    let outcome = pool.install(|| match (build, options.engine) {
-        (Builder::D2(build), Engine::Tumble) => Ok(measure(&mut build(), steps)),
-        (Builder::D3(build), Engine::Tumble) => Ok(measure(&mut build(), steps)),
-        (Builder::D2(build), Engine::Rapier) => rapier_mirror::d2::World::mirror(&build(), DT)
-            .map(|mut world| measure(&mut world, steps)),
-        (Builder::D3(build), Engine::Rapier) => rapier_mirror::d3::World::mirror(&build(), DT)
-            .map(|mut world| measure(&mut world, steps)),
-    });
-    let Run {
-        mut times,
-        stability,
-        bodies,
-        stages,
-    } = outcome.unwrap_or_else(|e| {
-        eprintln!("stress: {e}");
-        std::process::exit(2);
-    });
-    times.sort_by(f64::total_cmp);
-    println!(
-        "engine {} scene {} bodies {} steps {} threads {}: median {:.3} ms/step, p95 {:.3} ms/step",
-        match options.engine {
-            Engine::Tumble => "tumble",
-            Engine::Rapier if cfg!(feature = "rapier-parallel") => "rapier (parallel build)",
-            Engine::Rapier => "rapier",
-        },
-        match options.base {
-            Some(base) => format!("{} --base {base}", entry.name),
-            None => entry.name.to_string(),
-        },
-        bodies,
-        options.steps,
-        options.threads,
-        percentile(&times, 0.5),
-        percentile(&times, 0.95)
-    );
-    println!(
-        "stability: largest sideways drift {:.4} m, largest sink {:.4} m, moved more than 1 m: {}",
-        stability.drift, stability.sink, stability.moved
-    );
-    if let Some([broad, narrow, solver, islands]) = stages {
-        println!(
-            "stages (mean ms/step): broad phase {broad:.3}, narrow phase {narrow:.3}, \
-             solver {solver:.3}, islands and events {islands:.3}"
-        );
+    let mut contenders = Vec::new();
+    for &engine in &options.engines {
+        for &threads in &options.threads {
+            let world = world_for(&build, engine).unwrap_or_else(|e| {
+                eprintln!("stress: {e}");
+                std::process::exit(2);
+            });
+            contenders.push(Contender::new(engine, threads, world));
+        }
     }
+    take_turns(&mut contenders, options.steps);
+    let scene = match options.base {
+        Some(base) => format!("{} --base {base}", entry.name),
+        None => entry.name.to_string(),
+    };
+    contenders.iter().for_each(|c| c.report(&scene));
+    report_ratios(&contenders);
 }
