@@ -161,6 +161,55 @@ fn filtered_colliders_pass_through_and_keep_user_data_3d() {
     filtered_out::<tumble::D3>();
 }
 
+/// Bodies added and removed between steps take part in the next step:
+/// boxes dropped later, or where another was removed, land and rest, and
+/// removing a box leaves the others resting.
+fn replaced_body_lands<D: Scene>() {
+    // Awake throughout, so every box is solved in every step.
+    let mut world = World::<D>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
+    add_ground::<D>(&mut world, 0.0);
+    let drop_box = |world: &mut World<D>, x: f32| {
+        world
+            .add_body(
+                BodyDesc::dynamic().position(D::v(x, 1.0)),
+                ColliderDesc::new(D::cube(0.5)),
+            )
+            .unwrap()
+    };
+    let first = drop_box(&mut world, 0.0);
+    let neighbour = drop_box(&mut world, 3.0);
+    let run = |world: &mut World<D>, steps| (0..steps).for_each(|_| world.step(DT));
+    run(&mut world, 60);
+    let late = drop_box(&mut world, -3.0);
+    run(&mut world, 60);
+    world.remove_body(first).unwrap();
+    run(&mut world, 60);
+    let second = drop_box(&mut world, 0.0);
+    run(&mut world, 120);
+    let boxes = [
+        ("late", late),
+        ("neighbour", neighbour),
+        ("replacement", second),
+    ];
+    for (name, h) in boxes {
+        let height = D::height(world.body(h).unwrap().position());
+        assert!((height - 0.5).abs() < 0.02, "{name} at height {height}");
+    }
+}
+
+#[test]
+fn a_box_added_after_a_removal_lands_and_rests_2d() {
+    replaced_body_lands::<tumble::D2>();
+}
+
+#[test]
+fn a_box_added_after_a_removal_lands_and_rests_3d() {
+    replaced_body_lands::<tumble::D3>();
+}
+
 fn pose_hash<D: Scene>(world: &World<D>) -> Vec<u32> {
     world
         .bodies()

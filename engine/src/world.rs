@@ -17,6 +17,7 @@ use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactInput, Contacts};
 use crate::settings::Settings;
+use crate::shape::Aabb;
 
 /// Bodies per rayon task when the solver's body states are read and written.
 const BODIES_PER_TASK: usize = 1024;
@@ -220,8 +221,11 @@ pub struct World<D: Dim> {
 /// that outgrows the allocator's free lists).
 #[derive(Clone)]
 struct SolveBuffers<D: Dim> {
-    /// Each body's index in the solver's arrays.
+    /// Each body's index in the solver's arrays: its place in the bodies'
+    /// order, which only adding or removing a body changes.
     index: SecondaryMap<BodyHandle, usize>,
+    /// A body was added or removed since `index` was built.
+    index_stale: bool,
     states: Vec<SolverBody<D>>,
     /// One per pair, taken in the narrow phase.
     inputs: Vec<Option<ContactInput<D>>>,
@@ -233,6 +237,7 @@ impl<D: Dim> Default for SolveBuffers<D> {
     fn default() -> Self {
         Self {
             index: SecondaryMap::new(),
+            index_stale: true,
             states: Vec::new(),
             inputs: Vec::new(),
             touch_changed: Vec::new(),
@@ -241,11 +246,7 @@ impl<D: Dim> Default for SolveBuffers<D> {
 }
 
 /// A collider's box for the broad phase: its shape's bounds plus the speculative distance.
-fn bounds_of<D: Dim>(
-    collider: &Collider<D>,
-    body: &Body<D>,
-    settings: &Settings<D>,
-) -> crate::shape::Aabb<D> {
+fn bounds_of<D: Dim>(collider: &Collider<D>, body: &Body<D>, settings: &Settings<D>) -> Aabb<D> {
     collider
         .shape
         .aabb(&collider.world_pose(&body.pose))
@@ -301,6 +302,7 @@ impl<D: Dim> World<D> {
         let handle = self
             .bodies
             .insert(Body::new(&body, ColliderHandle::default(), collider));
+        self.buffers.index_stale = true;
         self.register_collider(handle, 0);
         Ok(handle)
     }
@@ -342,6 +344,7 @@ impl<D: Dim> World<D> {
     /// body, or `None` for a stale handle.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
         let body = self.bodies.remove(handle)?;
+        self.buffers.index_stale = true;
         for collider in &body.colliders {
             if let Some(slot) = self.colliders.remove(collider.handle) {
                 self.broad_phase.remove(slot.proxy);
@@ -473,14 +476,8 @@ impl<D: Dim> World<D> {
     /// Stage 2: refit moved bodies' boxes (stretched ahead by their last
     /// velocity over `dt`); the sorted candidate pairs.
     fn update_broad_phase(&mut self, dt: f32) {
-        for body in self.bodies.values().filter(|b| b.kind != BodyKind::Fixed) {
-            for collider in &body.colliders {
-                if let Some(slot) = self.colliders.get(collider.handle) {
-                    let bounds = bounds_of(collider, body, &self.settings);
-                    let displacement = body.linear_velocity * dt;
-                    self.broad_phase.update(slot.proxy, bounds, displacement);
-                }
-            }
+        for (proxy, bounds, displacement) in self.escaped_boxes(dt) {
+            self.broad_phase.update(proxy, bounds, displacement);
         }
         self.broad_phase.update_pairs();
         let candidates = self.broad_phase.pairs();
@@ -525,6 +522,32 @@ impl<D: Dim> World<D> {
         }
     }
 
+    /// The boxes of moving bodies' colliders that left their fat boxes,
+    /// with each body's displacement over `dt`, in body order. Most boxes
+    /// stay inside, and checking is read-only, so all threads check and
+    /// only the few that escaped are re-inserted, one at a time.
+    fn escaped_boxes(&self, dt: f32) -> Vec<(ProxyId, Aabb<D>, D::Vector)> {
+        let (colliders, broad_phase, settings) =
+            (&self.colliders, &self.broad_phase, &self.settings);
+        let bodies: Vec<&Body<D>> = self
+            .bodies
+            .values()
+            .filter(|b| b.kind != BodyKind::Fixed)
+            .collect();
+        bodies
+            .par_iter()
+            .with_min_len(BODIES_PER_TASK)
+            .flat_map_iter(|body| {
+                body.colliders.iter().filter_map(move |collider| {
+                    let proxy = colliders.get(collider.handle)?.proxy;
+                    let bounds = bounds_of(collider, body, settings);
+                    (!broad_phase.encloses(proxy, &bounds))
+                        .then(|| (proxy, bounds, body.linear_velocity * dt))
+                })
+            })
+            .collect()
+    }
+
     /// Stages 3 and 4: GJK/EPA and the incremental manifold of every pair,
     /// in parallel; each touching pair's solver input is taken on the way,
     /// while the pair is in the cache. Pairs between sleeping bodies are
@@ -536,9 +559,12 @@ impl<D: Dim> World<D> {
             reuse: self.settings.manifold_reuse_distance,
         };
         let mut buffers = std::mem::take(&mut self.buffers);
-        buffers.index.clear();
-        for (i, h) in self.bodies.keys().enumerate() {
-            buffers.index.insert(h, i);
+        if buffers.index_stale {
+            buffers.index.clear();
+            for (i, h) in self.bodies.keys().enumerate() {
+                buffers.index.insert(h, i);
+            }
+            buffers.index_stale = false;
         }
         let (bodies, index) = (&self.bodies, &buffers.index);
         self.pairs
@@ -592,6 +618,7 @@ impl<D: Dim> World<D> {
     fn solve(&mut self, dt: f32) {
         let SolveBuffers {
             index,
+            index_stale,
             mut states,
             inputs,
             mut touch_changed,
@@ -634,6 +661,7 @@ impl<D: Dim> World<D> {
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,
+            index_stale,
             states,
             inputs,
             touch_changed,

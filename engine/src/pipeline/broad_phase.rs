@@ -244,7 +244,7 @@ impl<D: Dim> BroadPhase<D> {
         let Some(leaf) = self.leaf(proxy) else {
             return false;
         };
-        if self.nodes[leaf as usize].aabb.contains(&aabb) {
+        if self.encloses(proxy, &aabb) {
             return false;
         }
         self.remove_leaf(leaf);
@@ -252,6 +252,14 @@ impl<D: Dim> BroadPhase<D> {
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
         true
+    }
+
+    /// True when the proxy's stored fat box contains `aabb`, so that
+    /// [`update`](Self::update) with it would change nothing. Reads only, so
+    /// many threads may ask at once. False for a handle naming no proxy.
+    pub fn encloses(&self, proxy: ProxyId, aabb: &Aabb<D>) -> bool {
+        self.leaf(proxy)
+            .is_some_and(|leaf| self.nodes[leaf as usize].aabb.contains(aabb))
     }
 
     /// Calls `callback` with the key of every proxy whose fat box overlaps
@@ -736,10 +744,18 @@ mod tests {
         let fat = *bp.fat_aabb(proxy).unwrap();
         assert_eq!(fat, tight.expanded(0.1));
         let shifted = |d: f32| Aabb::around(D::Vector::splat(d), 0.5);
+        assert!(bp.encloses(proxy, &shifted(0.05)));
         assert!(!bp.update(proxy, shifted(0.05), D::Vector::ZERO));
         assert_eq!(bp.fat_aabb(proxy), Some(&fat));
+        assert!(!bp.encloses(proxy, &shifted(0.5)));
         assert!(bp.update(proxy, shifted(0.5), D::Vector::ZERO));
         assert_eq!(bp.fat_aabb(proxy), Some(&shifted(0.5).expanded(0.1)));
+        assert!(bp.encloses(proxy, &shifted(0.5)));
+        bp.remove(proxy);
+        assert!(
+            !bp.encloses(proxy, &shifted(0.5)),
+            "a removed proxy encloses nothing"
+        );
     }
 
     /// A box moving 0.2 a step gets a fat box reaching four steps ahead, so

@@ -318,6 +318,8 @@ impl<D: Dim> ContactInput<D> {
 /// thread claims): smaller blocks cost more in claiming, and in cache lines
 /// both threads write, than they gain in balance.
 const MIN_BUNDLES_PER_BLOCK: usize = 64;
+/// Fewest inputs per rayon task when inputs are compared or copied whole.
+const MIN_INPUTS_PER_TASK: usize = 1024;
 /// Blocks per thread in a colour's stage, for balance.
 const BLOCKS_PER_THREAD: usize = 2;
 /// Bodies per block of an integration stage.
@@ -361,8 +363,6 @@ pub(crate) struct Contacts<D: Dim> {
     graph: ConstraintGraph,
     /// Each input's bodies and whether they move, as last laid out.
     signature: Vec<Option<(usize, usize, bool, bool)>>,
-    /// The buffer the next signature is built in.
-    next_signature: Vec<Option<(usize, usize, bool, bool)>>,
     /// The bodies' states during the substep loop.
     states: Vec<BodyState>,
 }
@@ -378,7 +378,6 @@ impl<D: Dim> Default for Contacts<D> {
             placed: Vec::new(),
             graph: ConstraintGraph::new(0),
             signature: Vec::new(),
-            next_signature: Vec::new(),
             states: Vec::new(),
         }
     }
@@ -423,15 +422,14 @@ impl<D: Dim> Contacts<D> {
 
     /// True when `inputs` join the same bodies, moving or not, as last
     /// step's, so that last step's colours and bundles stand (the colouring
-    /// depends on nothing else); the signature is updated either way.
+    /// depends on nothing else); the signature is updated either way. Both
+    /// the comparison and the update run on all threads.
     fn same_layout(
         &mut self,
         inputs: &[Option<ContactInput<D>>],
         bodies: &[SolverBody<D>],
     ) -> bool {
-        let mut signature = std::mem::take(&mut self.next_signature);
-        signature.clear();
-        signature.extend(inputs.iter().map(|input| {
+        let signature_of = |input: &Option<ContactInput<D>>| {
             input.as_ref().map(|input| {
                 let moves = |i: usize| bodies[i].inv_mass > 0.0;
                 (
@@ -441,9 +439,21 @@ impl<D: Dim> Contacts<D> {
                     moves(input.body_b),
                 )
             })
-        }));
-        let same = signature == self.signature && !self.signature.is_empty();
-        self.next_signature = std::mem::replace(&mut self.signature, signature);
+        };
+        let same = !self.signature.is_empty()
+            && self.signature.len() == inputs.len()
+            && inputs
+                .par_iter()
+                .zip(&self.signature)
+                .with_min_len(MIN_INPUTS_PER_TASK)
+                .all(|(input, &kept)| signature_of(input) == kept);
+        if !same {
+            inputs
+                .par_iter()
+                .with_min_len(MIN_INPUTS_PER_TASK)
+                .map(signature_of)
+                .collect_into_vec(&mut self.signature);
+        }
         same
     }
 
