@@ -405,3 +405,68 @@ fn the_step_profile_adds_up() {
     let stages = p.broad_phase + p.narrow_phase + p.solver + p.islands;
     assert!(p.total > 0.0 && stages <= p.total * 1.0001 + 1e-6, "{p:?}");
 }
+
+/// A fixed body the game moves takes its contacts along: a platform moved
+/// under a falling box catches it, a box asleep on a platform moved away
+/// wakes and falls, and one asleep on a platform lowered a little follows it.
+fn moved_fixed_platform<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let platform = |world: &mut World<D>, x: f32| {
+        world
+            .add_body(
+                BodyDesc::fixed().position(D::v(x, 0.0)),
+                ColliderDesc::new(D::cuboid(1.0, 0.25)),
+            )
+            .unwrap()
+    };
+    let cube = |world: &mut World<D>, x: f32, y: f32| {
+        world
+            .add_body(
+                BodyDesc::dynamic().position(D::v(x, y)),
+                ColliderDesc::new(D::cube(0.5)),
+            )
+            .unwrap()
+    };
+    let dropped = cube(&mut world, 0.0, 0.75);
+    let lowered = cube(&mut world, 5.0, 0.75);
+    let [under_dropped, under_lowered, catcher] =
+        [0.0, 5.0, -10.0].map(|x| platform(&mut world, x));
+    for _ in 0..120 {
+        world.step(DT);
+    }
+    for h in [dropped, lowered] {
+        assert!(world.body(h).unwrap().is_sleeping(), "settled and asleep");
+    }
+    let falling = cube(&mut world, 10.0, 3.0);
+    let place = |world: &mut World<D>, h, x: f32, y: f32| {
+        world.body_mut(h).unwrap().set_position(D::v(x, y)).unwrap();
+    };
+    place(&mut world, catcher, 10.0, 0.0);
+    place(&mut world, under_dropped, 20.0, 0.0);
+    place(&mut world, under_lowered, 5.0, -0.1);
+    for _ in 0..120 {
+        world.step(DT);
+    }
+    let height = |h| D::height(world.body(h).unwrap().position());
+    assert!(
+        (height(falling) - 0.75).abs() < 0.02,
+        "caught at {}",
+        height(falling)
+    );
+    assert!(height(dropped) < -5.0, "dropped box at {}", height(dropped));
+    assert!(
+        (height(lowered) - 0.65).abs() < 0.02,
+        "lowered box at {}",
+        height(lowered)
+    );
+}
+
+#[test]
+fn a_moved_fixed_platform_catches_and_drops_boxes_2d() {
+    moved_fixed_platform::<tumble::D2>();
+}
+
+#[test]
+fn a_moved_fixed_platform_catches_and_drops_boxes_3d() {
+    moved_fixed_platform::<tumble::D3>();
+}

@@ -183,6 +183,9 @@ pub struct Body<D: Dim> {
     pub(crate) sleeping: bool,
     /// How long the body has been slow enough to sleep, seconds.
     pub(crate) rest_time: f32,
+    /// Added, or placed by `set_position` or `set_rotation`, since the
+    /// last step: sleeping bodies it touched or touches are woken.
+    pub(crate) teleported: bool,
 }
 
 impl<D: Dim> Body<D> {
@@ -219,6 +222,7 @@ impl<D: Dim> Body<D> {
             can_sleep: desc.can_sleep,
             sleeping: false,
             rest_time: 0.0,
+            teleported: true,
         };
         body.update_mass();
         body
@@ -343,7 +347,9 @@ impl<D: Dim> Body<D> {
         &self.colliders[0].shape
     }
 
-    /// Moves the body's origin to `position` (metres). Errors on NaN or infinity.
+    /// Moves the body's origin to `position` (metres), waking it and, at the
+    /// next step, the sleeping bodies it touched or will touch (a fixed body
+    /// may be moved this way too). Errors on NaN or infinity.
     pub fn set_position(&mut self, position: D::Vector) -> Result<(), WorldError> {
         if !position.is_finite() {
             return Err(WorldError::NotFinite {
@@ -352,10 +358,12 @@ impl<D: Dim> Body<D> {
         }
         self.pose.translation = position;
         self.wake_up();
+        self.teleported = true;
         Ok(())
     }
 
-    /// Sets the orientation. Errors on NaN or infinity.
+    /// Sets the orientation, waking as [`Body::set_position`] does. Errors
+    /// on NaN or infinity.
     pub fn set_rotation(&mut self, rotation: D::Angle) -> Result<(), WorldError> {
         if !D::angle_is_finite(rotation) {
             return Err(WorldError::NotFinite {
@@ -364,6 +372,7 @@ impl<D: Dim> Body<D> {
         }
         self.pose.rotation = D::rotation_from_angle(rotation);
         self.wake_up();
+        self.teleported = true;
         Ok(())
     }
 
@@ -432,8 +441,10 @@ impl<D: Dim> Body<D> {
         }
     }
 
-    /// After the step: a body that reached its target stops there.
+    /// After the step: a body that reached its target stops there; a
+    /// teleport has been dealt with.
     pub(crate) fn arrive(&mut self) {
+        self.teleported = false;
         if let Some(target) = self.kinematic_target.take() {
             self.pose = target;
             self.linear_velocity = D::Vector::ZERO;

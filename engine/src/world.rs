@@ -444,8 +444,17 @@ impl<D: Dim> World<D> {
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         self.contact_events.clear();
         self.sensor_events.clear();
-        self.bodies.values_mut().for_each(|b| b.aim_at_target(dt));
-        self.update_broad_phase(dt);
+        let (mut teleports, mut sleepers) = (false, false);
+        for body in self.bodies.values_mut() {
+            body.aim_at_target(dt);
+            teleports |= body.teleported;
+            sleepers |= body.sleeping;
+        }
+        let wake_for_teleports = teleports && sleepers;
+        self.update_broad_phase(dt, wake_for_teleports);
+        if wake_for_teleports {
+            self.wake_beside_teleported();
+        }
         let broad_phase = since(start);
         let t = Instant::now();
         self.update_manifolds();
@@ -474,8 +483,10 @@ impl<D: Dim> World<D> {
     }
 
     /// Stage 2: refit moved bodies' boxes (stretched ahead by their last
-    /// velocity over `dt`); the sorted candidate pairs.
-    fn update_broad_phase(&mut self, dt: f32) {
+    /// velocity over `dt`); the sorted candidate pairs. With `teleports`,
+    /// the game placed a body while others sleep: a sleeping body whose pair
+    /// with a placed one ends is woken, as its support may have gone.
+    fn update_broad_phase(&mut self, dt: f32, teleports: bool) {
         for (proxy, bounds, displacement) in self.escaped_boxes(dt) {
             self.broad_phase.update(proxy, bounds, displacement);
         }
@@ -497,9 +508,17 @@ impl<D: Dim> World<D> {
         let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();
         let mut pairs = Vec::with_capacity(candidates.len());
         let mut ended = Vec::new();
+        let mut woken = Vec::new();
+        let mut end = |gone: ContactPair<D>| {
+            let placed = |h| bodies.get(h).is_some_and(|b: &Body<D>| b.teleported);
+            if teleports && (placed(gone.body_a) || placed(gone.body_b)) {
+                woken.extend([gone.body_a, gone.body_b]);
+            }
+            ended.push(gone.stopped());
+        };
         for &key in candidates {
             while let Some(gone) = old.next_if(|p| p.key < key) {
-                ended.push(gone.stopped());
+                end(gone);
             }
             if let Some(kept) = old.next_if(|p| p.key == key) {
                 pairs.push(kept);
@@ -515,14 +534,39 @@ impl<D: Dim> World<D> {
                 }
             }
         }
-        ended.extend(old.map(|gone| gone.stopped()));
+        old.for_each(&mut end);
         self.pairs = pairs;
         for event in ended {
             self.record(event);
         }
+        for h in woken {
+            if let Some(body) = self.bodies.get_mut(h) {
+                body.wake_up();
+            }
+        }
     }
 
-    /// The boxes of moving bodies' colliders that left their fat boxes,
+    /// Wakes the sleeping bodies paired with a body the game placed (or
+    /// added) since the last step, before the narrow phase, so that their
+    /// contacts are measured anew this step.
+    fn wake_beside_teleported(&mut self) {
+        let bodies = &self.bodies;
+        let teleported = |pair: &&ContactPair<D>| {
+            bodies[pair.body_a].teleported || bodies[pair.body_b].teleported
+        };
+        let woken: Vec<BodyHandle> = self
+            .pairs
+            .par_iter()
+            .with_min_len(PAIRS_PER_TASK)
+            .filter(teleported)
+            .flat_map_iter(|pair| [pair.body_a, pair.body_b])
+            .collect();
+        for h in woken {
+            self.bodies[h].wake_up();
+        }
+    }
+
+    /// The boxes of moving (or just placed) bodies' colliders that left their fat boxes,
     /// with each body's displacement over `dt`, in body order. Most boxes
     /// stay inside, and checking is read-only, so all threads check and
     /// only the few that escaped are re-inserted, one at a time.
@@ -532,7 +576,7 @@ impl<D: Dim> World<D> {
         let bodies: Vec<&Body<D>> = self
             .bodies
             .values()
-            .filter(|b| b.kind != BodyKind::Fixed)
+            .filter(|b| b.kind != BodyKind::Fixed || b.teleported)
             .collect();
         bodies
             .par_iter()
