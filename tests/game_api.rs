@@ -161,6 +161,16 @@ fn filtered_colliders_pass_through_and_keep_user_data_3d() {
     filtered_out::<tumble::D3>();
 }
 
+/// A dynamic unit cube at (x, y).
+fn add_cube<D: Scene>(world: &mut World<D>, x: f32, y: f32) -> tumble::BodyHandle {
+    world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(x, y)),
+            ColliderDesc::new(D::cube(0.5)),
+        )
+        .unwrap()
+}
+
 /// Bodies added and removed between steps take part in the next step:
 /// boxes dropped later, or where another was removed, land and rest, and
 /// removing a box leaves the others resting.
@@ -171,23 +181,15 @@ fn replaced_body_lands<D: Scene>() {
         ..Settings::default()
     });
     add_ground::<D>(&mut world, 0.0);
-    let drop_box = |world: &mut World<D>, x: f32| {
-        world
-            .add_body(
-                BodyDesc::dynamic().position(D::v(x, 1.0)),
-                ColliderDesc::new(D::cube(0.5)),
-            )
-            .unwrap()
-    };
-    let first = drop_box(&mut world, 0.0);
-    let neighbour = drop_box(&mut world, 3.0);
+    let first = add_cube(&mut world, 0.0, 1.0);
+    let neighbour = add_cube(&mut world, 3.0, 1.0);
     let run = |world: &mut World<D>, steps| (0..steps).for_each(|_| world.step(DT));
     run(&mut world, 60);
-    let late = drop_box(&mut world, -3.0);
+    let late = add_cube(&mut world, -3.0, 1.0);
     run(&mut world, 60);
     world.remove_body(first).unwrap();
     run(&mut world, 60);
-    let second = drop_box(&mut world, 0.0);
+    let second = add_cube(&mut world, 0.0, 1.0);
     run(&mut world, 120);
     let boxes = [
         ("late", late),
@@ -419,16 +421,8 @@ fn moved_fixed_platform<D: Scene>() {
             )
             .unwrap()
     };
-    let cube = |world: &mut World<D>, x: f32, y: f32| {
-        world
-            .add_body(
-                BodyDesc::dynamic().position(D::v(x, y)),
-                ColliderDesc::new(D::cube(0.5)),
-            )
-            .unwrap()
-    };
-    let dropped = cube(&mut world, 0.0, 0.75);
-    let lowered = cube(&mut world, 5.0, 0.75);
+    let dropped = add_cube(&mut world, 0.0, 0.75);
+    let lowered = add_cube(&mut world, 5.0, 0.75);
     let [under_dropped, under_lowered, catcher] =
         [0.0, 5.0, -10.0].map(|x| platform(&mut world, x));
     for _ in 0..120 {
@@ -437,7 +431,7 @@ fn moved_fixed_platform<D: Scene>() {
     for h in [dropped, lowered] {
         assert!(world.body(h).unwrap().is_sleeping(), "settled and asleep");
     }
-    let falling = cube(&mut world, 10.0, 3.0);
+    let falling = add_cube(&mut world, 10.0, 3.0);
     let place = |world: &mut World<D>, h, x: f32, y: f32| {
         world.body_mut(h).unwrap().set_position(D::v(x, y)).unwrap();
     };
@@ -459,6 +453,45 @@ fn moved_fixed_platform<D: Scene>() {
         "lowered box at {}",
         height(lowered)
     );
+}
+
+/// A game that sets a fixed platform's position every frame, unchanged,
+/// does not keep the box on it awake, while another body sleeps elsewhere.
+fn platform_held_in_place<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let elsewhere = add_cube(&mut world, -20.0, 0.5);
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    assert!(world.body(elsewhere).unwrap().is_sleeping());
+    let at = D::v(20.0, 2.0);
+    let platform = world
+        .add_body(
+            BodyDesc::fixed().position(at),
+            ColliderDesc::new(D::cuboid(1.0, 0.25)),
+        )
+        .unwrap();
+    let resting = add_cube(&mut world, 20.0, 2.75);
+    let mut asleep = Vec::new();
+    for _ in 0..180 {
+        world.body_mut(platform).unwrap().set_position(at).unwrap();
+        world.step(DT);
+        asleep.push(world.body(resting).unwrap().is_sleeping());
+    }
+    let fell_asleep = asleep.iter().position(|&a| a).expect("never slept");
+    assert!(fell_asleep < 120, "slept only after {fell_asleep} steps");
+    assert!(asleep[fell_asleep..].iter().all(|&a| a), "woken again");
+}
+
+#[test]
+fn a_platform_set_where_it_is_every_frame_lets_its_box_sleep_2d() {
+    platform_held_in_place::<tumble::D2>();
+}
+
+#[test]
+fn a_platform_set_where_it_is_every_frame_lets_its_box_sleep_3d() {
+    platform_held_in_place::<tumble::D3>();
 }
 
 #[test]

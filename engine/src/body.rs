@@ -183,8 +183,9 @@ pub struct Body<D: Dim> {
     pub(crate) sleeping: bool,
     /// How long the body has been slow enough to sleep, seconds.
     pub(crate) rest_time: f32,
-    /// Added, or placed by `set_position` or `set_rotation`, since the
-    /// last step: sleeping bodies it touched or touches are woken.
+    /// Added, or moved by `set_position` or `set_rotation`, since the last
+    /// step: the sleeping bodies it touched are woken, and, for a fixed
+    /// body, those its box now meets.
     pub(crate) teleported: bool,
 }
 
@@ -347,18 +348,19 @@ impl<D: Dim> Body<D> {
         &self.colliders[0].shape
     }
 
-    /// Moves the body's origin to `position` (metres), waking it and, at the
-    /// next step, the sleeping bodies it touched or will touch (a fixed body
-    /// may be moved this way too). Errors on NaN or infinity.
+    /// Moves the body's origin to `position` (metres) and wakes it. If that
+    /// moves it, the next step wakes the sleeping bodies it touched and,
+    /// for a fixed body, those its box now meets (a fixed body may be moved
+    /// this way). Errors on NaN or infinity.
     pub fn set_position(&mut self, position: D::Vector) -> Result<(), WorldError> {
         if !position.is_finite() {
             return Err(WorldError::NotFinite {
                 what: "body position",
             });
         }
+        self.teleported |= self.pose.translation != position;
         self.pose.translation = position;
         self.wake_up();
-        self.teleported = true;
         Ok(())
     }
 
@@ -370,9 +372,10 @@ impl<D: Dim> Body<D> {
                 what: "body rotation",
             });
         }
-        self.pose.rotation = D::rotation_from_angle(rotation);
+        let rotation = D::rotation_from_angle(rotation);
+        self.teleported |= self.pose.rotation != rotation;
+        self.pose.rotation = rotation;
         self.wake_up();
-        self.teleported = true;
         Ok(())
     }
 

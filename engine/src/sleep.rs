@@ -11,7 +11,9 @@
 //!    may sleep falls asleep, velocities zeroed.
 //!
 //! A moving kinematic body touching an island keeps it awake. Removing a
-//! body wakes what touched it.
+//! body wakes what touched it; so does moving it with `set_position` or
+//! `set_rotation`, and a fixed body moved so also wakes what its box now
+//! meets (`World::wake_beside_teleported`).
 
 use crate::body::{Body, BodyKind};
 use crate::math::{Angular, Dim, Vector};

@@ -125,6 +125,22 @@ impl<D: Dim> ContactPair<D> {
         self.reported
     }
 
+    /// Whether the pair's sleeping bodies wake because the game placed one
+    /// of its bodies: the pair touched (its support may have gone), or the
+    /// placed body is fixed (nothing else looks at a fixed body's new
+    /// contacts with sleeping ones). A moved dynamic or kinematic body is
+    /// awake, so its new contacts wake their islands anyway; nothing rests
+    /// on a sensor.
+    fn wakes_after_placing(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> bool {
+        let placed = |h| bodies.get(h).filter(|b: &&Body<D>| b.teleported);
+        [self.body_a, self.body_b]
+            .into_iter()
+            .any(|h| match placed(h) {
+                Some(body) => body.kind == BodyKind::Fixed || (self.touching && !self.sensor),
+                None => false,
+            })
+    }
+
     /// The event for this pair ceasing to touch.
     fn stopped(&self) -> Option<Event> {
         if !self.reported {
@@ -510,8 +526,7 @@ impl<D: Dim> World<D> {
         let mut ended = Vec::new();
         let mut woken = Vec::new();
         let mut end = |gone: ContactPair<D>| {
-            let placed = |h| bodies.get(h).is_some_and(|b: &Body<D>| b.teleported);
-            if teleports && (placed(gone.body_a) || placed(gone.body_b)) {
+            if teleports && gone.wakes_after_placing(bodies) {
                 woken.extend([gone.body_a, gone.body_b]);
             }
             ended.push(gone.stopped());
@@ -539,8 +554,13 @@ impl<D: Dim> World<D> {
         for event in ended {
             self.record(event);
         }
-        for h in woken {
-            if let Some(body) = self.bodies.get_mut(h) {
+        self.wake_sleeping(woken);
+    }
+
+    /// Wakes those of `bodies` that sleep; the others keep their rest time.
+    fn wake_sleeping(&mut self, bodies: Vec<BodyHandle>) {
+        for h in bodies {
+            if let Some(body) = self.bodies.get_mut(h).filter(|b| b.sleeping) {
                 body.wake_up();
             }
         }
@@ -551,25 +571,21 @@ impl<D: Dim> World<D> {
     /// contacts are measured anew this step.
     fn wake_beside_teleported(&mut self) {
         let bodies = &self.bodies;
-        let teleported = |pair: &&ContactPair<D>| {
-            bodies[pair.body_a].teleported || bodies[pair.body_b].teleported
-        };
         let woken: Vec<BodyHandle> = self
             .pairs
             .par_iter()
             .with_min_len(PAIRS_PER_TASK)
-            .filter(teleported)
+            .filter(|pair| pair.wakes_after_placing(bodies))
             .flat_map_iter(|pair| [pair.body_a, pair.body_b])
             .collect();
-        for h in woken {
-            self.bodies[h].wake_up();
-        }
+        self.wake_sleeping(woken);
     }
 
-    /// The boxes of moving (or just placed) bodies' colliders that left their fat boxes,
-    /// with each body's displacement over `dt`, in body order. Most boxes
-    /// stay inside, and checking is read-only, so all threads check and
-    /// only the few that escaped are re-inserted, one at a time.
+    /// The boxes of moving (or just placed) bodies' colliders that left
+    /// their fat boxes, with each body's displacement over `dt`, in body
+    /// order. Most boxes stay inside, and checking is read-only, so all
+    /// threads check and only the few that escaped are re-inserted, one at
+    /// a time.
     fn escaped_boxes(&self, dt: f32) -> Vec<(ProxyId, Aabb<D>, D::Vector)> {
         let (colliders, broad_phase, settings) =
             (&self.colliders, &self.broad_phase, &self.settings);
