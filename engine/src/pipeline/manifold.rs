@@ -56,8 +56,7 @@ pub struct ManifoldPoint<V> {
 pub struct Manifold<D: Dim> {
     /// Unit normal in world space, from A towards B.
     pub normal: D::Vector,
-    /// One slot more than kept, for the point being merged before reduction.
-    points: D::PerPointAndOne<ManifoldPoint<D::Vector>>,
+    points: D::PerPoint<ManifoldPoint<D::Vector>>,
     len: usize,
     /// What the last GJK/EPA query found.
     last_query: LastQuery<D>,
@@ -288,46 +287,58 @@ impl<D: Dim> Manifold<D> {
                 tangent_impulse: kept.tangent_impulse,
                 ..point
             };
-        } else {
-            // len <= MAX < capacity here: every insertion above MAX reduces at once.
+        } else if self.len < D::MAX_MANIFOLD_POINTS {
             self.points[self.len] = point;
             self.len += 1;
-            if self.len > D::MAX_MANIFOLD_POINTS {
-                self.reduce(pair);
-            }
+        } else {
+            self.reduce_with(pair, point);
         }
     }
 
-    /// Step 4: keeps `D::MAX_MANIFOLD_POINTS`: the point farthest from the
-    /// centroid, the one farthest from it, then those adding the most area.
-    fn reduce(&mut self, pair: &PairView<'_, D>) {
-        let world: Vec<D::Vector> = (0..self.len)
-            .map(|i| self.world_points(&pair.pose_a, &pair.pose_b, i).0)
-            .collect();
-        let mut chosen: Vec<usize> = Vec::with_capacity(D::MAX_MANIFOLD_POINTS);
+    /// Step 4: of a full manifold's points and a new one, keeps
+    /// `D::MAX_MANIFOLD_POINTS`: the point farthest from the centroid, the
+    /// one farthest from it, then those adding the most area. Works on the
+    /// stack: the narrow phase calls it for many pairs at once.
+    fn reduce_with(&mut self, pair: &PairView<'_, D>, new: ManifoldPoint<D::Vector>) {
+        let mut candidates = D::PerPointAndOne::<ManifoldPoint<D::Vector>>::default();
+        let candidates = candidates.as_mut();
+        candidates[..self.len].copy_from_slice(self.points());
+        candidates[self.len] = new;
+        let candidates = &candidates[..=self.len];
+        let mut world = D::PerPointAndOne::<D::Vector>::default();
+        let world = &mut world.as_mut()[..candidates.len()];
+        for (w, c) in world.iter_mut().zip(candidates) {
+            *w = pair.pose_a.transform_point(c.local_a);
+        }
         let centroid =
-            world.iter().fold(D::Vector::ZERO, |sum, &p| sum + p) * (1.0 / self.len as f32);
-        let outermost = (0..self.len).max_by(|&i, &j| {
+            world.iter().fold(D::Vector::ZERO, |sum, &p| sum + p) * (1.0 / world.len() as f32);
+        let outermost = (0..world.len()).max_by(|&i, &j| {
             (world[i] - centroid)
                 .length_squared()
                 .total_cmp(&(world[j] - centroid).length_squared())
         });
-        chosen.extend(outermost);
-        while chosen.len() < D::MAX_MANIFOLD_POINTS {
-            let spread = |i: usize| area_gain::<D>(&world, &chosen, i);
-            let next = (0..self.len)
-                .filter(|i| !chosen.contains(i))
+        let mut chosen = D::PerPoint::<usize>::default();
+        let mut count = 0;
+        if let Some(i) = outermost {
+            chosen[0] = i;
+            count = 1;
+        }
+        while count < D::MAX_MANIFOLD_POINTS {
+            let so_far = &chosen.as_ref()[..count];
+            let spread = |i: usize| area_gain::<D>(world, so_far, i);
+            let next = (0..world.len())
+                .filter(|i| !so_far.contains(i))
                 .max_by(|&i, &j| spread(i).total_cmp(&spread(j)));
             match next {
-                Some(i) => chosen.push(i),
+                Some(i) => chosen[count] = i,
                 None => break,
             }
+            count += 1;
         }
-        let old = self.points;
-        for (slot, &i) in chosen.iter().enumerate() {
-            self.points[slot] = old[i];
+        for (slot, &i) in chosen.as_ref()[..count].iter().enumerate() {
+            self.points[slot] = candidates[i];
         }
-        self.len = chosen.len();
+        self.len = count;
     }
 }
 
