@@ -17,6 +17,8 @@
 //! edge it replaces (rounding) stops the expansion with the closest edge so
 //! far as the answer, never NaN.
 
+use std::cell::Cell;
+
 use glam::Vec2;
 
 use super::trace::{EpaStep, Observer};
@@ -32,9 +34,18 @@ struct Edge {
     distance: f32,
 }
 
+#[derive(Default)]
 struct Polygon {
     vertices: Vec<SupportPoint<Vec2>>,
     edges: Vec<Edge>,
+}
+
+thread_local! {
+    /// The last polygon's buffers, kept for the next query on this thread:
+    /// the narrow phase runs EPA for thousands of pairs a step.
+    static BUFFERS: Cell<Polygon> = const {
+        Cell::new(Polygon { vertices: Vec::new(), edges: Vec::new() })
+    };
 }
 
 /// Penetration of the pair whose Minkowski difference `pair` is, given GJK's
@@ -58,26 +69,12 @@ pub fn penetration_observed<P: PairSupport<Vec2>, O: Observer<Vec2>>(
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
     };
-    let Some(mut polygon) = Polygon::from_triangle(triangle) else {
+    let Some(mut polygon) = Polygon::from_triangle(triangle, BUFFERS.take()) else {
         return touching(simplex, Vec2::Y);
     };
-    let mut iterations = 0;
-    loop {
-        let closest = polygon.closest_edge();
-        let edge = polygon.edges[closest];
-        let w = pair.support_point(edge.normal);
-        if O::ENABLED {
-            observer.epa_step(polygon.snapshot(closest, w.w));
-        }
-        let gap = edge.normal.dot(w.w) - edge.distance;
-        if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
-            return polygon.witness(closest, iterations);
-        }
-        iterations += 1;
-        if !polygon.insert(closest, w, edge.distance - tolerance) {
-            return polygon.witness(closest, iterations);
-        }
-    }
+    let penetration = polygon.converge(pair, tolerance, observer);
+    BUFFERS.set(polygon);
+    penetration
 }
 
 /// Step 1: a triangle from GJK's simplex, or the normal of the line the
@@ -165,18 +162,46 @@ fn edge(a: Vec2, b: Vec2) -> Option<Edge> {
 }
 
 impl Polygon {
-    /// Step 2: the triangle, counter-clockwise, with its edges.
-    fn from_triangle(mut t: [SupportPoint<Vec2>; 3]) -> Option<Self> {
+    /// Step 2: the triangle, counter-clockwise, with its edges, in the
+    /// buffers of `reused`.
+    fn from_triangle(mut t: [SupportPoint<Vec2>; 3], mut reused: Polygon) -> Option<Self> {
         if (t[1].w - t[0].w).perp_dot(t[2].w - t[0].w) < 0.0 {
             t.swap(1, 2);
         }
-        let mut edges = Vec::with_capacity(16);
+        reused.edges.clear();
         for i in 0..3 {
-            edges.push(edge(t[i].w, t[(i + 1) % 3].w)?);
+            reused.edges.push(edge(t[i].w, t[(i + 1) % 3].w)?);
         }
-        let mut vertices = Vec::with_capacity(16);
-        vertices.extend_from_slice(&t);
-        Some(Self { vertices, edges })
+        reused.vertices.clear();
+        reused.vertices.extend_from_slice(&t);
+        Some(reused)
+    }
+
+    /// Steps 3 to 5: expands until the closest edge is on the boundary (or
+    /// the cap), then the witnesses.
+    fn converge<P: PairSupport<Vec2>, O: Observer<Vec2>>(
+        &mut self,
+        pair: &P,
+        tolerance: f32,
+        observer: &mut O,
+    ) -> Penetration<Vec2> {
+        let mut iterations = 0;
+        loop {
+            let closest = self.closest_edge();
+            let edge = self.edges[closest];
+            let w = pair.support_point(edge.normal);
+            if O::ENABLED {
+                observer.epa_step(self.snapshot(closest, w.w));
+            }
+            let gap = edge.normal.dot(w.w) - edge.distance;
+            if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
+                return self.witness(closest, iterations);
+            }
+            iterations += 1;
+            if !self.insert(closest, w, edge.distance - tolerance) {
+                return self.witness(closest, iterations);
+            }
+        }
     }
 
     /// The polygon as an [`EpaStep`], for tracing.

@@ -21,6 +21,7 @@
 //! in 2D, a new face may be closer than the face it replaces (see
 //! `Polytope::expand`), so that alone does not stop it.
 
+use std::cell::Cell;
 use std::collections::BinaryHeap;
 
 use glam::Vec3;
@@ -66,10 +67,19 @@ impl PartialOrd for Queued {
     }
 }
 
+#[derive(Default)]
 struct Polytope {
     vertices: Vec<SupportPoint<Vec3>>,
     faces: Vec<Face>,
     queue: BinaryHeap<Queued>,
+}
+
+thread_local! {
+    /// The last polytope's buffers, kept for the next query on this thread:
+    /// the narrow phase runs EPA for thousands of pairs a step.
+    static BUFFERS: Cell<Polytope> = const {
+        Cell::new(Polytope { vertices: Vec::new(), faces: Vec::new(), queue: BinaryHeap::new() })
+    };
 }
 
 /// Penetration of the pair whose Minkowski difference `pair` is, given GJK's
@@ -93,26 +103,14 @@ pub fn penetration_observed<P: PairSupport<Vec3>, O: Observer<Vec3>>(
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
     };
-    let Some(mut polytope) = Polytope::from_tetrahedron(tetrahedron) else {
+    let Some(mut polytope) = Polytope::from_tetrahedron(tetrahedron, BUFFERS.take()) else {
         return touching(simplex, Vec3::Y);
     };
-    let mut iterations = 0;
-    while let Some(closest) = polytope.pop_closest() {
-        let face = polytope.faces[closest as usize];
-        let w = pair.support_point(face.normal);
-        if O::ENABLED {
-            observer.epa_step(polytope.snapshot(closest, w.w));
-        }
-        let gap = face.normal.dot(w.w) - face.distance;
-        if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
-            return polytope.witness(closest, iterations);
-        }
-        iterations += 1;
-        if !polytope.expand(closest, w, tolerance) {
-            return polytope.witness(closest, iterations);
-        }
-    }
-    touching(simplex, Vec3::Y)
+    let penetration = polytope
+        .converge(pair, tolerance, observer)
+        .unwrap_or_else(|| touching(simplex, Vec3::Y));
+    BUFFERS.set(polytope);
+    penetration
 }
 
 /// Step 1: a tetrahedron from GJK's simplex, or the normal of the plane the
@@ -227,17 +225,17 @@ fn touching(simplex: &Simplex<Vec3>, normal: Vec3) -> Penetration<Vec3> {
 }
 
 impl Polytope {
-    /// Step 2: the tetrahedron's four outward faces, linked and queued.
-    fn from_tetrahedron(mut t: [SupportPoint<Vec3>; 4]) -> Option<Self> {
+    /// Step 2: the tetrahedron's four outward faces, linked and queued, in
+    /// the buffers of `reused`.
+    fn from_tetrahedron(mut t: [SupportPoint<Vec3>; 4], reused: Polytope) -> Option<Self> {
         let volume = (t[1].w - t[0].w).dot((t[2].w - t[0].w).cross(t[3].w - t[0].w));
         if volume > 0.0 {
             t.swap(1, 2);
         }
-        let mut polytope = Polytope {
-            vertices: Vec::with_capacity(32),
-            faces: Vec::with_capacity(64),
-            queue: BinaryHeap::with_capacity(64),
-        };
+        let mut polytope = reused;
+        polytope.vertices.clear();
+        polytope.faces.clear();
+        polytope.queue.clear();
         polytope.vertices.extend_from_slice(&t);
         for (v, n) in [
             ([0, 1, 2], [1, 3, 2]),
@@ -302,6 +300,33 @@ impl Polytope {
     fn edge_towards(&self, neighbour: u32, face: u32) -> usize {
         let n = &self.faces[neighbour as usize];
         n.neighbours.iter().position(|&f| f == face).unwrap_or(0)
+    }
+
+    /// Steps 3 to 5: expands until the closest face is on the boundary (or
+    /// the cap), then the witnesses; `None` if no face is left to expand.
+    fn converge<P: PairSupport<Vec3>, O: Observer<Vec3>>(
+        &mut self,
+        pair: &P,
+        tolerance: f32,
+        observer: &mut O,
+    ) -> Option<Penetration<Vec3>> {
+        let mut iterations = 0;
+        while let Some(closest) = self.pop_closest() {
+            let face = self.faces[closest as usize];
+            let w = pair.support_point(face.normal);
+            if O::ENABLED {
+                observer.epa_step(self.snapshot(closest, w.w));
+            }
+            let gap = face.normal.dot(w.w) - face.distance;
+            if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
+                return Some(self.witness(closest, iterations));
+            }
+            iterations += 1;
+            if !self.expand(closest, w, tolerance) {
+                return Some(self.witness(closest, iterations));
+            }
+        }
+        None
     }
 
     /// Step 4: removes what `w` sees from face `closest`, fans new faces from
