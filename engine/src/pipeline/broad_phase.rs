@@ -13,10 +13,11 @@
 //! 2. Inserting a leaf picks its sibling by the surface-area heuristic: the
 //!    cost of pairing with a node is the size of the new parent plus the
 //!    growth of every ancestor, where a box's size is its *perimeter*, the
-//!    sum of its extents, in both dimensions. A branch-and-bound search
-//!    (cheapest ancestors' growth first, pruned by the best cost found) finds
-//!    the cheapest node among those of height 0 or 1, so that every leaf's
-//!    sibling is at most one level tall, as an AVL tree requires.
+//!    sum of its extents, in both dimensions. The search descends from the
+//!    root into the child the box grows less (Box2D v3's lower bound) down
+//!    to a node of height 1, then takes the cheapest of it and its leaves,
+//!    so that every leaf's sibling is at most one level tall, as an AVL
+//!    tree requires.
 //! 3. The new leaf and its sibling get a fresh parent; walking back to the
 //!    root, every ancestor is AVL-balanced (when one child is taller than the
 //!    other by two, the taller child is rotated up, keeping its own taller
@@ -49,14 +50,9 @@
 //! References: E. Catto, "Dynamic AABB Trees", GDC 2019, and the dynamic
 //! tree of Box2D (v2.4 `b2_dynamic_tree`, v3 `dynamic_tree.c`); J. Goldsmith
 //! and J. Salmon, "Automatic Creation of Object Hierarchies for Ray Tracing",
-//! IEEE CG&A 1987 (surface-area heuristic); J. Bittner, M. Hapala and
-//! V. Havran, "Fast Insertion-Based Optimization of Bounding Volume
-//! Hierarchies", CGF 2013 (branch-and-bound sibling search); D. Kopta et al.,
-//! "Fast, Effective BVH Updates for Animated Scenes", I3D 2012 (rotations);
+//! IEEE CG&A 1987 (surface-area heuristic); D. Kopta et al., "Fast,
+//! Effective BVH Updates for Animated Scenes", I3D 2012 (rotations);
 //! G. Adelson-Velsky and E. Landis, 1962 (AVL balancing).
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use crate::math::{Dim, Vector};
 use crate::shape::Aabb;
@@ -118,10 +114,6 @@ pub struct BroadPhase<D: Dim> {
     removed: bool,
     /// Traversal stack reused between queries.
     stack: Vec<u32>,
-    /// Sibling search queue reused between insertions, cheapest first: the
-    /// bits of the ancestors' growth (never negative, so the bits sort like
-    /// the values) and the node.
-    heap: BinaryHeap<Reverse<(u32, u32)>>,
 }
 
 /// The generic "surface area" of a box: the sum of its extents.
@@ -207,7 +199,6 @@ impl<D: Dim> BroadPhase<D> {
             changed: false,
             removed: false,
             stack: Vec::new(),
-            heap: BinaryHeap::new(),
         }
     }
 
@@ -495,43 +486,35 @@ impl<D: Dim> BroadPhase<D> {
     }
 
     /// The node of height 0 or 1 that the surface-area heuristic pairs a new
-    /// box with (branch and bound). A node is visited at most once.
-    fn best_sibling(&mut self, aabb: &Aabb<D>) -> u32 {
-        let leaf_size = perimeter(aabb);
-        let mut heap = std::mem::take(&mut self.heap);
-        heap.clear();
-        if leaf_size >= 0.0 {
-            heap.push(Reverse((0, self.root)));
+    /// box with: from the root, into the child that the box would grow less
+    /// (the lower bound Box2D v3's `b2FindBestSibling` descends by), then
+    /// the cheapest of the height-1 node and its two leaves. O(height); an
+    /// exact search over every short node pops many nodes in a dense stack.
+    /// Boxes with NaN sizes take the first child at every level.
+    fn best_sibling(&self, aabb: &Aabb<D>) -> u32 {
+        let growth = |index: u32| {
+            let node = &self.nodes[index as usize].aabb;
+            perimeter(&node.union(aabb)) - perimeter(node)
+        };
+        let mut index = self.root;
+        while self.height_of(index) > 1 {
+            let [a, b] = self.nodes[index as usize].children;
+            index = if growth(b) < growth(a) { b } else { a };
         }
-        let (mut best, mut best_cost) = (NULL, f32::INFINITY);
-        while let Some(Reverse((key, index))) = heap.pop() {
-            // Growth of the strict ancestors: paid by this node and all below.
-            let inherited = f32::from_bits(key);
-            if inherited + leaf_size >= best_cost {
-                break; // Every node left costs at least this much.
-            }
-            let node = &self.nodes[index as usize];
-            let direct = perimeter(&node.aabb.union(aabb));
-            if node.height <= 1 && direct + inherited < best_cost {
-                (best, best_cost) = (index, direct + inherited);
-            }
-            let below = inherited + direct - perimeter(&node.aabb);
-            if node.height > 0 && below + leaf_size < best_cost {
-                heap.extend(
-                    node.children
-                        .map(|child| Reverse((below.max(0.0).to_bits(), child))),
-                );
-            }
+        if self.height_of(index) == 0 {
+            return index;
         }
-        self.heap = heap;
-        if best == NULL {
-            // Empty, inverted or infinite boxes: any short node will do.
-            best = self.root;
-            while self.height_of(best) > 1 {
-                best = self.nodes[best as usize].children[0];
+        // Pairing with a leaf also grows its parent.
+        let paired = |leaf: u32| perimeter(&self.nodes[leaf as usize].aabb.union(aabb));
+        let through = growth(index);
+        let mut best = (paired(index), index);
+        for leaf in self.nodes[index as usize].children {
+            let cost = paired(leaf) + through;
+            if cost < best.0 {
+                best = (cost, leaf);
             }
         }
-        best
+        best.1
     }
 
     /// After a refit: lets a child of `index` trade places with a grandchild
