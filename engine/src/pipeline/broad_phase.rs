@@ -29,11 +29,14 @@
 //! 5. [`BroadPhase::update`] re-inserts a proxy only when its tight box leaves
 //!    its fat box, so slow bodies stay put for many steps; moved proxies are
 //!    remembered in a move buffer.
-//! 6. [`BroadPhase::update_pairs`] drops the stored pairs whose fat boxes no
-//!    longer overlap (or whose proxy was removed), queries the tree with each
-//!    moved proxy's fat box to find new pairs, then sorts and deduplicates.
-//!    Two proxies that did not move cannot start overlapping, so the result
-//!    always equals the brute-force set, at a cost of O(pairs + moved log n).
+//! 6. [`BroadPhase::update_pairs`] queries the tree with each moved proxy's
+//!    fat box: those are the pairs of the moved (and removed) proxies now.
+//!    When they are the pairs those proxies had (a proxy re-inserted in a
+//!    stack keeps its neighbours), nothing changed; otherwise their old
+//!    pairs are replaced by the new ones in the sorted set. Two proxies that
+//!    did not move cannot start or stop overlapping, so the result always
+//!    equals the brute-force set, at a cost of O(pairs + moved log n) with
+//!    a small constant: the scan over the pairs reads one bit per node.
 //!
 //! Limits: fat boxes grow by a fixed margin in every direction (no
 //! velocity-based prediction) and a fat box is never shrunk while the tight
@@ -110,8 +113,12 @@ pub struct BroadPhase<D: Dim> {
     key_pairs: Vec<(u64, u64)>,
     /// Whether the last `update_pairs` changed `key_pairs`.
     changed: bool,
-    /// A proxy was removed since the last `update_pairs`.
-    removed: bool,
+    /// Nodes of the proxies removed since the last `update_pairs`.
+    removed: Vec<u32>,
+    /// One bit per node: moved or removed, so its pairs are looked at again.
+    touched: Vec<u64>,
+    /// The touched nodes' pairs found by the last `update_pairs`, sorted.
+    fresh: Vec<Pair>,
     /// Traversal stack reused between queries.
     stack: Vec<u32>,
 }
@@ -197,7 +204,9 @@ impl<D: Dim> BroadPhase<D> {
             pairs: Vec::new(),
             key_pairs: Vec::new(),
             changed: false,
-            removed: false,
+            removed: Vec::new(),
+            touched: Vec::new(),
+            fresh: Vec::new(),
             stack: Vec::new(),
         }
     }
@@ -220,7 +229,7 @@ impl<D: Dim> BroadPhase<D> {
         self.remove_leaf(leaf);
         self.release(leaf);
         self.proxy_count -= 1;
-        self.removed = true;
+        self.removed.push(leaf);
     }
 
     /// Gives a proxy its new tight box and the displacement expected over
@@ -272,29 +281,22 @@ impl<D: Dim> BroadPhase<D> {
     pub fn update_pairs(&mut self) -> &[(u64, u64)] {
         // A pair's overlap depends only on its two leaves' fat boxes, which
         // change only when a proxy is inserted, re-inserted or removed.
-        if self.move_buffer.is_empty() && !self.removed {
-            self.changed = false;
+        self.changed = false;
+        if self.move_buffer.is_empty() && self.removed.is_empty() {
             return &self.key_pairs;
         }
-        self.removed = false;
-        // 1. Keep the stored pairs whose proxies are alive and still overlap.
-        let before = self.pairs.len();
-        let nodes = &self.nodes;
-        let live = |i: u32, key| {
-            nodes
-                .get(i as usize)
-                .filter(|n| n.height == 0 && n.key == key)
-        };
-        self.pairs.retain(
-            |&(key_a, key_b, a, b)| match (live(a, key_a), live(b, key_b)) {
-                (Some(a), Some(b)) => a.aabb.overlaps(&b.aabb),
-                _ => false,
-            },
-        );
-
-        // 2. Query the tree with every moved proxy.
+        // 1. The touched nodes, moved or removed: only their pairs change.
         let mut moved = std::mem::take(&mut self.move_buffer);
-        let kept = self.pairs.len();
+        self.touched.clear();
+        self.touched.resize(self.nodes.len().div_ceil(64), 0);
+        for &i in moved.iter().chain(&self.removed) {
+            self.touched[i as usize / 64] |= 1 << (i % 64);
+        }
+        self.removed.clear();
+
+        // 2. Their pairs now: the tree queried with every moved proxy.
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.clear();
         for &proxy in &moved {
             let node = &mut self.nodes[proxy as usize];
             let pending = std::mem::replace(&mut node.moved, false);
@@ -303,7 +305,6 @@ impl<D: Dim> BroadPhase<D> {
             }
             let (fat, key) = (node.aabb, node.key);
             let nodes = &self.nodes;
-            let fresh = &mut self.pairs;
             visit_overlaps(nodes, self.root, &fat, &mut self.stack, |other| {
                 let other_key = nodes[other as usize].key;
                 if other_key < key {
@@ -316,24 +317,30 @@ impl<D: Dim> BroadPhase<D> {
         }
         moved.clear();
         self.move_buffer = moved;
+        fresh.sort_unstable();
+        fresh.dedup();
 
-        // 3. Merge: both runs are sorted, so the stable sort only merges them.
-        let added = self.pairs.len() > kept;
-        if added {
-            self.pairs[kept..].sort_unstable();
+        // 3. Their pairs before; when the same, nothing changed (a proxy
+        // re-inserted within a stack finds the pairs it had).
+        let bits = &self.touched;
+        let touched = |&(_, _, a, b): &Pair| {
+            [a, b]
+                .iter()
+                .any(|&i| bits[i as usize / 64] >> (i % 64) & 1 == 1)
+        };
+        let unchanged = self.pairs.iter().filter(|p| touched(p)).eq(fresh.iter());
+        if !unchanged {
+            // 4. The others' pairs and theirs, two sorted runs: merged.
+            self.pairs.retain(|p| !touched(p));
+            self.pairs.extend_from_slice(&fresh);
             self.pairs.sort();
-            self.pairs.dedup();
-        } else if kept == before {
-            self.changed = false;
-            return &self.key_pairs;
+            self.changed = true;
+            self.key_pairs.clear();
+            self.key_pairs
+                .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));
+            self.key_pairs.dedup();
         }
-        // Pairs ended, or a moved proxy found pairs (perhaps only those it
-        // had): changed, as far as this can tell cheaply.
-        self.changed = true;
-        self.key_pairs.clear();
-        self.key_pairs
-            .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));
-        self.key_pairs.dedup();
+        self.fresh = fresh;
         &self.key_pairs
     }
 
@@ -343,8 +350,9 @@ impl<D: Dim> BroadPhase<D> {
     }
 
     /// True when the last [`update_pairs`](Self::update_pairs) changed the
-    /// set of pairs (conservatively: also when it may have), false when
-    /// it returned the same pairs as the call before.
+    /// set of pairs, false when it returned the same pairs as the call
+    /// before. With duplicate keys it may also be true when two proxies of
+    /// one key swapped their pairs and the keys' pairs stayed the same.
     pub fn pairs_changed(&self) -> bool {
         self.changed
     }
@@ -669,7 +677,17 @@ mod tests {
         }
         expected.sort_unstable();
         expected.dedup();
+        let before = bp.pairs().to_vec();
         assert_eq!(bp.update_pairs(), &expected[..]);
+        let mut keys: Vec<u64> = live.iter().map(|&(k, _)| k).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.len() == live.len() {
+            let changed = before != expected;
+            assert_eq!(bp.pairs_changed(), changed, "told whether they changed");
+        } else if !bp.pairs_changed() {
+            assert_eq!(before, expected, "unchanged only when the same");
+        }
         validate(bp);
         expected
     }
@@ -718,6 +736,29 @@ mod tests {
         assert_eq!(d3(2), d3(2));
         d2(99);
         d3(98);
+    }
+
+    /// A proxy re-inserted next to the same neighbours keeps the same pairs,
+    /// and the broad phase says so; one that leaves them says they changed.
+    fn reinserted_among_the_same<D: Dim>() {
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let x = D::Vector::axes()[0];
+        let at = |i: f32| Aabb::<D>::around(x * i, 0.5);
+        let row: Vec<_> = (0..5u64).map(|i| bp.insert(i, at(i as f32))).collect();
+        assert_eq!(bp.update_pairs(), &[(0, 1), (1, 2), (2, 3), (3, 4)]);
+        assert!(bp.pairs_changed());
+        assert!(
+            bp.update(row[2], at(2.15), D::Vector::ZERO),
+            "left its fat box"
+        );
+        assert_eq!(bp.update_pairs(), &[(0, 1), (1, 2), (2, 3), (3, 4)]);
+        assert!(!bp.pairs_changed(), "same neighbours");
+        assert!(bp.update(row[4], at(9.0), D::Vector::ZERO));
+        assert_eq!(bp.update_pairs(), &[(0, 1), (1, 2), (2, 3)]);
+        assert!(bp.pairs_changed(), "left its neighbour");
+        bp.remove(row[0]);
+        assert_eq!(bp.update_pairs(), &[(1, 2), (2, 3)]);
+        assert!(bp.pairs_changed(), "removed");
     }
 
     fn small_moves_stay<D: Dim>() {
@@ -810,6 +851,7 @@ mod tests {
 
     both_dimensions!(
         moves_within_margin_do_not_reinsert => small_moves_stay,
+        reinsertion_among_the_same_neighbours_changes_nothing => reinserted_among_the_same,
         query_matches_brute_force => query_matches,
         height_stays_logarithmic => line_height
     );
