@@ -132,8 +132,11 @@ fn perimeter<D: Dim>(aabb: &Aabb<D>) -> f32 {
 /// empty box (min +inf, max -inf), which unions as a no-op and overlaps
 /// nothing, when a coordinate is NaN.
 fn fatten<D: Dim>(aabb: &Aabb<D>, margin: f32) -> Aabb<D> {
-    let one = D::Vector::splat(1.0);
-    if (aabb.min.dot(one) + aabb.max.dot(one)).is_nan() {
+    // A vector's square is NaN exactly when a coordinate is (huge and
+    // infinite coordinates square to infinity).
+    let nan = |v: D::Vector| v.dot(v).is_nan();
+    if nan(aabb.min) || nan(aabb.max) {
+        let one = D::Vector::splat(1.0);
         return Aabb::new(one * f32::INFINITY, one * f32::NEG_INFINITY);
     }
     aabb.expanded(margin)
@@ -328,17 +331,21 @@ impl<D: Dim> BroadPhase<D> {
                 .iter()
                 .any(|&i| bits[i as usize / 64] >> (i % 64) & 1 == 1)
         };
-        let unchanged = self.pairs.iter().filter(|p| touched(p)).eq(fresh.iter());
-        if !unchanged {
-            // 4. The others' pairs and theirs, two sorted runs: merged.
+        if !self.pairs.iter().filter(|p| touched(p)).eq(fresh.iter()) {
+            // 4. The others' pairs and theirs, two sorted runs: merged. The
+            // same keys in other nodes (proxies removed and added again)
+            // change the stored pairs but not the keys' pairs.
+            let keys = |&(a, b, _, _): &Pair| (a, b);
+            let before = self.pairs.iter().filter(|p| touched(p)).map(keys);
+            self.changed = !before.eq(fresh.iter().map(keys));
             self.pairs.retain(|p| !touched(p));
             self.pairs.extend_from_slice(&fresh);
             self.pairs.sort();
-            self.changed = true;
-            self.key_pairs.clear();
-            self.key_pairs
-                .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));
-            self.key_pairs.dedup();
+            if self.changed {
+                self.key_pairs.clear();
+                self.key_pairs.extend(self.pairs.iter().map(keys));
+                self.key_pairs.dedup();
+            }
         }
         self.fresh = fresh;
         &self.key_pairs
@@ -759,6 +766,28 @@ mod tests {
         bp.remove(row[0]);
         assert_eq!(bp.update_pairs(), &[(1, 2), (2, 3)]);
         assert!(bp.pairs_changed(), "removed");
+        // The same keys added again in each other's nodes: same pairs.
+        let [a, b] = [row[1], row[2]].map(|p| *bp.fat_aabb(p).unwrap());
+        bp.remove(row[1]);
+        bp.remove(row[2]);
+        // Freed nodes are reused last-in first-out: 1 takes 2's node.
+        bp.insert(1, a.expanded(-0.1));
+        bp.insert(2, b.expanded(-0.1));
+        assert_eq!(bp.update_pairs(), &[(1, 2), (2, 3)]);
+        assert!(!bp.pairs_changed(), "the same keys' pairs");
+    }
+
+    /// A huge but finite box is a box (its coordinates' sum overflows, its
+    /// coordinates do not); a NaN coordinate makes an empty one.
+    fn huge_boxes_pair<D: Dim>() {
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let huge = Aabb::<D>::around(D::Vector::ZERO, 2e38);
+        bp.insert(1, huge);
+        bp.insert(2, Aabb::around(D::Vector::ZERO, 1.0));
+        let mut nan = Aabb::around(D::Vector::ZERO, 1.0);
+        nan.max *= f32::NAN;
+        bp.insert(3, nan);
+        assert_eq!(bp.update_pairs(), &[(1, 2)]);
     }
 
     fn small_moves_stay<D: Dim>() {
@@ -852,6 +881,7 @@ mod tests {
     both_dimensions!(
         moves_within_margin_do_not_reinsert => small_moves_stay,
         reinsertion_among_the_same_neighbours_changes_nothing => reinserted_among_the_same,
+        huge_finite_boxes_pair_and_nan_boxes_do_not => huge_boxes_pair,
         query_matches_brute_force => query_matches,
         height_stays_logarithmic => line_height
     );
