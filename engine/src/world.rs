@@ -507,19 +507,14 @@ impl<D: Dim> World<D> {
             self.broad_phase.update(proxy, bounds, displacement);
         }
         self.broad_phase.update_pairs();
-        let candidates = self.broad_phase.pairs();
-        // The same candidates as last step, each of which became a pair,
-        // or, when the broad phase cannot tell, the same keys as the pairs.
-        let unchanged = candidates.len() == self.pairs.len()
-            && (!self.broad_phase.pairs_changed()
-                || candidates
-                    .iter()
-                    .zip(&self.pairs)
-                    .all(|(&key, p)| key == p.key));
-        if unchanged {
-            // Nothing began or ended: keep the pairs where they are.
+        // The pairs follow from the candidates alone (a collider's body,
+        // kind, filter and sensor flag never change), and the broad phase
+        // says exactly whether those changed (the keys are unique): when
+        // they did not, nothing began or ended.
+        if !self.broad_phase.pairs_changed() {
             return;
         }
+        let candidates = self.broad_phase.pairs();
         let bodies = &self.bodies;
         let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();
         let mut pairs = Vec::with_capacity(candidates.len());
