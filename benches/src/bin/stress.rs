@@ -262,11 +262,16 @@ impl Contender {
         });
     }
 
-    /// The median step time, ms.
-    fn median(&self) -> f64 {
+    /// The step times, ms, shortest first.
+    fn sorted_times(&self) -> Vec<f64> {
         let mut sorted = self.times.clone();
         sorted.sort_by(f64::total_cmp);
-        percentile(&sorted, 0.5)
+        sorted
+    }
+
+    /// The median step time, ms.
+    fn median(&self) -> f64 {
+        percentile(&self.sorted_times(), 0.5)
     }
 
     fn engine_name(&self) -> &'static str {
@@ -280,8 +285,7 @@ impl Contender {
     /// Prints the median and p95 step time, the stability figures and the
     /// mean time per stage.
     fn report(&self, scene: &str) {
-        let mut sorted = self.times.clone();
-        sorted.sort_by(f64::total_cmp);
+        let sorted = self.sorted_times();
         let end = self.world.positions();
         println!(
             "engine {} scene {scene} bodies {} steps {} threads {}: median {:.3} ms/step, p95 {:.3} ms/step",
