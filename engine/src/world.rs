@@ -482,7 +482,6 @@ impl<D: Dim> World<D> {
         let mut islands = since(t);
         let t = Instant::now();
         self.solve(dt);
-        self.bodies.values_mut().for_each(|b| b.arrive());
         let solver = since(t);
         let t = Instant::now();
         self.fall_asleep(dt);
@@ -669,7 +668,8 @@ impl<D: Dim> World<D> {
 
     /// Stages 1, 5, 6: the soft-step solver over dense body data, from the
     /// inputs the narrow phase took. Storing the impulses back, each pair
-    /// also learns whether it touches (a point overlaps).
+    /// also learns whether it touches (a point overlaps); each body gets
+    /// its solved state and is done with its teleport or target.
     fn solve(&mut self, dt: f32) {
         let SolveBuffers {
             index,
@@ -688,7 +688,7 @@ impl<D: Dim> World<D> {
         drop(bodies);
         let mut contacts = std::mem::take(&mut self.contacts);
         contacts.prepare(&inputs, &states);
-        contacts.solve(&mut states, &self.settings, dt);
+        contacts.solve(&states, &self.settings, dt);
         let solved = &contacts;
         touch_changed.clear();
         touch_changed.par_extend(
@@ -711,8 +711,14 @@ impl<D: Dim> World<D> {
         bodies
             .par_iter_mut()
             .zip(&states)
+            .zip(contacts.body_states())
             .with_min_len(BODIES_PER_TASK)
-            .for_each(|(body, state)| Self::write_back(body, state));
+            .for_each(|((body, start), solved)| {
+                let mut state = *start;
+                solved.store(&mut state);
+                Self::write_back(body, &state);
+                body.arrive();
+            });
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,

@@ -322,8 +322,10 @@ const MIN_BUNDLES_PER_BLOCK: usize = 64;
 const MIN_INPUTS_PER_TASK: usize = 1024;
 /// Blocks per thread in a colour's stage, for balance.
 const BLOCKS_PER_THREAD: usize = 2;
-/// Bodies per block of an integration stage.
-const BODIES_PER_BLOCK: usize = 1024;
+/// Fewest bodies in a block of an integration stage.
+const MIN_BODIES_PER_BLOCK: usize = 256;
+/// Fewest bodies per rayon task when the states are copied in or out.
+const BODIES_PER_TASK: usize = 1024;
 
 /// What one stage of the substep loop does.
 #[derive(Copy, Clone, Debug)]
@@ -338,6 +340,15 @@ enum Stage {
 
 /// In [`Contacts`]' places: an input that was not solved.
 const UNSOLVED: (usize, usize) = (usize::MAX, usize::MAX);
+
+/// Bodies per block of an integration stage: as many blocks per thread as
+/// a colour's stage has, for balance, unless that makes them too small.
+fn body_block_size(bodies: usize) -> usize {
+    let threads = rayon::current_num_threads();
+    bodies
+        .div_ceil(BLOCKS_PER_THREAD * threads)
+        .max(MIN_BODIES_PER_BLOCK)
+}
 
 /// Block `block` of `len` items cut into blocks of `size`.
 fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
@@ -493,8 +504,9 @@ impl<D: Dim> Contacts<D> {
         }
     }
 
-    /// Steps 2 and 3: the substep loop, then restitution.
-    pub(crate) fn solve(&mut self, bodies: &mut [SolverBody<D>], settings: &Settings<D>, dt: f32) {
+    /// Steps 2 and 3: the substep loop, then restitution. The bodies'
+    /// solved states are left in [`Contacts::body_states`].
+    pub(crate) fn solve(&mut self, bodies: &[SolverBody<D>], settings: &Settings<D>, dt: f32) {
         let substeps = settings.substeps.max(1);
         let h = dt / substeps as f32;
         let inv_h = 1.0 / h;
@@ -514,7 +526,8 @@ impl<D: Dim> Contacts<D> {
         let threshold = settings.restitution_threshold;
         let stages = self.stages(substeps);
         let block_sizes = self.block_sizes();
-        let body_blocks = bodies.len().div_ceil(BODIES_PER_BLOCK);
+        let body_block = body_block_size(bodies.len());
+        let body_blocks = bodies.len().div_ceil(body_block);
         let blocks: Vec<usize> = stages
             .iter()
             .map(|stage| match *stage {
@@ -530,6 +543,7 @@ impl<D: Dim> Contacts<D> {
         let body_count = bodies.len();
         bodies
             .par_iter()
+            .with_min_len(BODIES_PER_TASK)
             .map(BodyState::of)
             .collect_into_vec(&mut self.states);
         self.states.push(EMPTY);
@@ -544,9 +558,8 @@ impl<D: Dim> Contacts<D> {
             .cloned()
             .zip(block_sizes)
             .collect();
-        let readonly: &[SolverBody<D>] = bodies;
         run_stages(&blocks, |stage, block| {
-            let range = block_range(block, BODIES_PER_BLOCK, body_count);
+            let range = block_range(block, body_block, body_count);
             let bundles = |colour: usize| {
                 let (bundles, size) = &colours[colour];
                 let inner = block_range(block, *size, bundles.len());
@@ -556,7 +569,7 @@ impl<D: Dim> Contacts<D> {
                 // SAFETY: the blocks of a stage cover disjoint bodies.
                 Stage::IntegrateVelocities => integrate_velocities(
                     unsafe { view.states.range_mut(range.clone()) },
-                    &readonly[range],
+                    &bodies[range],
                     h,
                 ),
                 // SAFETY: likewise.
@@ -577,11 +590,12 @@ impl<D: Dim> Contacts<D> {
                 }),
             }
         });
-        bodies
-            .par_iter_mut()
-            .zip(&self.states)
-            .with_min_len(BODIES_PER_BLOCK)
-            .for_each(|(body, state)| state.store(body));
+    }
+
+    /// Each body's state after [`Contacts::solve`], in body order: what
+    /// [`BodyState::store`] turns its solver body into.
+    pub(crate) fn body_states(&self) -> &[BodyState] {
+        &self.states[..self.states.len().saturating_sub(1)]
     }
 
     /// The stages of a step: per substep, integrate velocities, warm start
