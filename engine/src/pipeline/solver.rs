@@ -3,7 +3,8 @@
 //!
 //! 1. Prepare: per manifold point, its lever arms (frozen since the pair's
 //!    last query), effective masses for the normal and each tangent, and
-//!    the approach speed (for restitution). The rows' angular parts
+//!    the approach speed (for restitution), a bundle's four manifolds at
+//!    once in SIMD lanes (`solver/prepare.rs`). The rows' angular parts
 //!    (`r × n`) are recomputed from the arms in every pass (Box2D v3 does
 //!    the same): a few multiplies cost less than reading them back, since
 //!    a large scene's rows do not stay in the cache between passes.
@@ -32,11 +33,13 @@ use core::ops::Range;
 
 use glam::{BVec4A, Vec4};
 
+mod prepare;
+
 use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{integrate_positions, integrate_velocities, BodyState, SolverBody};
 use super::manifold::Manifold;
 use super::stages::{run_stages, Shared};
-use crate::math::{Angular, Dim, InertiaLanes, Lanes, Pose, RotationLanes, Vector};
+use crate::math::{Dim, InertiaLanes, Lanes, Pose, RotationLanes};
 use crate::settings::Settings;
 use rayon::prelude::*;
 
@@ -78,32 +81,11 @@ impl Softness {
     }
 }
 
-/// The angular parts of a velocity constraint's Jacobian along a direction
-/// `d` at a contact point: `r_a × d` and `r_b × d`. Their images under the
-/// inverse inertias are not kept: a manifold's impulses are summed first and
-/// turned into spin with one product per body.
-#[derive(Copy, Clone, Debug, Default)]
-struct Jacobian<D: Dim> {
-    a: D::AngularVector,
-    b: D::AngularVector,
-}
-
-impl<D: Dim> Jacobian<D> {
-    fn new(r_a: D::Vector, r_b: D::Vector, d: D::Vector) -> Self {
-        Self {
-            a: D::cross(r_a, d),
-            b: D::cross(r_b, d),
-        }
-    }
-
-    /// Relative velocity of B against A along the row, given the linear
-    /// part `d · (v_b - v_a)`, m/s.
-    fn velocity(&self, linear: f32, a: &SolverBody<D>, b: &SolverBody<D>) -> f32 {
-        linear + self.b.dot(b.angular_velocity) - self.a.dot(a.angular_velocity)
-    }
-}
-
-/// A bundle's Jacobians for one point and direction, a manifold per lane.
+/// A bundle's Jacobians for one point and direction, a manifold per lane:
+/// the angular parts `r_a × d` and `r_b × d` of the velocity constraint
+/// along a direction `d`. Their images under the inverse inertias are not
+/// kept: a manifold's impulses are summed first and turned into spin with
+/// one product per body.
 #[derive(Copy, Clone, Debug, Default)]
 struct JacobianLanes<D: Dim> {
     a: D::AngularLanes,
@@ -121,12 +103,8 @@ impl<D: Dim> JacobianLanes<D> {
         }
     }
 
-    fn set(&mut self, lane: usize, j: Jacobian<D>) {
-        self.a.set(lane, j.a);
-        self.b.set(lane, j.b);
-    }
-
-    /// Per lane, [`Jacobian::velocity`].
+    /// Per lane, the relative velocity of B against A along the row, given
+    /// the linear part `d · (v_b - v_a)`, m/s.
     #[inline]
     fn velocity(&self, linear: Vec4, a: &Velocities<D>, b: &Velocities<D>) -> Vec4 {
         linear + self.b.dot(&b.angular) - self.a.dot(&a.angular)
@@ -411,23 +389,15 @@ impl<D: Dim> Contacts<D> {
             .resize(self.bundle_inputs.len(), ContactBundle::default());
         self.points
             .resize(self.bundle_inputs.len() * points, PointLanes::default());
+        let empty = prepare::EmptyLane::new();
         self.bundles
             .par_iter_mut()
             .zip(self.points.par_chunks_mut(points))
             .zip(&self.bundle_inputs)
             .with_min_len(MIN_BUNDLES_PER_BLOCK)
             .for_each(|((bundle, points), lanes)| {
-                *bundle = ContactBundle {
-                    body_a: [bodies.len(); LANES],
-                    body_b: [bodies.len(); LANES],
-                    ..ContactBundle::default()
-                };
-                points.fill(PointLanes::default());
-                for (lane, &k) in lanes.iter().enumerate() {
-                    if let Some(input) = inputs.get(k).and_then(Option::as_ref) {
-                        build_lane(input, bodies, lane, bundle, points);
-                    }
-                }
+                let inputs = lanes.map(|k| inputs.get(k).and_then(Option::as_ref));
+                prepare::build_bundle(inputs, bodies, &empty, bundle, points);
             });
     }
 
@@ -652,196 +622,6 @@ impl<D: Dim> Contacts<D> {
                 mp.tangent_impulse[k] = rows.tangent_impulse[k][lane];
             }
         }
-    }
-}
-
-/// One manifold's rows into lane `lane` of its bundle and points.
-fn build_lane<D: Dim>(
-    input: &ContactInput<D>,
-    bodies: &[SolverBody<D>],
-    lane: usize,
-    bundle: &mut ContactBundle<D>,
-    points: &mut [PointLanes<D>],
-) {
-    let (a, b) = (&bodies[input.body_a], &bodies[input.body_b]);
-    let normal = input.normal;
-    let tangents = D::tangents(normal);
-    let moves = [a.inv_mass > 0.0, b.inv_mass > 0.0];
-    bundle.body_a[lane] = input.body_a;
-    bundle.body_b[lane] = input.body_b;
-    bundle.moves_a[lane] = moves[0];
-    bundle.moves_b[lane] = moves[1];
-    bundle.normal.set(lane, normal);
-    for (k, &tangent) in tangents.iter().enumerate().take(D::TANGENTS) {
-        bundle.tangents[k].set(lane, tangent);
-    }
-    bundle.friction[lane] = input.friction;
-    bundle.restitution[lane] = input.restitution;
-    bundle.against_static.set(lane, !moves[0] || !moves[1]);
-    bundle.inv_mass_a[lane] = a.inv_mass;
-    bundle.inv_mass_b[lane] = b.inv_mass;
-    bundle.inv_inertia_a.set(lane, a.inv_inertia);
-    bundle.inv_inertia_b.set(lane, b.inv_inertia);
-
-    let linear = normal.dot(b.linear_velocity - a.linear_velocity);
-    let mut rows = Rows::<D>::default();
-    for (i, input_point) in input.points.as_ref().iter().enumerate().take(input.len) {
-        let r_a = input_point.anchor_a - a.center;
-        let r_b = input_point.anchor_b - b.center;
-        let point = &mut points[i];
-        let normal_row = Jacobian::new(r_a, r_b, normal);
-        rows.normal.set(i, normal_row);
-        point.anchor_a.set(lane, r_a);
-        point.anchor_b.set(lane, r_b);
-        point.base_separation[lane] = input_point.separation - normal.dot(r_b - r_a);
-        point.approach_speed[lane] = normal_row.velocity(linear, a, b);
-        point.normal_impulse[lane] = input_point.normal_impulse;
-        for (k, &tangent) in tangents.iter().enumerate().take(D::TANGENTS) {
-            rows.tangents[k].set(i, Jacobian::new(r_a, r_b, tangent));
-            point.tangent_impulse[k][lane] = input_point.tangent_impulse[k];
-        }
-        rows.count = i + 1;
-    }
-    set_masses(&rows, lane, points, a, b);
-}
-
-/// A manifold's Jacobians while its bundle lane is built: by direction,
-/// its points in lanes (in a bundle, by contrast, a lane is a manifold).
-#[derive(Default)]
-struct Rows<D: Dim> {
-    normal: JacobianLanes<D>,
-    tangents: D::PerTangent<JacobianLanes<D>>,
-    /// Points in use.
-    count: usize,
-}
-
-/// Each row's effective mass, and for approach and friction that mass
-/// divided by its share of the manifold's common push: how many rows' worth
-/// of push it feels when the rows along the same direction act together.
-fn set_masses<D: Dim>(
-    rows: &Rows<D>,
-    lane: usize,
-    points: &mut [PointLanes<D>],
-    a: &SolverBody<D>,
-    b: &SolverBody<D>,
-) {
-    let n = rows.count;
-    let inverse = |k: f32| if k > 0.0 { 1.0 / k } else { 0.0 };
-    let masses = PairMasses::<D> {
-        inv_masses: a.inv_mass + b.inv_mass,
-        inv_inertia_a: D::InertiaLanes::splat(a.inv_inertia),
-        inv_inertia_b: D::InertiaLanes::splat(b.inv_inertia),
-    };
-    let normals = masses.couplings(&rows.normal, n);
-    let mut frictions = D::PerTangent::<[Vec4; 4]>::default();
-    for k in 0..D::TANGENTS {
-        frictions[k] = masses.couplings(&rows.tangents[k], n);
-    }
-    let stiffest = largest_eigenvalue(&normals, n);
-    for (i, point) in points.iter_mut().enumerate().take(n) {
-        let mass = inverse(normals[i][i]);
-        let shared = mass / share(normals[i], i, false);
-        point.normal_mass[lane] = mass;
-        point.normal_shared_mass[lane] = shared;
-        point.normal_relax_mass[lane] = if stiffest.is_finite() && stiffest > 0.0 {
-            shared.min(1.0 / stiffest)
-        } else {
-            shared
-        };
-        for k in 0..D::TANGENTS {
-            let friction = &frictions[k];
-            point.tangent_shared_mass[k][lane] =
-                inverse(friction[i][i]) / share(friction[i], i, true);
-        }
-    }
-}
-
-/// A contact's two bodies' inverse masses, the inertias in every lane.
-struct PairMasses<D: Dim> {
-    inv_masses: f32,
-    inv_inertia_a: D::InertiaLanes,
-    inv_inertia_b: D::InertiaLanes,
-}
-
-impl<D: Dim> PairMasses<D> {
-    /// The symmetric matrix of couplings between a manifold's `n` rows
-    /// along one direction, `K[i][j] = J_i M⁻¹ J_jᵀ`, column by column
-    /// (each a `Vec4`, row `i` in lane `i`); entries past `n` are zero.
-    #[inline]
-    fn couplings(&self, rows: &JacobianLanes<D>, n: usize) -> [Vec4; 4] {
-        let turned_a = self.inv_inertia_a.mul(&rows.a).to_words();
-        let turned_b = self.inv_inertia_b.mul(&rows.b).to_words();
-        let in_use = Vec4::select(
-            BVec4A::new(n > 0, n > 1, n > 2, n > 3),
-            Vec4::ONE,
-            Vec4::ZERO,
-        );
-        core::array::from_fn(|j| {
-            if j < n {
-                let column = Vec4::splat(self.inv_masses)
-                    + rows.a.dot(&D::AngularLanes::splat_word(turned_a[j]))
-                    + rows.b.dot(&D::AngularLanes::splat_word(turned_b[j]));
-                column * in_use
-            } else {
-                Vec4::ZERO
-            }
-        })
-    }
-}
-
-/// The largest eigenvalue of the symmetric positive semi-definite `k`
-/// (columns, zero past `n`), or about it: exact for one or two rows; for
-/// more, the largest Rayleigh quotient over the sign patterns a rectangle
-/// of corners moves in (exact for a rectangle, from below otherwise) raised
-/// by 5%, and never above the Gershgorin bound (the largest absolute row
-/// sum).
-#[inline]
-fn largest_eigenvalue(k: &[Vec4; 4], n: usize) -> f32 {
-    match n {
-        0 => 0.0,
-        1 => k[0].x,
-        2 => {
-            let (mean, half) = ((k[0].x + k[1].y) * 0.5, (k[0].x - k[1].y) * 0.5);
-            mean + (half * half + k[1].x * k[1].x).sqrt()
-        }
-        _ => {
-            let gershgorin = k
-                .iter()
-                .map(|column| column.abs().element_sum())
-                .fold(0.0f32, f32::max);
-            // A rectangle of corners pushes, rocks and twists in these sign
-            // patterns, so for one the largest quotient is exact. Lanes past
-            // `n` meet zero columns and rows.
-            let patterns = [
-                Vec4::new(1.0, 1.0, 1.0, 1.0),
-                Vec4::new(1.0, 1.0, -1.0, -1.0),
-                Vec4::new(1.0, -1.0, 1.0, -1.0),
-                Vec4::new(1.0, -1.0, -1.0, 1.0),
-            ];
-            let quotient = |p: Vec4| {
-                let kp = k[0] * p.x + k[1] * p.y + k[2] * p.z + k[3] * p.w;
-                p.dot(kp) / n as f32
-            };
-            let estimate = patterns.into_iter().map(quotient).fold(0.0f32, f32::max);
-            (estimate * 1.05).min(gershgorin)
-        }
-    }
-}
-
-/// Row `i`'s share: its coupling row (`column`, the matrix being
-/// symmetric) summed, signed or by magnitude, over its diagonal, at
-/// least 1.
-#[inline]
-fn share(column: Vec4, i: usize, magnitude: bool) -> f32 {
-    let sum = if magnitude {
-        column.abs().element_sum()
-    } else {
-        column.element_sum()
-    };
-    if column[i] > 0.0 {
-        (sum / column[i]).max(1.0)
-    } else {
-        1.0
     }
 }
 
@@ -1245,31 +1025,6 @@ fn apply_restitution<D: Dim>(
 mod tests {
     use super::*;
 
-    fn symmetric(rows: &[[f32; 4]]) -> [Vec4; 4] {
-        core::array::from_fn(|i| Vec4::from_array(rows.get(i).copied().unwrap_or([0.0; 4])))
-    }
-
-    #[test]
-    fn largest_eigenvalue_is_reached_and_not_undershot() {
-        assert_eq!(
-            largest_eigenvalue(&symmetric(&[[3.0, 0.0, 0.0, 0.0]]), 1),
-            3.0
-        );
-        let two = symmetric(&[[2.0, -1.0, 0.0, 0.0], [-1.0, 2.0, 0.0, 0.0]]);
-        assert!((largest_eigenvalue(&two, 2) - 3.0).abs() < 1e-6);
-        // A cube on a cube: corners (±½, ±½), unit masses, inverse inertia 6
-        // each: K[i][j] = 2 + 12 (x_i x_j + z_i z_j); rocking modes of 12.
-        let corners = [(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5)];
-        let k: [[f32; 4]; 4] = core::array::from_fn(|i| {
-            core::array::from_fn(|j| {
-                let ((xi, zi), (xj, zj)) = (corners[i], corners[j]);
-                2.0 + 12.0 * (xi * xj + zi * zj)
-            })
-        });
-        let largest = largest_eigenvalue(&symmetric(&k), 4);
-        assert!((12.0..=12.0 * 1.05 + 1e-4).contains(&largest), "{largest}");
-    }
-
     #[test]
     fn an_unchanged_step_keeps_the_layout_a_fresh_colouring_gives() {
         use crate::math::{Pose, D2};
@@ -1308,42 +1063,5 @@ mod tests {
         fresh.prepare(&chain(&first), &bodies);
         assert_eq!(kept.bundle_inputs, fresh.bundle_inputs);
         assert_eq!(kept.colour_bundles, fresh.colour_bundles);
-    }
-
-    #[test]
-    fn couplings_match_the_products_of_the_rows() {
-        use crate::math::D3;
-        use glam::{Mat3, Vec3};
-        let inertia_a = Mat3::from_cols(
-            Vec3::new(2.0, 0.1, -0.3),
-            Vec3::new(0.1, 1.5, 0.2),
-            Vec3::new(-0.3, 0.2, 3.0),
-        );
-        let inertia_b = Mat3::from_diagonal(Vec3::new(0.5, 0.7, 0.9));
-        let masses = PairMasses::<D3> {
-            inv_masses: 1.5,
-            inv_inertia_a: InertiaLanes::splat(inertia_a),
-            inv_inertia_b: InertiaLanes::splat(inertia_b),
-        };
-        let normal = Vec3::new(0.0, 1.0, 0.0);
-        let arms = [
-            Vec3::new(0.5, -0.5, 0.5),
-            Vec3::new(-0.5, -0.5, 0.3),
-            Vec3::new(0.2, -0.5, -0.5),
-        ];
-        let jacobians = arms.map(|r| Jacobian::<D3>::new(r, r + Vec3::X, normal));
-        let mut rows = JacobianLanes::<D3>::default();
-        for (i, &j) in jacobians.iter().enumerate() {
-            rows.set(i, j);
-        }
-        let k = masses.couplings(&rows, 3);
-        for (i, ji) in jacobians.iter().enumerate() {
-            for (j, jj) in jacobians.iter().enumerate() {
-                let expected = 1.5 + ji.a.dot(inertia_a * jj.a) + ji.b.dot(inertia_b * jj.b);
-                assert!((k[j][i] - expected).abs() < 1e-5, "K[{i}][{j}]");
-            }
-            assert_eq!(k[i][3], 0.0, "past the rows: zero");
-        }
-        assert_eq!(k[3], Vec4::ZERO);
     }
 }

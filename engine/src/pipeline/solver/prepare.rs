@@ -1,0 +1,413 @@
+//! Step 1 of the solver: a bundle's four manifolds turned into rows, lever
+//! arms and effective masses, the four lanes at once. The inputs are
+//! gathered lane by lane; everything computed from them is lane arithmetic,
+//! each lane the same operations in the same order as a manifold on its own.
+
+use glam::{BVec4A, Vec4};
+
+use super::{
+    ContactBundle, ContactInput, InputPoint, JacobianLanes, PointLanes, Velocities, LANES,
+};
+use crate::math::{Dim, InertiaLanes, Lanes, Vector, Word};
+use crate::pipeline::integrate::SolverBody;
+
+/// The most points a manifold has in any dimension.
+const POINTS: usize = 4;
+
+/// A row's couplings with every row along the same direction, for each
+/// lane: `K[i][j] = J_i M⁻¹ J_jᵀ` between points `i` and `j`, zero where
+/// either point is not in use.
+type Couplings = [[Vec4; POINTS]; POINTS];
+
+/// One lane's manifold and its two bodies.
+struct Lane<'a, D: Dim> {
+    input: &'a ContactInput<D>,
+    a: &'a SolverBody<D>,
+    b: &'a SolverBody<D>,
+}
+
+/// What an empty lane is built from: a manifold without points between two
+/// bodies that do not move, all zeros, so that every lane is gathered alike.
+pub(super) struct EmptyLane<D: Dim> {
+    input: ContactInput<D>,
+    body: SolverBody<D>,
+}
+
+impl<D: Dim> EmptyLane<D> {
+    pub(super) fn new() -> Self {
+        Self {
+            input: ContactInput {
+                body_a: 0,
+                body_b: 0,
+                friction: 0.0,
+                restitution: 0.0,
+                normal: D::Vector::ZERO,
+                len: 0,
+                points: Default::default(),
+            },
+            body: SolverBody::at_rest(D::Vector::ZERO, D::identity()),
+        }
+    }
+}
+
+/// Per lane, `f` of its manifold.
+#[inline]
+fn scalars<D: Dim>(lanes: &[Lane<'_, D>; LANES], f: impl Fn(&Lane<'_, D>) -> f32) -> Vec4 {
+    Vec4::from_array(lanes.each_ref().map(f))
+}
+
+/// Per lane, the word `f` gives.
+#[inline]
+fn words<D: Dim>(lanes: &[Lane<'_, D>; LANES], f: impl Fn(&Lane<'_, D>) -> Vec4) -> [Vec4; LANES] {
+    lanes.each_ref().map(f)
+}
+
+/// Per lane, the vector `f` gives.
+#[inline]
+fn vectors<D: Dim>(
+    lanes: &[Lane<'_, D>; LANES],
+    f: impl Fn(&Lane<'_, D>) -> D::Vector,
+) -> D::VectorLanes {
+    D::VectorLanes::from_words(words(lanes, |l| f(l).to_word()))
+}
+
+/// Per lane, whether `f` holds.
+#[inline]
+fn flags<D: Dim>(lanes: &[Lane<'_, D>; LANES], f: impl Fn(&Lane<'_, D>) -> bool) -> [bool; LANES] {
+    lanes.each_ref().map(f)
+}
+
+/// `value` where `mask`, zero elsewhere.
+#[inline]
+fn only(mask: BVec4A, value: Vec4) -> Vec4 {
+    Vec4::select(mask, value, Vec4::ZERO)
+}
+
+/// Per lane `f32::max(v, 1)`: a NaN gives 1.
+#[inline]
+fn at_least_one(v: Vec4) -> Vec4 {
+    Vec4::select(v.cmpgt(Vec4::ONE), v, Vec4::ONE)
+}
+
+/// Per lane `1 / k`, or zero where `k` is not positive.
+#[inline]
+fn inverse(k: Vec4) -> Vec4 {
+    only(k.cmpgt(Vec4::ZERO), Vec4::ONE / k)
+}
+
+/// The rows of manifolds `inputs` (one per lane, `None` for an empty lane)
+/// between bodies `bodies`, into `bundle` and its `points`; an empty lane
+/// is built from `empty` and gets body index `bodies.len()`, the extra
+/// state that never moves.
+pub(super) fn build_bundle<D: Dim>(
+    inputs: [Option<&ContactInput<D>>; LANES],
+    bodies: &[SolverBody<D>],
+    empty: &EmptyLane<D>,
+    bundle: &mut ContactBundle<D>,
+    points: &mut [PointLanes<D>],
+) {
+    let in_use = inputs.map(|input| input.is_some());
+    let lanes = inputs.map(|input| match input {
+        Some(input) => Lane {
+            input,
+            a: &bodies[input.body_a],
+            b: &bodies[input.body_b],
+        },
+        None => Lane {
+            input: &empty.input,
+            a: &empty.body,
+            b: &empty.body,
+        },
+    });
+    let lanes = &lanes;
+    let keep = only(BVec4A::from_array(in_use), Vec4::ONE);
+    let normal = vectors(lanes, |l| l.input.normal);
+    let tangent_pairs = lanes.each_ref().map(|l| D::tangents(l.input.normal));
+    let mut tangents = D::PerTangent::<D::VectorLanes>::default();
+    for k in 0..D::TANGENTS {
+        let words = tangent_pairs.map(|t| t[k].to_word());
+        tangents[k] = D::VectorLanes::from_words(words) * keep;
+    }
+    let moves_a = flags(lanes, |l| l.a.inv_mass > 0.0);
+    let moves_b = flags(lanes, |l| l.b.inv_mass > 0.0);
+    let mut inv_inertia_a = D::InertiaLanes::default();
+    let mut inv_inertia_b = D::InertiaLanes::default();
+    for (i, l) in lanes.iter().enumerate() {
+        inv_inertia_a.set(i, l.a.inv_inertia);
+        inv_inertia_b.set(i, l.b.inv_inertia);
+    }
+    let against_static = core::array::from_fn(|i| in_use[i] && !(moves_a[i] && moves_b[i]));
+    let index = bodies.len();
+    *bundle = ContactBundle {
+        body_a: inputs.map(|input| input.map_or(index, |input| input.body_a)),
+        body_b: inputs.map(|input| input.map_or(index, |input| input.body_b)),
+        moves_a,
+        moves_b,
+        normal,
+        tangents,
+        friction: scalars(lanes, |l| l.input.friction),
+        restitution: scalars(lanes, |l| l.input.restitution),
+        against_static: BVec4A::from_array(against_static),
+        inv_mass_a: scalars(lanes, |l| l.a.inv_mass),
+        inv_mass_b: scalars(lanes, |l| l.b.inv_mass),
+        inv_inertia_a,
+        inv_inertia_b,
+    };
+    build_points(lanes, bundle, points);
+}
+
+/// The points' lever arms, separations, impulses and masses.
+fn build_points<D: Dim>(
+    lanes: &[Lane<'_, D>; LANES],
+    bundle: &ContactBundle<D>,
+    points: &mut [PointLanes<D>],
+) {
+    let counts = lanes
+        .each_ref()
+        .map(|l| l.input.len.min(D::MAX_MANIFOLD_POINTS));
+    let used: [BVec4A; POINTS] =
+        core::array::from_fn(|i| BVec4A::from_array(counts.map(|n| n > i)));
+    let velocities = |body: for<'l> fn(&Lane<'l, D>) -> &'l SolverBody<D>| Velocities::<D> {
+        linear: vectors(lanes, |l| body(l).linear_velocity),
+        angular: D::AngularLanes::from_words(words(lanes, |l| body(l).angular_velocity.to_word())),
+    };
+    let (a, b) = (velocities(|l| l.a), velocities(|l| l.b));
+    let center_a = vectors(lanes, |l| l.a.center);
+    let center_b = vectors(lanes, |l| l.b.center);
+    let normal = &bundle.normal;
+    let linear = normal.dot(&(b.linear - a.linear));
+    let mut normal_rows = [JacobianLanes::<D>::default(); POINTS];
+    let mut tangent_rows = D::PerTangent::<[JacobianLanes<D>; POINTS]>::default();
+    for (i, point) in points.iter_mut().enumerate().take(D::MAX_MANIFOLD_POINTS) {
+        let input = |f: fn(&InputPoint<D>) -> f32| {
+            only(used[i], scalars(lanes, |l| f(&l.input.points.as_ref()[i])))
+        };
+        let keep = only(used[i], Vec4::ONE);
+        let arm = |anchor: fn(&InputPoint<D>) -> D::Vector, center: &D::VectorLanes| {
+            let anchors = vectors(lanes, |l| anchor(&l.input.points.as_ref()[i]));
+            (anchors - *center) * keep
+        };
+        let r_a = arm(|p| p.anchor_a, &center_a);
+        let r_b = arm(|p| p.anchor_b, &center_b);
+        let row = JacobianLanes::across(&r_a, &r_b, normal);
+        let mut tangent_impulse = D::PerTangent::<Vec4>::default();
+        for k in 0..D::TANGENTS {
+            tangent_rows[k][i] = JacobianLanes::across(&r_a, &r_b, &bundle.tangents[k]);
+            tangent_impulse[k] = only(
+                used[i],
+                scalars(lanes, |l| l.input.points.as_ref()[i].tangent_impulse[k]),
+            );
+        }
+        *point = PointLanes {
+            anchor_a: r_a,
+            anchor_b: r_b,
+            base_separation: only(used[i], input(|p| p.separation) - normal.dot(&(r_b - r_a))),
+            normal_impulse: input(|p| p.normal_impulse),
+            tangent_impulse,
+            approach_speed: only(used[i], row.velocity(linear, &a, &b)),
+            ..PointLanes::default()
+        };
+        normal_rows[i] = row;
+    }
+    set_masses(bundle, &normal_rows, &tangent_rows, &used, counts, points);
+}
+
+/// Each row's effective mass, and for approach and friction that mass
+/// divided by its share of the manifold's common push: how many rows' worth
+/// of push it feels when the rows along the same direction act together.
+fn set_masses<D: Dim>(
+    bundle: &ContactBundle<D>,
+    normal_rows: &[JacobianLanes<D>; POINTS],
+    tangent_rows: &D::PerTangent<[JacobianLanes<D>; POINTS]>,
+    used: &[BVec4A; POINTS],
+    counts: [usize; LANES],
+    points: &mut [PointLanes<D>],
+) {
+    let masses = PairMasses::<D> {
+        inv_masses: bundle.inv_mass_a + bundle.inv_mass_b,
+        inv_inertia_a: bundle.inv_inertia_a,
+        inv_inertia_b: bundle.inv_inertia_b,
+    };
+    let normals = masses.couplings(normal_rows, used);
+    let mut frictions = D::PerTangent::<Couplings>::default();
+    for k in 0..D::TANGENTS {
+        frictions[k] = masses.couplings(&tangent_rows[k], used);
+    }
+    let stiffest = largest_eigenvalue::<D>(&normals, counts);
+    let stiff = stiffest.is_finite_mask() & stiffest.cmpgt(Vec4::ZERO);
+    let relax_cap = Vec4::ONE / stiffest;
+    for (i, point) in points.iter_mut().enumerate().take(D::MAX_MANIFOLD_POINTS) {
+        let mass = inverse(normals[i][i]);
+        let shared = mass / share(&normals, i, false);
+        let capped = Vec4::select(relax_cap.cmplt(shared), relax_cap, shared);
+        point.normal_mass = only(used[i], mass);
+        point.normal_shared_mass = only(used[i], shared);
+        point.normal_relax_mass = only(used[i], Vec4::select(stiff, capped, shared));
+        for k in 0..D::TANGENTS {
+            let friction = &frictions[k];
+            point.tangent_shared_mass[k] =
+                only(used[i], inverse(friction[i][i]) / share(friction, i, true));
+        }
+    }
+}
+
+/// The bodies' inverse masses summed and their inverse inertias, per lane.
+struct PairMasses<D: Dim> {
+    inv_masses: Vec4,
+    inv_inertia_a: D::InertiaLanes,
+    inv_inertia_b: D::InertiaLanes,
+}
+
+impl<D: Dim> PairMasses<D> {
+    /// The couplings between `rows` (one per point) in each lane.
+    #[inline]
+    fn couplings(&self, rows: &[JacobianLanes<D>; POINTS], used: &[BVec4A; POINTS]) -> Couplings {
+        let n = D::MAX_MANIFOLD_POINTS;
+        let turned_a: [D::AngularLanes; POINTS] =
+            core::array::from_fn(|j| self.inv_inertia_a.mul(&rows[j].a));
+        let turned_b: [D::AngularLanes; POINTS] =
+            core::array::from_fn(|j| self.inv_inertia_b.mul(&rows[j].b));
+        let mut k = [[Vec4::ZERO; POINTS]; POINTS];
+        for i in 0..n {
+            for j in 0..n {
+                let entry =
+                    self.inv_masses + rows[i].a.dot(&turned_a[j]) + rows[i].b.dot(&turned_b[j]);
+                k[i][j] = only(used[i] & used[j], entry);
+            }
+        }
+        k
+    }
+}
+
+/// Per lane, the largest eigenvalue of the couplings of its `counts[lane]`
+/// points, or about it: exact for one or two points; for more, the largest
+/// Rayleigh quotient over the sign patterns a rectangle of corners moves in
+/// (exact for a rectangle, from below otherwise) raised by 5%, and never
+/// above the Gershgorin bound (the largest absolute row sum).
+#[inline]
+fn largest_eigenvalue<D: Dim>(k: &Couplings, counts: [usize; LANES]) -> Vec4 {
+    let with = |n: usize| BVec4A::from_array(counts.map(|c| c == n));
+    let (mean, half) = ((k[0][0] + k[1][1]) * 0.5, (k[0][0] - k[1][1]) * 0.5);
+    let two = mean + (half * half + k[0][1] * k[0][1]).sqrt();
+    let few = Vec4::select(with(1), k[0][0], only(with(2), two));
+    if D::MAX_MANIFOLD_POINTS <= 2 {
+        return few;
+    }
+    let gershgorin = (0..POINTS)
+        .map(|j| (k[0][j].abs() + k[1][j].abs()) + (k[2][j].abs() + k[3][j].abs()))
+        .fold(Vec4::ZERO, |largest, column| {
+            Vec4::select(column.cmpgt(largest), column, largest)
+        });
+    // A rectangle of corners pushes, rocks and twists in these sign
+    // patterns, so for one the largest quotient is exact. Points past a
+    // lane's count meet zero couplings.
+    let patterns = [
+        [1.0, 1.0, 1.0, 1.0],
+        [1.0, 1.0, -1.0, -1.0],
+        [1.0, -1.0, 1.0, -1.0],
+        [1.0, -1.0, -1.0, 1.0],
+    ];
+    let count = Vec4::from_array(counts.map(|c| c as f32));
+    let mut estimate = Vec4::ZERO;
+    for p in patterns {
+        let kp: [Vec4; POINTS] = core::array::from_fn(|i| {
+            k[i][0] * p[0] + k[i][1] * p[1] + k[i][2] * p[2] + k[i][3] * p[3]
+        });
+        let quotient = ((kp[0] * p[0] + kp[2] * p[2]) + (kp[1] * p[1] + kp[3] * p[3])) / count;
+        estimate = Vec4::select(quotient.cmpgt(estimate), quotient, estimate);
+    }
+    let raised = estimate * 1.05;
+    let more = Vec4::select(gershgorin.cmplt(raised), gershgorin, raised);
+    let many = BVec4A::from_array(counts.map(|c| c > 2));
+    Vec4::select(many, more, few)
+}
+
+/// Row `i`'s share in each lane: its couplings summed, signed or by
+/// magnitude, over its own, at least 1.
+#[inline]
+fn share(k: &Couplings, i: usize, magnitude: bool) -> Vec4 {
+    let entry = |j: usize| if magnitude { k[j][i].abs() } else { k[j][i] };
+    let sum = (entry(0) + entry(1)) + (entry(2) + entry(3));
+    let own = k[i][i];
+    Vec4::select(own.cmpgt(Vec4::ZERO), at_least_one(sum / own), Vec4::ONE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{D2, D3};
+    use glam::{Mat3, Vec3};
+
+    /// `rows` (symmetric) in lane 0 of every entry.
+    fn in_lane_zero(rows: &[[f32; 4]]) -> Couplings {
+        core::array::from_fn(|i| {
+            core::array::from_fn(|j| {
+                let v = rows.get(i).map_or(0.0, |r| r[j]);
+                Vec4::new(v, 0.0, 0.0, 0.0)
+            })
+        })
+    }
+
+    #[test]
+    fn largest_eigenvalue_is_reached_and_not_undershot() {
+        let one = in_lane_zero(&[[3.0, 0.0, 0.0, 0.0]]);
+        assert_eq!(largest_eigenvalue::<D2>(&one, [1, 0, 0, 0]).x, 3.0);
+        let two = in_lane_zero(&[[2.0, -1.0, 0.0, 0.0], [-1.0, 2.0, 0.0, 0.0]]);
+        assert!((largest_eigenvalue::<D2>(&two, [2, 0, 0, 0]).x - 3.0).abs() < 1e-6);
+        // A cube on a cube: corners (±½, ±½), unit masses, inverse inertia 6
+        // each: K[i][j] = 2 + 12 (x_i x_j + z_i z_j); rocking modes of 12.
+        let corners = [(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5)];
+        let k: [[f32; 4]; 4] = core::array::from_fn(|i| {
+            core::array::from_fn(|j| {
+                let ((xi, zi), (xj, zj)) = (corners[i], corners[j]);
+                2.0 + 12.0 * (xi * xj + zi * zj)
+            })
+        });
+        let largest = largest_eigenvalue::<D3>(&in_lane_zero(&k), [4, 0, 0, 0]).x;
+        assert!((12.0..=12.0 * 1.05 + 1e-4).contains(&largest), "{largest}");
+    }
+
+    #[test]
+    fn couplings_match_the_products_of_the_rows() {
+        let inertia_a = Mat3::from_cols(
+            Vec3::new(2.0, 0.1, -0.3),
+            Vec3::new(0.1, 1.5, 0.2),
+            Vec3::new(-0.3, 0.2, 3.0),
+        );
+        let inertia_b = Mat3::from_diagonal(Vec3::new(0.5, 0.7, 0.9));
+        let masses = PairMasses::<D3> {
+            inv_masses: Vec4::splat(1.5),
+            inv_inertia_a: InertiaLanes::splat(inertia_a),
+            inv_inertia_b: InertiaLanes::splat(inertia_b),
+        };
+        let normal = Vec3::new(0.0, 1.0, 0.0);
+        let arms = [
+            Vec3::new(0.5, -0.5, 0.5),
+            Vec3::new(-0.5, -0.5, 0.3),
+            Vec3::new(0.2, -0.5, -0.5),
+        ];
+        let splat = |v: Vec3| <D3 as Dim>::VectorLanes::splat_word(v.to_word());
+        let mut rows = [JacobianLanes::<D3>::default(); POINTS];
+        for (row, r) in rows.iter_mut().zip(arms) {
+            *row = JacobianLanes::across(&splat(r), &splat(r + Vec3::X), &splat(normal));
+        }
+        // Lane 2 uses all three points; lane 0 only the first two.
+        let used = [0, 1, 2, 3].map(|i| BVec4A::from_array([i < 2, false, i < 3, false]));
+        let k = masses.couplings(&rows, &used);
+        for (i, ri) in arms.iter().enumerate() {
+            for (j, rj) in arms.iter().enumerate() {
+                let (ai, bi) = (ri.cross(normal), (*ri + Vec3::X).cross(normal));
+                let (aj, bj) = (rj.cross(normal), (*rj + Vec3::X).cross(normal));
+                let expected = 1.5 + ai.dot(inertia_a * aj) + bi.dot(inertia_b * bj);
+                assert!((k[i][j].z - expected).abs() < 1e-5, "K[{i}][{j}]");
+                let in_lane_zero = if i < 2 && j < 2 { expected } else { 0.0 };
+                assert!(
+                    (k[i][j].x - in_lane_zero).abs() < 1e-5,
+                    "lane 0 K[{i}][{j}]"
+                );
+                assert_eq!(k[i][j].y, 0.0, "an unused lane");
+            }
+            assert_eq!(k[i][3].z, 0.0, "past the points: zero");
+        }
+    }
+}
