@@ -12,7 +12,7 @@ use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
 use crate::math::{Angular, Dim, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
-use crate::pipeline::integrate::SolverBody;
+use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactInput, Contacts};
@@ -715,7 +715,7 @@ impl<D: Dim> World<D> {
             .with_min_len(BODIES_PER_TASK)
             .for_each(|((body, start), solved)| {
                 let mut state = *start;
-                solved.store(&mut state);
+                integrate::store(solved, &mut state);
                 Self::write_back(body, &state);
                 body.arrive();
             });

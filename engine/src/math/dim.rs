@@ -15,6 +15,7 @@ use super::lanes::{
     SymmetricLanes3, Word,
 };
 use super::Rot2;
+use crate::pipeline::integrate::{BodyState, BodyState2, BodyState3};
 use crate::pipeline::narrow_phase::{
     epa_2d, epa_3d, simplex_2d, simplex_3d, trace::Observer, PairSupport, Simplex,
 };
@@ -221,6 +222,8 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     type AngularLanes: Lanes<Self::AngularVector>;
     /// Rotations in four lanes.
     type RotationLanes: RotationLanes<Self::Rotation, Self::VectorLanes>;
+    /// A body's state in the solver's substep loop.
+    type BodyState: BodyState<Self>;
     /// Inverse inertias in four lanes.
     type InertiaLanes: InertiaLanes<Self::Inertia, Self::AngularLanes>;
     /// One `T` per friction direction ([`Dim::TANGENTS`] of them).
@@ -343,6 +346,7 @@ impl Dim for D2 {
     type VectorLanes = Lanes2;
     type AngularLanes = Lanes1;
     type RotationLanes = Rot2Lanes;
+    type BodyState = BodyState2;
     type InertiaLanes = Lanes1;
     type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 1];
     type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 2];
@@ -477,6 +481,7 @@ impl Dim for D3 {
     type VectorLanes = Lanes3;
     type AngularLanes = Lanes3;
     type RotationLanes = QuatLanes;
+    type BodyState = BodyState3;
     type InertiaLanes = SymmetricLanes3;
     type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 2];
     type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 4];

@@ -82,13 +82,13 @@ impl Word for Quat {
 /// Four words as the columns of a matrix, transposed: row `k` holds
 /// component `k` of every word (a handful of shuffles, all in registers).
 #[inline]
-fn transpose(words: [Vec4; 4]) -> Mat4 {
+pub(crate) fn transpose(words: [Vec4; 4]) -> Mat4 {
     Mat4::from_cols(words[0], words[1], words[2], words[3]).transpose()
 }
 
 /// A matrix's columns.
 #[inline]
-fn columns(m: Mat4) -> [Vec4; 4] {
+pub(crate) fn columns(m: Mat4) -> [Vec4; 4] {
     [m.x_axis, m.y_axis, m.z_axis, m.w_axis]
 }
 
@@ -321,6 +321,14 @@ impl Lanes3 {
 pub struct Rot2Lanes {
     cos: Vec4,
     sin: Vec4,
+}
+
+impl Rot2Lanes {
+    /// Rotations of cosines `cos` and sines `sin`.
+    #[inline]
+    pub(crate) fn new(cos: Vec4, sin: Vec4) -> Self {
+        Rot2Lanes { cos, sin }
+    }
 }
 
 impl RotationLanes<Rot2, Lanes2> for Rot2Lanes {

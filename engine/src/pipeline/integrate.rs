@@ -1,9 +1,12 @@
 //! Integration: velocities from gravity, forces and damping; positions from
 //! velocities (symplectic Euler, run once per solver substep).
 
-use glam::Vec4;
+use core::fmt::Debug;
 
-use crate::math::{Dim, Vector, Word};
+use glam::{Quat, Vec2, Vec3, Vec4};
+
+use crate::math::lanes::{columns, transpose, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes};
+use crate::math::{Dim, Lanes, Rot2, RotationLanes, Vector, Word, D2, D3};
 
 /// A body as the solver sees it: dense, plain data.
 #[derive(Copy, Clone, Debug)]
@@ -45,66 +48,225 @@ impl<D: Dim> SolverBody<D> {
     }
 }
 
-/// What the substep loop changes of a body, each quantity as one SIMD
-/// [`Word`], so that the solver gathers four bodies into lanes with a
-/// transpose (Box2D v3's `b2BodyState`). The pose is kept as its change
-/// since the step began: a contact's current separation is its separation
-/// at the step's start moved by the two changes, with no per-point copy of
-/// where the point sits on each body.
-#[derive(Copy, Clone, Debug, Default)]
-pub(crate) struct BodyState {
-    pub linear_velocity: Vec4,
-    pub angular_velocity: Vec4,
-    /// How far the centre of mass moved since the step began, m.
-    pub displacement: Vec4,
-    /// How far the body turned since the step began (world frame).
-    pub turn: Vec4,
+/// What the substep loop changes of a body, as SIMD [`Word`]s, so that the
+/// solver gathers four bodies into lanes with a transpose (Box2D v3's
+/// `b2BodyState`). The pose is kept as its change since the step began: a
+/// contact's current separation is its separation at the step's start
+/// moved by the two changes, with no per-point copy of where the point sits
+/// on each body. A 2D body's velocities fit one word and its motion
+/// another ([`BodyState2`]); a 3D body takes a word per quantity
+/// ([`BodyState3`]). The all-zero state (`Default`) is a body that neither
+/// moves nor pushes.
+pub trait BodyState<D: Dim>: Copy + Debug + Default + Send + Sync + 'static {
+    /// One body's velocities as a scatter writes them back.
+    type Velocity: Copy;
+    /// A body moving at `linear` (m/s) and `angular` (rad/s) as the step begins.
+    fn starting(linear: D::Vector, angular: D::AngularVector) -> Self;
+    /// The linear (m/s) and angular (rad/s) velocities.
+    fn velocities(&self) -> (D::Vector, D::AngularVector);
+    /// How far the centre of mass moved (m) and the body turned (world
+    /// frame) since the step began.
+    fn motion(&self) -> (D::Vector, D::Rotation);
+    /// `v += h·a`, then each velocity scaled by its damping factor.
+    fn accelerate(
+        &mut self,
+        acceleration: (D::Vector, D::AngularVector),
+        damping: (f32, f32),
+        h: f32,
+    );
+    /// `x += h·v` and the rotation turned by `h·ω`.
+    fn advance(&mut self, h: f32);
+    /// Four bodies' linear and angular velocities in lanes.
+    fn gather_velocities(states: [&Self; 4]) -> (D::VectorLanes, D::AngularLanes);
+    /// Four bodies' motions in lanes.
+    fn gather_motions(states: [&Self; 4]) -> (D::VectorLanes, D::RotationLanes);
+    /// Lanes of velocities, body by body.
+    fn velocities_by_lane(
+        linear: &D::VectorLanes,
+        angular: &D::AngularLanes,
+    ) -> [Self::Velocity; 4];
+    /// The velocities set to `velocity`.
+    fn set_velocity(&mut self, velocity: Self::Velocity);
 }
 
-impl BodyState {
-    /// The state of `body` as the step begins.
-    pub(crate) fn of<D: Dim>(body: &SolverBody<D>) -> Self {
+/// A 2D body's state: `(vx, vy, ω, 0)` and `(dx, dy, cos, sin)`.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct BodyState2 {
+    velocity: Vec4,
+    motion: Vec4,
+}
+
+impl BodyState<D2> for BodyState2 {
+    type Velocity = Vec4;
+    #[inline]
+    fn starting(linear: Vec2, angular: f32) -> Self {
         Self {
-            linear_velocity: body.linear_velocity.to_word(),
-            angular_velocity: body.angular_velocity.to_word(),
-            displacement: Vec4::ZERO,
-            turn: D::identity().to_word(),
+            velocity: Vec4::new(linear.x, linear.y, angular, 0.0),
+            motion: Vec4::new(0.0, 0.0, 1.0, 0.0),
         }
     }
-
-    /// The state written back into `body`: its velocities, and its pose
-    /// moved and turned.
-    pub(crate) fn store<D: Dim>(&self, body: &mut SolverBody<D>) {
-        body.linear_velocity = D::Vector::from_word(self.linear_velocity);
-        body.angular_velocity = D::AngularVector::from_word(self.angular_velocity);
-        body.center += D::Vector::from_word(self.displacement);
-        body.rotation = D::turn_by(body.rotation, D::Rotation::from_word(self.turn));
+    #[inline]
+    fn velocities(&self) -> (Vec2, f32) {
+        (Vec2::new(self.velocity.x, self.velocity.y), self.velocity.z)
     }
+    #[inline]
+    fn motion(&self) -> (Vec2, Rot2) {
+        let turn = Rot2 {
+            cos: self.motion.z,
+            sin: self.motion.w,
+        };
+        (Vec2::new(self.motion.x, self.motion.y), turn)
+    }
+    #[inline]
+    fn accelerate(&mut self, (linear, angular): (Vec2, f32), damping: (f32, f32), h: f32) {
+        self.velocity += Vec4::new(linear.x, linear.y, angular, 0.0) * h;
+        self.velocity *= Vec4::new(damping.0, damping.0, damping.1, 1.0);
+    }
+    #[inline]
+    fn advance(&mut self, h: f32) {
+        let (v, m) = (self.velocity, self.motion);
+        let (_, turn) = self.motion();
+        let turn = D2::integrate_rotation(turn, v.z, h);
+        self.motion = Vec4::new(m.x + v.x * h, m.y + v.y * h, turn.cos, turn.sin);
+    }
+    #[inline]
+    fn gather_velocities(states: [&Self; 4]) -> (Lanes2, Lanes1) {
+        let (linear, angular, _) = split_rows(states.map(|s| s.velocity));
+        (linear, Lanes1(angular))
+    }
+    #[inline]
+    fn gather_motions(states: [&Self; 4]) -> (Lanes2, Rot2Lanes) {
+        let (displacement, cos, sin) = split_rows(states.map(|s| s.motion));
+        (displacement, Rot2Lanes::new(cos, sin))
+    }
+    #[inline]
+    fn velocities_by_lane(linear: &Lanes2, angular: &Lanes1) -> [Vec4; 4] {
+        columns(transpose([linear.x, linear.y, angular.0, Vec4::ZERO]))
+    }
+    #[inline]
+    fn set_velocity(&mut self, velocity: Vec4) {
+        self.velocity = velocity;
+    }
+}
+
+/// Four words in lanes: their first two components as 2D vectors, then
+/// their third and their fourth components.
+#[inline]
+fn split_rows(words: [Vec4; 4]) -> (Lanes2, Vec4, Vec4) {
+    let rows = transpose(words);
+    let xy = Lanes2 {
+        x: rows.x_axis,
+        y: rows.y_axis,
+    };
+    (xy, rows.z_axis, rows.w_axis)
+}
+
+/// A 3D body's state: `v`, `ω` and the displacement, each `(x, y, z, 0)`,
+/// and the turn as a quaternion.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct BodyState3 {
+    linear_velocity: Vec4,
+    angular_velocity: Vec4,
+    displacement: Vec4,
+    turn: Vec4,
+}
+
+impl BodyState<D3> for BodyState3 {
+    type Velocity = (Vec4, Vec4);
+    #[inline]
+    fn starting(linear: Vec3, angular: Vec3) -> Self {
+        Self {
+            linear_velocity: linear.to_word(),
+            angular_velocity: angular.to_word(),
+            displacement: Vec4::ZERO,
+            turn: Quat::IDENTITY.to_word(),
+        }
+    }
+    #[inline]
+    fn velocities(&self) -> (Vec3, Vec3) {
+        (
+            Vec3::from_word(self.linear_velocity),
+            Vec3::from_word(self.angular_velocity),
+        )
+    }
+    #[inline]
+    fn motion(&self) -> (Vec3, Quat) {
+        (
+            Vec3::from_word(self.displacement),
+            Quat::from_word(self.turn),
+        )
+    }
+    #[inline]
+    fn accelerate(&mut self, (linear, angular): (Vec3, Vec3), damping: (f32, f32), h: f32) {
+        self.linear_velocity += linear.to_word() * h;
+        self.angular_velocity += angular.to_word() * h;
+        self.linear_velocity *= damping.0;
+        self.angular_velocity *= damping.1;
+    }
+    #[inline]
+    fn advance(&mut self, h: f32) {
+        self.displacement += self.linear_velocity * h;
+        let (_, turn) = self.motion();
+        let turn = D3::integrate_rotation(turn, Vec3::from_word(self.angular_velocity), h);
+        self.turn = turn.to_word();
+    }
+    #[inline]
+    fn gather_velocities(states: [&Self; 4]) -> (Lanes3, Lanes3) {
+        (
+            Lanes3::from_words(states.map(|s| s.linear_velocity)),
+            Lanes3::from_words(states.map(|s| s.angular_velocity)),
+        )
+    }
+    #[inline]
+    fn gather_motions(states: [&Self; 4]) -> (Lanes3, QuatLanes) {
+        (
+            Lanes3::from_words(states.map(|s| s.displacement)),
+            QuatLanes::from_words(states.map(|s| s.turn)),
+        )
+    }
+    #[inline]
+    fn velocities_by_lane(linear: &Lanes3, angular: &Lanes3) -> [(Vec4, Vec4); 4] {
+        let (linear, angular) = (linear.to_words(), angular.to_words());
+        core::array::from_fn(|i| (linear[i], angular[i]))
+    }
+    #[inline]
+    fn set_velocity(&mut self, (linear, angular): (Vec4, Vec4)) {
+        self.linear_velocity = linear;
+        self.angular_velocity = angular;
+    }
+}
+
+/// The state of `body` as the step begins.
+pub(crate) fn starting_state<D: Dim>(body: &SolverBody<D>) -> D::BodyState {
+    D::BodyState::starting(body.linear_velocity, body.angular_velocity)
+}
+
+/// `state` written back into `body`: its velocities, and its pose moved
+/// and turned.
+pub(crate) fn store<D: Dim>(state: &D::BodyState, body: &mut SolverBody<D>) {
+    let ((linear, angular), (displacement, turn)) = (state.velocities(), state.motion());
+    body.linear_velocity = linear;
+    body.angular_velocity = angular;
+    body.center += displacement;
+    body.rotation = D::turn_by(body.rotation, turn);
 }
 
 /// Stage 1, per substep: `v += h·a`, then damping `v /= 1 + h·c`.
 pub(crate) fn integrate_velocities<D: Dim>(
-    states: &mut [BodyState],
+    states: &mut [D::BodyState],
     bodies: &[SolverBody<D>],
     h: f32,
 ) {
     for (s, b) in states.iter_mut().zip(bodies).filter(|(_, b)| b.dynamic) {
-        s.linear_velocity += b.linear_acceleration.to_word() * h;
-        s.angular_velocity += b.angular_acceleration.to_word() * h;
-        s.linear_velocity *= 1.0 / (1.0 + h * b.linear_damping);
-        s.angular_velocity *= 1.0 / (1.0 + h * b.angular_damping);
+        let damping = (
+            1.0 / (1.0 + h * b.linear_damping),
+            1.0 / (1.0 + h * b.angular_damping),
+        );
+        s.accelerate((b.linear_acceleration, b.angular_acceleration), damping, h);
     }
 }
 
 /// Stage 6, per substep: `x += h·v` and the rotation turned by `h·ω`.
-pub(crate) fn integrate_positions<D: Dim>(states: &mut [BodyState], h: f32) {
-    for s in states.iter_mut() {
-        s.displacement += s.linear_velocity * h;
-        let turn = D::integrate_rotation(
-            D::Rotation::from_word(s.turn),
-            D::AngularVector::from_word(s.angular_velocity),
-            h,
-        );
-        s.turn = turn.to_word();
-    }
+pub(crate) fn integrate_positions<D: Dim>(states: &mut [D::BodyState], h: f32) {
+    states.iter_mut().for_each(|s| s.advance(h));
 }

@@ -36,7 +36,9 @@ use glam::{BVec4A, Vec4};
 mod prepare;
 
 use super::constraint_graph::{ConstraintGraph, COLOURS};
-use super::integrate::{integrate_positions, integrate_velocities, BodyState, SolverBody};
+use super::integrate::{
+    integrate_positions, integrate_velocities, starting_state, BodyState, SolverBody,
+};
 use super::manifold::Manifold;
 use super::stages::{run_stages, Shared};
 use crate::math::{Dim, InertiaLanes, Lanes, Pose, RotationLanes};
@@ -353,7 +355,7 @@ pub(crate) struct Contacts<D: Dim> {
     /// Each input's bodies and whether they move, as last laid out.
     signature: Vec<Option<(usize, usize, bool, bool)>>,
     /// The bodies' states during the substep loop.
-    states: Vec<BodyState>,
+    states: Vec<D::BodyState>,
 }
 
 impl<D: Dim> Default for Contacts<D> {
@@ -514,9 +516,10 @@ impl<D: Dim> Contacts<D> {
         bodies
             .par_iter()
             .with_min_len(BODIES_PER_TASK)
-            .map(BodyState::of)
+            .map(starting_state)
             .collect_into_vec(&mut self.states);
-        self.states.push(EMPTY);
+        // The extra state of empty lanes' bodies.
+        self.states.push(D::BodyState::default());
         let view = BundleView {
             bundles: &self.bundles,
             points: Shared::new(&mut self.points),
@@ -563,8 +566,8 @@ impl<D: Dim> Contacts<D> {
     }
 
     /// Each body's state after [`Contacts::solve`], in body order: what
-    /// [`BodyState::store`] turns its solver body into.
-    pub(crate) fn body_states(&self) -> &[BodyState] {
+    /// [`integrate::store`](super::integrate::store) writes into its solver body.
+    pub(crate) fn body_states(&self) -> &[D::BodyState] {
         &self.states[..self.states.len().saturating_sub(1)]
     }
 
@@ -630,17 +633,10 @@ impl<D: Dim> Contacts<D> {
 struct BundleView<'a, D: Dim> {
     bundles: &'a [ContactBundle<D>],
     points: Shared<'a, PointLanes<D>>,
-    states: Shared<'a, BodyState>,
+    /// The bodies' states, then the all-zero state of empty lanes' bodies,
+    /// which pushes on nothing (and does not move, so it is never written).
+    states: Shared<'a, D::BodyState>,
 }
-
-/// The state of an empty lane's body, after the bodies' own: zeros, so it
-/// pushes on nothing (and it does not move, so it is never written).
-const EMPTY: BodyState = BodyState {
-    linear_velocity: Vec4::ZERO,
-    angular_velocity: Vec4::ZERO,
-    displacement: Vec4::ZERO,
-    turn: Vec4::ZERO,
-};
 
 impl<D: Dim> BundleView<'_, D> {
     /// Calls `f` with each bundle of `range`, its points, and its bodies'
@@ -682,7 +678,7 @@ impl<D: Dim> BundleView<'_, D> {
     }
 
     /// The velocities of `bodies` in lanes, and their motions since the step began if `motions`
-    /// (an empty lane's are zero: its body is the extra state `EMPTY`).
+    /// (an empty lane's are zero: its body is the extra all-zero state).
     ///
     /// # Safety
     /// No state of `bodies` may be written while this runs.
@@ -696,15 +692,11 @@ impl<D: Dim> BundleView<'_, D> {
             state(bodies[2]),
             state(bodies[3]),
         ];
-        let velocities = Velocities {
-            linear: D::VectorLanes::from_words(lanes.map(|s| s.linear_velocity)),
-            angular: D::AngularLanes::from_words(lanes.map(|s| s.angular_velocity)),
-        };
+        let (linear, angular) = D::BodyState::gather_velocities(lanes);
+        let velocities = Velocities { linear, angular };
         let motion = if motions {
-            Motions {
-                displacement: D::VectorLanes::from_words(lanes.map(|s| s.displacement)),
-                turn: D::RotationLanes::from_words(lanes.map(|s| s.turn)),
-            }
+            let (displacement, turn) = D::BodyState::gather_motions(lanes);
+            Motions { displacement, turn }
         } else {
             Motions::default()
         };
@@ -723,14 +715,11 @@ impl<D: Dim> BundleView<'_, D> {
         moves: &[bool; LANES],
         velocities: &Velocities<D>,
     ) {
-        let linear = velocities.linear.to_words();
-        let angular = velocities.angular.to_words();
-        for (lane, (&index, &moves)) in bodies.iter().zip(moves).enumerate() {
+        let lanes = D::BodyState::velocities_by_lane(&velocities.linear, &velocities.angular);
+        for ((&index, &moves), velocity) in bodies.iter().zip(moves).zip(lanes) {
             if moves {
                 // SAFETY: by the caller's contract.
-                let state = unsafe { self.states.get_mut(index) };
-                state.linear_velocity = linear[lane];
-                state.angular_velocity = angular[lane];
+                unsafe { self.states.get_mut(index) }.set_velocity(velocity);
             }
         }
     }
