@@ -476,7 +476,9 @@ impl<D: Dim> World<D> {
         self.update_manifolds();
         let narrow_phase = since(t);
         let t = Instant::now();
-        if self.wake_touched_islands() {
+        // Nothing falls asleep before the solve: with no sleeper at the
+        // start of the step there is no island to wake.
+        if sleepers && self.wake_touched_islands() {
             self.add_woken_inputs();
         }
         let mut islands = since(t);
