@@ -1,3 +1,4 @@
 //! Benchmarks of the tumble engine (criterion benches live in `benches/`).
 
+pub mod machine;
 pub mod rapier_mirror;

@@ -8,6 +8,11 @@
 //! `--base N` resizes the pyramid and tower scenes (pyramid base, tower
 //! height), for scaling runs.
 //!
+//! `--calibrate` also measures, before and after the run, how well the
+//! machine itself runs two threads at once (`benches::machine`): on a
+//! shared machine that ceiling moves from minute to minute, and no
+//! engine's two-thread speed-up can pass it.
+//!
 //! `--threads` and `--engine` take comma-separated lists (`--threads 1,2`,
 //! `--engine tumble,rapier`): each combination gets its own copy of the
 //! scene and its own thread pool, and the copies are stepped in turns of
@@ -23,7 +28,7 @@
 
 use std::time::Instant;
 
-use benches::rapier_mirror;
+use benches::{machine, rapier_mirror};
 use tumble::{D2, D3};
 use tumble_scenes::{find, Build, Scene, SCENES};
 
@@ -39,6 +44,7 @@ struct Options {
     threads: Vec<usize>,
     engines: Vec<Engine>,
     base: Option<usize>,
+    calibrate: bool,
 }
 
 /// The comma-separated items of `text`, each parsed by `item`.
@@ -68,6 +74,7 @@ fn parse() -> Result<Options, String> {
         threads: vec![1],
         engines: vec![Engine::Tumble],
         base: None,
+        calibrate: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -88,6 +95,7 @@ fn parse() -> Result<Options, String> {
                         .map_err(|_| "--base: not a number")?,
                 )
             }
+            "--calibrate" => options.calibrate = true,
             "--list" => {
                 for s in SCENES {
                     println!("{:18} {}", s.name, s.about);
@@ -431,11 +439,22 @@ fn main() {
             contenders.push(Contender::new(engine, threads, world));
         }
     }
+    let before = options.calibrate.then(machine::two_thread_scaling);
     take_turns(&mut contenders, options.steps);
+    let after = options.calibrate.then(machine::two_thread_scaling);
     let scene = match options.base {
         Some(base) => format!("{} --base {base}", entry.name),
         None => entry.name.to_string(),
     };
     contenders.iter().for_each(|c| c.report(&scene));
     report_ratios(&contenders);
+    for (when, scaling) in [("before", before), ("after", after)] {
+        if let Some(s) = scaling {
+            println!(
+                "machine {when} the run: two threads at once did {:.2}x the work of one \
+                 in compute, {:.2}x in memory reads",
+                s.compute, s.memory
+            );
+        }
+    }
 }
