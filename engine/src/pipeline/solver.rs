@@ -51,6 +51,20 @@ const LANES: usize = 4;
 /// In a bundle's inputs: a lane with no manifold.
 const NO_INPUT: usize = usize::MAX;
 
+/// A body's index in the solver's arrays. Four bytes, not eight: bundles
+/// and inputs are read many times a step, and a world holds far fewer than
+/// 2³² bodies (each takes over a hundred bytes).
+type BodyIndex = u32;
+
+/// `i` as a [`BodyIndex`].
+fn body_index(i: usize) -> BodyIndex {
+    debug_assert!(
+        BodyIndex::try_from(i).is_ok(),
+        "body index {i} out of range"
+    );
+    i as BodyIndex
+}
+
 /// Soft constraint coefficients for one substep (Box2D's `b2Softness`).
 #[derive(Copy, Clone, Debug)]
 struct Softness {
@@ -170,8 +184,8 @@ impl<D: Dim> Impulse<D> {
 struct ContactBundle<D: Dim> {
     /// Each lane's bodies; an empty lane's are the state past the last
     /// body (zeros, never written).
-    body_a: [usize; LANES],
-    body_b: [usize; LANES],
+    body_a: [BodyIndex; LANES],
+    body_b: [BodyIndex; LANES],
     /// Which lanes' bodies the solver moves; the others are only read.
     moves_a: [bool; LANES],
     moves_b: [bool; LANES],
@@ -236,13 +250,13 @@ impl<D: Dim> PointLanes<D> {
 /// then reads these, compact, in colour order.
 #[derive(Clone, Debug)]
 pub(crate) struct ContactInput<D: Dim> {
-    body_a: usize,
-    body_b: usize,
+    body_a: BodyIndex,
+    body_b: BodyIndex,
     friction: f32,
     restitution: f32,
     normal: D::Vector,
     /// Points in use.
-    len: usize,
+    len: u32,
     points: D::PerPoint<InputPoint<D>>,
 }
 
@@ -272,7 +286,7 @@ impl<D: Dim> ContactInput<D> {
     ) -> Self {
         let mut points = D::PerPoint::<InputPoint<D>>::default();
         let kept = manifold.points();
-        let len = kept.len().min(D::MAX_MANIFOLD_POINTS);
+        let len = kept.len().min(D::MAX_MANIFOLD_POINTS) as u32;
         for (mp, point) in kept.iter().zip(points.as_mut()) {
             *point = InputPoint {
                 anchor_a: mp.lever_a + pose_a.translation,
@@ -283,8 +297,8 @@ impl<D: Dim> ContactInput<D> {
             };
         }
         Self {
-            body_a,
-            body_b,
+            body_a: body_index(body_a),
+            body_b: body_index(body_b),
             friction,
             restitution,
             normal: manifold.normal,
@@ -353,7 +367,7 @@ pub(crate) struct Contacts<D: Dim> {
     placed: Vec<(usize, usize)>,
     graph: ConstraintGraph,
     /// Each input's bodies and whether they move, as last laid out.
-    signature: Vec<Option<(usize, usize, bool, bool)>>,
+    signature: Vec<Option<(BodyIndex, BodyIndex, bool, bool)>>,
     /// The bodies' states during the substep loop.
     states: Vec<D::BodyState>,
 }
@@ -414,7 +428,7 @@ impl<D: Dim> Contacts<D> {
     ) -> bool {
         let signature_of = |input: &Option<ContactInput<D>>| {
             input.as_ref().map(|input| {
-                let moves = |i: usize| bodies[i].inv_mass > 0.0;
+                let moves = |i: BodyIndex| bodies[i as usize].inv_mass > 0.0;
                 (
                     input.body_a,
                     input.body_b,
@@ -447,10 +461,10 @@ impl<D: Dim> Contacts<D> {
         self.members.iter_mut().for_each(Vec::clear);
         for (k, input) in inputs.iter().enumerate() {
             let Some(input) = input else { continue };
-            let colour = self.graph.colour([
-                (input.body_a, bodies[input.body_a].inv_mass > 0.0),
-                (input.body_b, bodies[input.body_b].inv_mass > 0.0),
-            ]);
+            let (a, b) = (input.body_a as usize, input.body_b as usize);
+            let colour = self
+                .graph
+                .colour([(a, bodies[a].inv_mass > 0.0), (b, bodies[b].inv_mass > 0.0)]);
             self.members[colour].push(k);
         }
     }
@@ -683,9 +697,13 @@ impl<D: Dim> BundleView<'_, D> {
     /// # Safety
     /// No state of `bodies` may be written while this runs.
     #[inline]
-    unsafe fn gather(&self, bodies: &[usize; LANES], motions: bool) -> (Velocities<D>, Motions<D>) {
+    unsafe fn gather(
+        &self,
+        bodies: &[BodyIndex; LANES],
+        motions: bool,
+    ) -> (Velocities<D>, Motions<D>) {
         // SAFETY: by the caller's contract.
-        let state = |i: usize| unsafe { self.states.get(i) };
+        let state = |i: BodyIndex| unsafe { self.states.get(i as usize) };
         let lanes = [
             state(bodies[0]),
             state(bodies[1]),
@@ -711,7 +729,7 @@ impl<D: Dim> BundleView<'_, D> {
     #[inline]
     unsafe fn scatter(
         &self,
-        bodies: &[usize; LANES],
+        bodies: &[BodyIndex; LANES],
         moves: &[bool; LANES],
         velocities: &Velocities<D>,
     ) {
@@ -719,7 +737,7 @@ impl<D: Dim> BundleView<'_, D> {
         for ((&index, &moves), velocity) in bodies.iter().zip(moves).zip(lanes) {
             if moves {
                 // SAFETY: by the caller's contract.
-                unsafe { self.states.get_mut(index) }.set_velocity(velocity);
+                unsafe { self.states.get_mut(index as usize) }.set_velocity(velocity);
             }
         }
     }

@@ -6,7 +6,8 @@
 use glam::{BVec4A, Vec4};
 
 use super::{
-    ContactBundle, ContactInput, InputPoint, JacobianLanes, PointLanes, Velocities, LANES,
+    body_index, ContactBundle, ContactInput, InputPoint, JacobianLanes, PointLanes, Velocities,
+    LANES,
 };
 use crate::math::{Dim, InertiaLanes, Lanes, Vector, Word};
 use crate::pipeline::integrate::SolverBody;
@@ -110,8 +111,8 @@ pub(super) fn build_bundle<D: Dim>(
     let lanes = inputs.map(|input| match input {
         Some(input) => Lane {
             input,
-            a: &bodies[input.body_a],
-            b: &bodies[input.body_b],
+            a: &bodies[input.body_a as usize],
+            b: &bodies[input.body_b as usize],
         },
         None => Lane {
             input: &empty.input,
@@ -137,7 +138,7 @@ pub(super) fn build_bundle<D: Dim>(
         inv_inertia_b.set(i, l.b.inv_inertia);
     }
     let against_static = core::array::from_fn(|i| in_use[i] && !(moves_a[i] && moves_b[i]));
-    let index = bodies.len();
+    let index = body_index(bodies.len());
     *bundle = ContactBundle {
         body_a: inputs.map(|input| input.map_or(index, |input| input.body_a)),
         body_b: inputs.map(|input| input.map_or(index, |input| input.body_b)),
@@ -164,7 +165,7 @@ fn build_points<D: Dim>(
 ) {
     let counts = lanes
         .each_ref()
-        .map(|l| l.input.len.min(D::MAX_MANIFOLD_POINTS));
+        .map(|l| (l.input.len as usize).min(D::MAX_MANIFOLD_POINTS));
     let used: [BVec4A; POINTS] =
         core::array::from_fn(|i| BVec4A::from_array(counts.map(|n| n > i)));
     let velocities = |body: for<'l> fn(&Lane<'l, D>) -> &'l SolverBody<D>| Velocities::<D> {
