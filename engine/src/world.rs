@@ -35,12 +35,12 @@ pub struct ContactPair<D: Dim> {
     pub collider_a: ColliderHandle,
     /// The second body's collider.
     pub collider_b: ColliderHandle,
-    /// Those colliders' places in their bodies' collider lists.
-    index_a: usize,
-    index_b: usize,
+    /// Those colliders' places in their bodies' collider lists (four
+    /// bytes: the pairs are read front to back twice a step).
+    index_a: u32,
+    index_b: u32,
     /// The pair's contact points; the normal points from A to B.
     pub manifold: Manifold<D>,
-    key: (u64, u64),
     /// A sensor pair: only overlap is tracked, nothing is solved.
     sensor: bool,
     /// Touching (or, for a sensor, overlapping) now.
@@ -58,7 +58,6 @@ impl<D: Dim> ContactPair<D> {
         body_a: &Body<D>,
         b: ColliderSlot,
         body_b: &Body<D>,
-        key: (u64, u64),
     ) -> Option<Self> {
         let (ca, cb) = (&body_a.colliders[a.index], &body_b.colliders[b.index]);
         let moves = body_a.kind == BodyKind::Dynamic || body_b.kind == BodyKind::Dynamic;
@@ -71,14 +70,19 @@ impl<D: Dim> ContactPair<D> {
             body_b: b.body,
             collider_a: a.handle,
             collider_b: b.handle,
-            index_a: a.index,
-            index_b: b.index,
+            index_a: a.index as u32,
+            index_b: b.index as u32,
             manifold: Manifold::default(),
-            key,
             sensor: ca.sensor || cb.sensor,
             touching: false,
             reported: false,
         })
+    }
+
+    /// The broad-phase pair of keys the pair came from, in ascending order.
+    fn key(&self) -> (u64, u64) {
+        let (a, b) = (key_of(self.collider_a), key_of(self.collider_b));
+        (a.min(b), a.max(b))
     }
 
     /// The two colliders and their world poses, from the bodies.
@@ -88,8 +92,8 @@ impl<D: Dim> ContactPair<D> {
     ) -> Option<[(&'w Collider<D>, Pose<D>); 2]> {
         let (a, b) = (bodies.get(self.body_a)?, bodies.get(self.body_b)?);
         let (ca, cb) = (
-            a.colliders.get(self.index_a)?,
-            b.colliders.get(self.index_b)?,
+            a.colliders.get(self.index_a as usize)?,
+            b.colliders.get(self.index_b as usize)?,
         );
         Some([(ca, ca.world_pose(&a.pose)), (cb, cb.world_pose(&b.pose))])
     }
@@ -528,10 +532,10 @@ impl<D: Dim> World<D> {
             ended.push(gone.stopped());
         };
         for &key in candidates {
-            while let Some(gone) = old.next_if(|p| p.key < key) {
+            while let Some(gone) = old.next_if(|p| p.key() < key) {
                 end(gone);
             }
-            if let Some(kept) = old.next_if(|p| p.key == key) {
+            if let Some(kept) = old.next_if(|p| p.key() == key) {
                 pairs.push(kept);
                 continue;
             }
@@ -541,7 +545,7 @@ impl<D: Dim> World<D> {
             );
             if let (Some(&a), Some(&b)) = slots {
                 if let (Some(body_a), Some(body_b)) = (bodies.get(a.body), bodies.get(b.body)) {
-                    pairs.extend(ContactPair::between(a, body_a, b, body_b, key));
+                    pairs.extend(ContactPair::between(a, body_a, b, body_b));
                 }
             }
         }
