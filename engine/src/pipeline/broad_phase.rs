@@ -30,7 +30,9 @@
 //!    its fat box, so slow bodies stay put for many steps; moved proxies are
 //!    remembered in a move buffer.
 //! 6. [`BroadPhase::update_pairs`] queries the tree with each moved proxy's
-//!    fat box: those are the pairs of the moved (and removed) proxies now.
+//!    fat box, on all threads of the current rayon pool (the queries only
+//!    read the tree): those are the pairs of the moved (and removed)
+//!    proxies now.
 //!    When they are the pairs those proxies had (a proxy re-inserted in a
 //!    stack keeps its neighbours), nothing changed; otherwise their old
 //!    pairs are replaced by the new ones in the sorted set. Two proxies that
@@ -57,8 +59,14 @@
 //! Effective BVH Updates for Animated Scenes", I3D 2012 (rotations);
 //! G. Adelson-Velsky and E. Landis, 1962 (AVL balancing).
 
+use rayon::prelude::*;
+
 use crate::math::{Dim, Vector};
 use crate::shape::Aabb;
+
+/// Fewest moved proxies per rayon task in [`BroadPhase::update_pairs`]'s
+/// queries: a query takes about a microsecond.
+const QUERIES_PER_TASK: usize = 64;
 
 /// Index meaning "no node".
 const NULL: u32 = u32::MAX;
@@ -119,8 +127,6 @@ pub struct BroadPhase<D: Dim> {
     touched: Vec<u64>,
     /// The touched nodes' pairs found by the last `update_pairs`, sorted.
     fresh: Vec<Pair>,
-    /// Traversal stack reused between queries.
-    stack: Vec<u32>,
 }
 
 /// The generic "surface area" of a box: the sum of its extents.
@@ -210,7 +216,6 @@ impl<D: Dim> BroadPhase<D> {
             removed: Vec::new(),
             touched: Vec::new(),
             fresh: Vec::new(),
-            stack: Vec::new(),
         }
     }
 
@@ -297,27 +302,38 @@ impl<D: Dim> BroadPhase<D> {
         }
         self.removed.clear();
 
-        // 2. Their pairs now: the tree queried with every moved proxy.
+        // 2. Their pairs now: the tree queried with every moved proxy that
+        // is still a leaf, on all threads (the queries only read the tree;
+        // a whole stack of falling boxes may leave its fat boxes at once).
+        moved.retain(|&proxy| {
+            let node = &mut self.nodes[proxy as usize];
+            std::mem::replace(&mut node.moved, false) && node.height == 0
+        });
+        let (nodes, root) = (&self.nodes, self.root);
+        let found: Vec<Vec<Pair>> = moved
+            .par_iter()
+            .with_min_len(QUERIES_PER_TASK)
+            .fold(
+                || (Vec::new(), Vec::new()),
+                |(mut stack, mut found), &proxy| {
+                    let Node { aabb, key, .. } = nodes[proxy as usize];
+                    visit_overlaps(nodes, root, &aabb, &mut stack, |other| {
+                        let other_key = nodes[other as usize].key;
+                        if other_key < key {
+                            found.push((other_key, key, other, proxy));
+                        } else if key < other_key {
+                            found.push((key, other_key, proxy, other));
+                        }
+                        true
+                    });
+                    (stack, found)
+                },
+            )
+            .map(|(_, found)| found)
+            .collect();
         let mut fresh = std::mem::take(&mut self.fresh);
         fresh.clear();
-        for &proxy in &moved {
-            let node = &mut self.nodes[proxy as usize];
-            let pending = std::mem::replace(&mut node.moved, false);
-            if !pending || node.height != 0 {
-                continue;
-            }
-            let (fat, key) = (node.aabb, node.key);
-            let nodes = &self.nodes;
-            visit_overlaps(nodes, self.root, &fat, &mut self.stack, |other| {
-                let other_key = nodes[other as usize].key;
-                if other_key < key {
-                    fresh.push((other_key, key, other, proxy));
-                } else if key < other_key {
-                    fresh.push((key, other_key, proxy, other));
-                }
-                true
-            });
-        }
+        found.iter().for_each(|f| fresh.extend_from_slice(f));
         moved.clear();
         self.move_buffer = moved;
         fresh.sort_unstable();
