@@ -508,9 +508,8 @@ impl<D: Dim> World<D> {
     /// the game placed a body while others sleep: a sleeping body whose pair
     /// with a placed one ends is woken, as its support may have gone.
     fn update_broad_phase(&mut self, dt: f32, teleports: bool) {
-        for (proxy, bounds, displacement) in self.escaped_boxes(dt) {
-            self.broad_phase.update(proxy, bounds, displacement);
-        }
+        let escaped = self.escaped_boxes(dt);
+        self.broad_phase.update_many(&escaped);
         self.broad_phase.update_pairs();
         // The pairs follow from the candidates alone (a collider's body,
         // kind, filter and sensor flag never change), and the broad phase

@@ -27,30 +27,35 @@
 //! 4. Removing a leaf frees its parent and links the sibling to the
 //!    grandparent, then refits and balances upwards the same way.
 //! 5. [`BroadPhase::update`] re-inserts a proxy only when its tight box leaves
-//!    its fat box, so slow bodies stay put for many steps; moved proxies are
-//!    remembered in a move buffer.
+//!    its fat box, so slow bodies stay put for many steps; the new fat box
+//!    also reaches ahead along the body's expected displacement. Moved
+//!    proxies are remembered in a move buffer. [`BroadPhase::update_many`]
+//!    does the same for a batch, but when more than a quarter of all
+//!    proxies leave their fat boxes at once (a pile falling together) it
+//!    rebuilds the tree top down instead, each node splitting its leaves in
+//!    halves at the median of their centres along the widest spread: that
+//!    costs less than as many re-insertions, and the tree queries faster.
 //! 6. [`BroadPhase::update_pairs`] queries the tree with each moved proxy's
 //!    fat box, on all threads of the current rayon pool (the queries only
 //!    read the tree): those are the pairs of the moved (and removed)
-//!    proxies now.
-//!    When they are the pairs those proxies had (a proxy re-inserted in a
-//!    stack keeps its neighbours), nothing changed; otherwise their old
-//!    pairs are replaced by the new ones in the sorted set. Two proxies that
-//!    did not move cannot start or stop overlapping, so the result always
-//!    equals the brute-force set, at a cost of O(pairs + moved log n) with
-//!    a small constant: the scan over the pairs reads one bit per node.
+//!    proxies now. When they are the pairs those proxies had (a proxy
+//!    re-inserted in a stack keeps its neighbours), nothing changed;
+//!    otherwise their old pairs are replaced by the new ones in the sorted
+//!    set. Two proxies that did not move cannot start or stop overlapping,
+//!    so the result always equals the brute-force set, at a cost of
+//!    O(pairs + moved log n) with a small constant: the scan over the pairs
+//!    reads one bit per node.
 //!
-//! Limits: fat boxes grow by a fixed margin in every direction (no
-//! velocity-based prediction) and a fat box is never shrunk while the tight
-//! box stays inside it. Strict balance outranks the heuristic: a huge box is
-//! still placed next to a leaf, not high up the tree. Each re-insertion
-//! searches tens to hundreds of nodes (a few microseconds at 100k proxies),
-//! so a world whose bodies all outrun their margins every step pays that per
-//! body. Handles of removed proxies are recycled by later insertions, so a
-//! stale [`ProxyId`] may name a newer proxy; one that names no proxy is
-//! ignored. Keys are expected to be unique; two proxies with the same key
-//! never pair with each other. A box with a NaN coordinate is stored as an
-//! empty box that overlaps nothing.
+//! Limits: a fat box is never shrunk while the tight box stays inside it.
+//! Strict balance outranks the heuristic: a huge box is still placed next to
+//! a leaf, not high up the tree. Each re-insertion searches tens to hundreds
+//! of nodes (a few microseconds at 100k proxies), so a world where some of
+//! its bodies outrun their margins every step pays that per body; where most
+//! do, the rebuild costs O(n log n). Handles of removed proxies are recycled
+//! by later insertions, so a stale [`ProxyId`] may name a newer proxy; one
+//! that names no proxy is ignored. Keys are expected to be unique; two
+//! proxies with the same key never pair with each other. A box with a NaN
+//! coordinate is stored as an empty box that overlaps nothing.
 //!
 //! References: E. Catto, "Dynamic AABB Trees", GDC 2019, and the dynamic
 //! tree of Box2D (v2.4 `b2_dynamic_tree`, v3 `dynamic_tree.c`); J. Goldsmith
@@ -63,6 +68,10 @@ use rayon::prelude::*;
 
 use crate::math::{Dim, Vector};
 use crate::shape::Aabb;
+
+/// [`BroadPhase::update_many`] rebuilds the tree when more than one in this
+/// many proxies leave their fat boxes at once.
+pub const REBUILD_DIVISOR: usize = 4;
 
 /// Fewest moved proxies per rayon task in [`BroadPhase::update_pairs`]'s
 /// queries: a query takes about a microsecond.
@@ -165,6 +174,27 @@ fn predicted<D: Dim>(fat: &Aabb<D>, displacement: D::Vector) -> Aabb<D> {
     )
 }
 
+/// The coordinate axis along which `points` spread the most (the first when
+/// none is measurable, say with NaN boxes).
+fn widest_axis<D: Dim>(points: &[(D::Vector, u32)]) -> D::Vector {
+    let one = D::Vector::splat(1.0);
+    let (low, high) = points.iter().fold(
+        (one * f32::INFINITY, one * f32::NEG_INFINITY),
+        |(low, high), &(p, _)| (low.min(p), high.max(p)),
+    );
+    let spread = high - low;
+    let axes = D::Vector::axes();
+    let widest = |best: (D::Vector, f32), &axis: &D::Vector| {
+        let extent = spread.dot(axis);
+        if extent > best.1 {
+            (axis, extent)
+        } else {
+            best
+        }
+    };
+    axes.iter().fold((axes[0], f32::NEG_INFINITY), widest).0
+}
+
 /// Calls `visit` with every leaf of the tree under `root` whose box overlaps
 /// `aabb`, until it returns false. Each node is pushed at most once, so the
 /// stack never holds more than `nodes.len()` entries.
@@ -260,6 +290,36 @@ impl<D: Dim> BroadPhase<D> {
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
         true
+    }
+
+    /// [`update`](Self::update) for many proxies, in order. When more than
+    /// one in [`REBUILD_DIVISOR`] of the proxies leave their fat boxes at
+    /// once (a pile falling together, a blast), the tree is rebuilt from its
+    /// leaves instead of re-inserting them one by one: a top-down build is
+    /// O(n log n) in sequential passes, where each re-insertion walks and
+    /// rebalances its own path. Either way the pairs are the same.
+    pub fn update_many(&mut self, moves: &[(ProxyId, Aabb<D>, D::Vector)]) {
+        let escaping = moves
+            .iter()
+            .filter(|(proxy, aabb, _)| self.leaf(*proxy).is_some() && !self.encloses(*proxy, aabb))
+            .count();
+        if escaping * REBUILD_DIVISOR <= self.proxy_count {
+            for &(proxy, aabb, displacement) in moves {
+                self.update(proxy, aabb, displacement);
+            }
+            return;
+        }
+        for &(proxy, aabb, displacement) in moves {
+            let Some(leaf) = self.leaf(proxy) else {
+                continue;
+            };
+            if !self.encloses(proxy, &aabb) {
+                self.nodes[leaf as usize].aabb =
+                    predicted(&fatten(&aabb, self.margin), displacement);
+                self.mark_moved(leaf);
+            }
+        }
+        self.rebuild();
     }
 
     /// True when the proxy's stored fat box contains `aabb`, so that
@@ -580,6 +640,53 @@ impl<D: Dim> BroadPhase<D> {
         self.refit(inner);
     }
 
+    /// Builds the tree afresh over its leaves, top down: every internal node
+    /// is freed, then each set of leaves is split at the median of the
+    /// leaves' centres along the axis where the centres spread widest. The
+    /// halves differ by at most one leaf, so the tree is balanced (AVL
+    /// holds) and as short as it can be.
+    fn rebuild(&mut self) {
+        let mut leaves = Vec::with_capacity(self.proxy_count);
+        for index in 0..self.nodes.len() as u32 {
+            match self.height_of(index) {
+                0 => {
+                    let aabb = &self.nodes[index as usize].aabb;
+                    leaves.push((aabb.min + aabb.max, index));
+                }
+                FREE => {}
+                _ => self.release(index),
+            }
+        }
+        self.root = NULL;
+        if !leaves.is_empty() {
+            self.root = self.build(&mut leaves);
+            self.nodes[self.root as usize].parent = NULL;
+        }
+    }
+
+    /// The subtree over `leaves` (at least one; each with twice its box's
+    /// centre), its root returned.
+    fn build(&mut self, leaves: &mut [(D::Vector, u32)]) -> u32 {
+        if let [(_, leaf)] = leaves {
+            return *leaf;
+        }
+        let axis = widest_axis::<D>(leaves);
+        let half = leaves.len() / 2;
+        leaves.select_nth_unstable_by(half, |(a, i), (b, j)| {
+            a.dot(axis).total_cmp(&b.dot(axis)).then(i.cmp(j))
+        });
+        let (low, high) = leaves.split_at_mut(half);
+        let children = [self.build(low), self.build(high)];
+        let [a, b] = children.map(|c| &self.nodes[c as usize]);
+        let (aabb, height) = (a.aabb.union(&b.aabb), 1 + a.height.max(b.height));
+        let parent = self.allocate(aabb, 0, height);
+        self.nodes[parent as usize].children = children;
+        for child in children {
+            self.nodes[child as usize].parent = parent;
+        }
+        parent
+    }
+
     /// Links a detached leaf into the tree.
     fn insert_leaf(&mut self, leaf: u32) {
         if self.root == NULL {
@@ -759,6 +866,76 @@ mod tests {
         assert_eq!(d3(2), d3(2));
         d2(99);
         d3(98);
+    }
+
+    /// Leaves under node `index`.
+    fn leaf_count<D: Dim>(bp: &BroadPhase<D>, index: u32) -> usize {
+        let node = &bp.nodes[index as usize];
+        match node.height {
+            0 => 1,
+            _ => node.children.iter().map(|&c| leaf_count(bp, c)).sum(),
+        }
+    }
+
+    /// `update_many` gives the pairs of `update` called once per move, in
+    /// order, whether it re-inserts (few escape) or rebuilds (many do),
+    /// with stale handles, repeated proxies and NaN boxes among the moves.
+    fn update_many_matches_update<D: Dim>(seed: u64) {
+        let mut rng = Lcg(seed);
+        let mut many = BroadPhase::<D>::new(0.1);
+        let mut live: Vec<_> = (0..400u64)
+            .map(|k| (k, many.insert(k, rng.aabb(20.0))))
+            .collect();
+        let gone: Vec<_> = live.drain(..40).map(|(_, p)| p).collect();
+        gone.iter().for_each(|&p| many.remove(p));
+        let mut one = many.clone();
+        check(&mut many, &live);
+        check(&mut one, &live);
+        for (round, share) in [0.1, 0.6, 0.2, 1.0, 0.05, 0.5].into_iter().enumerate() {
+            let mut moves = Vec::new();
+            for &(_, proxy) in &live {
+                if rng.next_f32() < share {
+                    let fat = *many.fat_aabb(proxy).unwrap();
+                    let shift = rng.vector::<D>(-2.0, 2.0);
+                    let tight = Aabb::new(fat.min + shift, fat.max + shift).expanded(-0.1);
+                    moves.push((proxy, tight, rng.vector::<D>(-0.1, 0.1)));
+                }
+            }
+            moves.push((gone[round], rng.aabb(20.0), D::Vector::ZERO));
+            let nan = Aabb::new(D::Vector::splat(f32::NAN), D::Vector::splat(f32::NAN));
+            moves.push((live[round].1, nan, D::Vector::ZERO));
+            moves.push((live[round + 1].1, rng.aabb(20.0), D::Vector::ZERO));
+            moves.push((live[round + 1].1, rng.aabb(20.0), D::Vector::ZERO));
+            many.update_many(&moves);
+            for &(proxy, aabb, displacement) in &moves {
+                one.update(proxy, aabb, displacement);
+            }
+            for &(_, proxy) in &live {
+                assert_eq!(
+                    format!("{:?}", many.fat_aabb(proxy)),
+                    format!("{:?}", one.fat_aabb(proxy)),
+                    "round {round}: same fat boxes"
+                );
+            }
+            assert_eq!(
+                check(&mut many, &live),
+                check(&mut one, &live),
+                "round {round}"
+            );
+            // Half the proxies or more, moved by up to 2 m: most escape, and
+            // the rebuilt tree splits its leaves in halves at every node.
+            if share >= 0.5 {
+                let leaves = |i: u32| leaf_count(&many, i);
+                let [a, b] = many.nodes[many.root as usize].children;
+                assert!(leaves(a).abs_diff(leaves(b)) <= 1, "round {round}: rebuilt");
+            }
+        }
+    }
+
+    #[test]
+    fn update_many_matches_update_2d_and_3d() {
+        update_many_matches_update::<D2>(5);
+        update_many_matches_update::<D3>(6);
     }
 
     /// A proxy re-inserted next to the same neighbours keeps the same pairs,
