@@ -18,6 +18,9 @@
 //! scene and its own thread pool, and the copies are stepped in turns of
 //! [`TURN`] steps, so a machine that slows down for a while slows every
 //! copy alike; the CLI then prints each copy's figures and their ratios.
+//! Each tumble copy also prints a pose hash (FNV-1a over the bits of every
+//! body's pose), and with several thread counts the CLI says whether they
+//! are identical, as they should be: `--threads 1,2,4` checks determinism.
 //!
 //! `--engine rapier` steps a rapier world mirroring the same tumble scene body
 //! for body (see `benches::rapier_mirror`): same bodies, shapes, density,
@@ -145,7 +148,24 @@ trait Stepper {
     fn stages(&self) -> Option<[f64; 4]> {
         None
     }
+    /// FNV-1a over the bits of every body's position and rotation, in the
+    /// world's body order (tumble only: its results do not depend on the
+    /// thread count, so neither does this).
+    fn pose_hash(&self) -> Option<u64> {
+        None
+    }
 }
+
+/// FNV-1a continued from `hash` over the bits of `values`.
+fn fnv1a(hash: u64, values: &[f32]) -> u64 {
+    let bytes = values.iter().flat_map(|v| v.to_bits().to_le_bytes());
+    bytes.fold(hash, |h, byte| {
+        (h ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// FNV-1a's starting value.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// The stage times of a tumble world's last step, ms.
 fn stages_of(profile: &tumble::StepProfile) -> [f64; 4] {
@@ -174,6 +194,15 @@ impl Stepper for Scene<D2> {
     fn stages(&self) -> Option<[f64; 4]> {
         Some(stages_of(self.world.profile()))
     }
+
+    fn pose_hash(&self) -> Option<u64> {
+        let hash = self.world.bodies().fold(FNV_OFFSET, |hash, (_, body)| {
+            let pose = body.pose();
+            let (p, r) = (pose.translation, pose.rotation);
+            fnv1a(hash, &[p.x, p.y, r.cos, r.sin])
+        });
+        Some(hash)
+    }
 }
 
 impl Stepper for Scene<D3> {
@@ -188,6 +217,15 @@ impl Stepper for Scene<D3> {
 
     fn stages(&self) -> Option<[f64; 4]> {
         Some(stages_of(self.world.profile()))
+    }
+
+    fn pose_hash(&self) -> Option<u64> {
+        let hash = self.world.bodies().fold(FNV_OFFSET, |hash, (_, body)| {
+            let pose = body.pose();
+            let (p, q) = (pose.translation, pose.rotation);
+            fnv1a(hash, &[p.x, p.y, p.z, q.x, q.y, q.z, q.w])
+        });
+        Some(hash)
     }
 }
 
@@ -309,6 +347,9 @@ impl Contender {
             "stability: largest sideways drift {:.4} m, largest sink {:.4} m, moved more than 1 m: {}",
             stability.drift, stability.sink, stability.moved
         );
+        if let Some(hash) = self.world.pose_hash() {
+            println!("pose hash after {} steps: {hash:016x}", self.times.len());
+        }
         if let Some(sum) = self.stages {
             let [broad, narrow, solver, islands] = sum.map(|s| s / self.times.len().max(1) as f64);
             println!(
@@ -384,6 +425,22 @@ fn report_ratios(contenders: &[Contender]) {
                 c.threads,
                 base.threads,
                 base.median() / c.median()
+            );
+        }
+    }
+    let tumble: Vec<&Contender> = contenders
+        .iter()
+        .filter(|c| c.engine == Engine::Tumble)
+        .collect();
+    if let [first, others @ ..] = &tumble[..] {
+        if !others.is_empty() {
+            let hash = first.world.pose_hash();
+            let same = others.iter().all(|c| c.world.pose_hash() == hash);
+            let threads: Vec<String> = tumble.iter().map(|c| c.threads.to_string()).collect();
+            println!(
+                "tumble pose hashes at {} threads: {}",
+                threads.join(", "),
+                if same { "identical" } else { "DIFFERENT" }
             );
         }
     }
