@@ -4,11 +4,46 @@
 mod common;
 
 use common::add_ground;
-use tumble::d3::{BodyDesc, ColliderDesc, Shape, World};
+use tumble::d3::{BodyDesc, BodyHandle, ColliderDesc, Shape, World};
 use tumble::glam::Vec3;
 use tumble::Settings;
 
 const DT: f32 = 1.0 / 60.0;
+
+/// Steps `world` until every one of `bodies` sleeps, at most `steps` times,
+/// and checks that they all fell asleep within 5 s of settling (the fastest
+/// under 0.1 m/s).
+fn asleep_within_5_s_of_settling(world: &mut World, bodies: &[BodyHandle], steps: u32) {
+    let fastest = |world: &World| {
+        bodies
+            .iter()
+            .map(|&h| world.body(h).unwrap().linear_velocity().length())
+            .fold(0.0f32, f32::max)
+    };
+    let awake = |world: &World| {
+        let awake = |&&h: &&BodyHandle| !world.body(h).unwrap().is_sleeping();
+        bodies.iter().filter(awake).count()
+    };
+    let (mut settled, mut asleep) = (None, None);
+    for step in 1..=steps {
+        world.step(DT);
+        let t = step as f32 * DT;
+        if settled.is_none() && fastest(world) < 0.1 {
+            settled = Some(t);
+        }
+        if awake(world) == 0 {
+            asleep = Some(t);
+            break;
+        }
+    }
+    println!("settled at {settled:?} s, all asleep at {asleep:?} s");
+    let settled = settled.expect("the bodies settle");
+    let asleep = asleep.unwrap_or_else(|| panic!("{} bodies still awake", awake(world)));
+    assert!(
+        asleep - settled <= 5.0,
+        "asleep {asleep} s, settled {settled} s"
+    );
+}
 
 #[test]
 fn a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit() {
@@ -35,33 +70,7 @@ fn a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit() {
             }
         }
     }
-    let fastest = |world: &World| {
-        boxes
-            .iter()
-            .map(|&h| world.body(h).unwrap().linear_velocity().length())
-            .fold(0.0f32, f32::max)
-    };
-    let (mut settled, mut asleep) = (None, None);
-    for step in 1..=900 {
-        world.step(DT);
-        let t = step as f32 * DT;
-        if settled.is_none() && fastest(&world) < 0.1 {
-            settled = Some(t);
-        }
-        if asleep.is_none() && boxes.iter().all(|&h| world.body(h).unwrap().is_sleeping()) {
-            asleep = Some(t);
-            break;
-        }
-    }
-    println!("settled at {settled:?} s, all asleep at {asleep:?} s");
-    let (settled, asleep) = (
-        settled.expect("the pile settles"),
-        asleep.expect("the pile falls asleep"),
-    );
-    assert!(
-        asleep - settled <= 5.0,
-        "asleep {asleep} s, settled {settled} s"
-    );
+    asleep_within_5_s_of_settling(&mut world, &boxes, 900);
     // A fast ball into the side of the pile wakes it.
     let ball = world
         .add_body(
@@ -84,6 +93,20 @@ fn a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit() {
         world.body(ball).unwrap().linear_velocity().x < 15.0,
         "the ball went through"
     );
+}
+
+/// Cubes dropped turned every which way land on edges and corners of the
+/// cubes below and come to rest at odd angles, some bridging two or three
+/// others; the whole pile still falls asleep soon after it settles. (A cube
+/// tilted on the edge of another once rocked for good: the manifold kept
+/// two points a centimetre above the face over the corner pressed into it,
+/// which sank unseen until a kept point broke away and the corner was
+/// found 6 mm deep and pushed out.)
+#[test]
+fn a_pile_of_turned_cubes_falls_asleep() {
+    let mut scene = tumble_scenes::falling_boxes_small_3d();
+    scene.world.settings_mut().sleep = true;
+    asleep_within_5_s_of_settling(&mut scene.world, &scene.bodies, 1200);
 }
 
 /// In the step a sleeping column is woken by a hit, its contacts are solved

@@ -11,10 +11,11 @@
 //!    added;
 //! 3. perturb: while the manifold is not full and both shapes are polyhedral,
 //!    gather more points from tilted copies of the pair (`perturb`);
-//! 4. reduce: over capacity, keep the points spanning the largest area,
-//!    starting from the outermost (on a flat contact every point is equally
-//!    deep, and keeping "the deepest" would keep EPA's arbitrary interior
-//!    point and drop a corner).
+//! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
+//!    those spanning the largest area with it; points about level with the
+//!    deepest count as deepest, and of those the outermost is kept (on a
+//!    flat contact every point is equally deep, and EPA's may lie inside
+//!    the face: starting from it would drop a corner).
 //!
 //! GJK and EPA give no feature ids, so points are matched by position.
 //!
@@ -86,6 +87,11 @@ impl<D: Dim> Default for Manifold<D> {
         }
     }
 }
+
+/// How close in separation to a full manifold's deepest point another point
+/// must be to count as level with it, as a share of the breaking threshold
+/// (the share within which a new point replaces a kept one).
+const LEVEL_SHARE: f32 = 0.1;
 
 /// Distances that govern a manifold, metres.
 #[derive(Copy, Clone, Debug)]
@@ -291,15 +297,22 @@ impl<D: Dim> Manifold<D> {
             self.points[self.len] = point;
             self.len += 1;
         } else {
-            self.reduce_with(pair, point);
+            self.reduce_with(pair, point, LEVEL_SHARE * breaking);
         }
     }
 
     /// Step 4: of a full manifold's points and a new one, keeps
-    /// `D::MAX_MANIFOLD_POINTS`: the point farthest from the centroid, the
-    /// one farthest from it, then those adding the most area. Works on the
-    /// stack: the narrow phase calls it for many pairs at once.
-    fn reduce_with(&mut self, pair: &PairView<'_, D>, new: ManifoldPoint<D::Vector>) {
+    /// `D::MAX_MANIFOLD_POINTS`: the deepest point, then the one farthest
+    /// from it, then those adding the most area. Points within
+    /// `level` of the deepest count as level with it, and of those the one
+    /// farthest from the centroid comes first: on a flat contact EPA's
+    /// point may lie inside the face, and starting from it would drop a
+    /// corner. Starting from the outermost alone, a corner pressed deep
+    /// into a tilted face lost to points a centimetre above it, and sank
+    /// unseen until a kept point broke away (a cube so balanced never
+    /// settled). Works on the stack: the narrow phase calls it for many
+    /// pairs at once.
+    fn reduce_with(&mut self, pair: &PairView<'_, D>, new: ManifoldPoint<D::Vector>, level: f32) {
         let mut candidates = D::PerPointAndOne::<ManifoldPoint<D::Vector>>::default();
         let candidates = candidates.as_mut();
         candidates[..self.len].copy_from_slice(self.points());
@@ -312,14 +325,19 @@ impl<D: Dim> Manifold<D> {
         }
         let centroid =
             world.iter().fold(D::Vector::ZERO, |sum, &p| sum + p) * (1.0 / world.len() as f32);
-        let outermost = (0..world.len()).max_by(|&i, &j| {
-            (world[i] - centroid)
-                .length_squared()
-                .total_cmp(&(world[j] - centroid).length_squared())
-        });
+        let deepest = candidates
+            .iter()
+            .fold(f32::INFINITY, |low, c| low.min(c.separation));
+        let outermost_level = (0..world.len())
+            .filter(|&i| candidates[i].separation <= deepest + level)
+            .max_by(|&i, &j| {
+                (world[i] - centroid)
+                    .length_squared()
+                    .total_cmp(&(world[j] - centroid).length_squared())
+            });
         let mut chosen = D::PerPoint::<usize>::default();
         let mut count = 0;
-        if let Some(i) = outermost {
+        if let Some(i) = outermost_level {
             chosen[0] = i;
             count = 1;
         }
@@ -614,6 +632,34 @@ mod tests {
         };
         two.merge(&pair, &far, TUNING.breaking);
         assert_eq!(two.points().len(), 2);
+    }
+
+    /// A full manifold of a tilted contact, two points touching and two a
+    /// centimetre or two above: a point found 6 mm deep near a corner is
+    /// kept, where the area alone would drop it.
+    #[test]
+    fn reduce_keeps_a_deep_point_over_lifted_ones() {
+        let (ground, cube) = (ground_3d(), cube());
+        let pair = resting(&ground, &cube, Vec3::new(0.0, 0.5, 0.0));
+        let at = |x: f32, z: f32, separation: f32| Contact {
+            depth: -separation,
+            normal: Vec3::Y,
+            point_a: Vec3::new(x, 0.0, z),
+            point_b: Vec3::new(x, separation, z),
+        };
+        let mut m = Manifold::default();
+        for c in [
+            at(-0.4, -0.4, -0.0005),
+            at(0.4, -0.4, 0.011),
+            at(0.4, 0.4, -0.001),
+            at(-0.4, 0.4, 0.019),
+        ] {
+            m.merge(&pair, &c, TUNING.breaking);
+        }
+        m.merge(&pair, &at(-0.3, -0.25, -0.006), TUNING.breaking);
+        let deepest = m.points().iter().map(|p| p.separation).fold(1.0, f32::min);
+        assert_eq!(m.points().len(), 4);
+        assert_eq!(deepest, -0.006, "the deep point is kept");
     }
 
     #[test]
