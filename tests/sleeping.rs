@@ -158,3 +158,30 @@ fn a_column_woken_by_a_hit_keeps_its_supports_in_the_step_it_wakes() {
         assert!(vy > -0.05, "cube {j} falls at {vy} m/s in the step it woke");
     }
 }
+
+/// Spin counts as rest while it moves a body's farthest point slower than
+/// the linear tolerance (0.05 m/s), even above the angular one (2°/s): a
+/// unit cube, corners 0.87 m out, turning at 0.05 rad/s in free space
+/// sleeps; at 0.07 rad/s its corners move at 0.06 m/s and it stays awake.
+#[test]
+fn a_slow_spin_sleeps_by_the_speed_of_the_farthest_point() {
+    let spinning = |w: f32| {
+        let mut world = World::new(Settings {
+            gravity: Vec3::ZERO,
+            ..Settings::default()
+        });
+        let cube = world
+            .add_body(
+                BodyDesc::dynamic().angular_velocity(Vec3::new(0.0, w, 0.0)),
+                ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()),
+            )
+            .unwrap();
+        for _ in 0..60 {
+            world.step(DT);
+        }
+        world.body(cube).unwrap().is_sleeping()
+    };
+    assert!(spinning(0.05), "corners at 0.043 m/s: asleep");
+    assert!(!spinning(0.07), "corners at 0.061 m/s: awake");
+    assert!(spinning(0.03), "under 2°/s: asleep");
+}

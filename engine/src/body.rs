@@ -444,6 +444,15 @@ impl<D: Dim> Body<D> {
         }
     }
 
+    /// How far the body's farthest point lies from its centre of mass at
+    /// most, metres: each collider's origin plus its shape's bounding radius.
+    pub(crate) fn extent(&self) -> f32 {
+        let reach = |c: &Collider<D>| {
+            (c.local_pose.translation - self.local_center).length() + c.shape.bounding_radius()
+        };
+        self.colliders.iter().map(reach).fold(0.0, f32::max)
+    }
+
     /// After the step: a body that reached its target stops there; a
     /// teleport has been dealt with.
     pub(crate) fn arrive(&mut self) {

@@ -40,7 +40,10 @@ pub struct Settings<D: Dim> {
     pub time_to_sleep: f32,
     /// Below this speed a body counts as resting, m/s. Default 0.05.
     pub linear_sleep_tolerance: f32,
-    /// Below this spin a body counts as resting, rad/s. Default 2 degrees a second.
+    /// Below this spin a body counts as resting, rad/s; so does a spin that
+    /// moves the body's farthest point slower than `linear_sleep_tolerance`
+    /// (Box2D v3's measure), the looser bound while that point is within
+    /// about 1.4 m of the centre of mass. Default 2 degrees a second.
     pub angular_sleep_tolerance: f32,
 }
 

@@ -7,7 +7,8 @@
 //! 2. Before the solver: an island with any awake body wakes whole, so a box
 //!    landing on a sleeping pile wakes the pile it touches.
 //! 3. After the solver: each awake body slower than the tolerances gathers
-//!    rest time; an island whose every body has rested `time_to_sleep` and
+//!    rest time (its spin counts as rest below the angular tolerance, or
+//!    while its farthest point moves slower than the linear one); an island whose every body has rested `time_to_sleep` and
 //!    may sleep falls asleep, velocities zeroed.
 //!
 //! A moving kinematic body touching an island keeps it awake. Removing a
@@ -121,8 +122,13 @@ impl<D: Dim> World<D> {
             .values_mut()
             .filter(|b| b.kind == BodyKind::Dynamic && !b.sleeping)
         {
+            // Spin counts as rest below the angular tolerance, or while it
+            // moves the body's farthest point slower than the linear one
+            // (Box2D v3's measure): a resting rock of 0.65 m whose solver
+            // velocities kept a residue of 0.047 rad/s never slept on 2°/s.
+            let spin = angular.max(linear / body.extent());
             let resting = body.linear_velocity.length_squared() <= linear * linear
-                && body.angular_velocity.dot(body.angular_velocity) <= angular * angular;
+                && body.angular_velocity.dot(body.angular_velocity) <= spin * spin;
             body.rest_time = if resting && body.can_sleep {
                 body.rest_time + dt
             } else {
