@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use tumble::glam::Vec3;
+use tumble::glam::{Quat, Vec3};
 use tumble::{BodyDesc, ColliderDesc, Settings, World, D2, D3};
 
 const DT: f32 = 1.0 / 60.0;
@@ -144,17 +144,8 @@ fn wall_of_cubes_nudged_out_of_plane_rocks_back() {
 #[test]
 fn cube_dropped_flat_lands_on_four_equal_corners_without_spin() {
     for (x, z) in [(0.0, -1.0), (13.0, -1.0), (-19.0, 7.0)] {
-        let mut world = World::<D3>::new(Settings {
-            sleep: false,
-            ..Settings::default()
-        });
-        // The falling_boxes scene's ground: 120 m square, top at y = 0.
-        world
-            .add_body(
-                BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
-                ColliderDesc::new(D3::cuboid(60.0, 0.5)),
-            )
-            .unwrap();
+        // The falling_boxes scene's ground: 120 m square.
+        let mut world = awake_world_on_ground(60.0);
         let cube = world
             .add_body(
                 BodyDesc::dynamic().position(Vec3::new(x, 1.0, z)),
@@ -180,4 +171,65 @@ fn cube_dropped_flat_lands_on_four_equal_corners_without_spin() {
             "({x}, {z}): spin {spin}, spread {spread}"
         );
     }
+}
+
+/// A random hull (14 points, about 1.1 m across) resting on four points of
+/// a narrow base, as it came to rest in a pile: it settles. While every
+/// point pushed out with its own full mass, all at once, the pushes
+/// overshot the body's rocking mode (gain past 2) and it rocked from one
+/// end of the base to the other at 0.05-0.08 rad/s for ever, which kept
+/// its pile awake.
+#[test]
+fn hull_on_a_narrow_base_comes_to_rest() {
+    let rock = [
+        Vec3::new(-0.2754893, 0.33991876, 0.4504843),
+        Vec3::new(-0.09421956, -0.3152802, 0.34586543),
+        Vec3::new(0.0862866, 0.6126343, 0.02740672),
+        Vec3::new(-0.08093364, 0.31081, -0.39907604),
+        Vec3::new(0.22524525, -0.17272073, -0.57703936),
+        Vec3::new(0.21854565, 0.53391296, -0.09983996),
+        Vec3::new(0.22448911, 0.43105927, 0.08234098),
+        Vec3::new(-0.22528748, 0.40485683, 0.44235218),
+        Vec3::new(-0.27603593, -0.3831268, -0.09842612),
+        Vec3::new(0.2760684, -0.43867657, -0.14715087),
+        Vec3::new(0.12180474, -0.07786843, 0.45878536),
+        Vec3::new(0.32339296, -0.5356426, -0.03590632),
+        Vec3::new(-0.4401517, 0.1496096, -0.21848118),
+        Vec3::new(-0.25034535, -0.3045367, 0.24908662),
+    ];
+    let mut world = awake_world_on_ground(30.0);
+    let turn = Quat::from_xyzw(-0.0048134364, -0.010720861, 0.74125874, -0.6711166).normalize();
+    let hull = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec3::new(-3.4241765, 0.2698142, -4.825536))
+                .rotation(turn),
+            ColliderDesc::new(tumble::shape::Shape::convex_hull(&rock).unwrap()),
+        )
+        .unwrap();
+    let mut spin = 0.0f32;
+    for step in 0..600 {
+        world.step(DT);
+        if step >= 300 {
+            spin = spin.max(world.body(hull).unwrap().angular_velocity().length());
+        }
+    }
+    println!("hull on a narrow base: largest spin over steps 300-600 {spin:.1e} rad/s");
+    assert!(spin < 1e-3, "spin {spin} rad/s");
+}
+
+/// A 3D world that never sleeps, with a fixed ground `half_width` metres
+/// from its centre each way and its top at y = 0.
+fn awake_world_on_ground(half_width: f32) -> World<D3> {
+    let mut world = World::<D3>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
+    world
+        .add_body(
+            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
+            ColliderDesc::new(D3::cuboid(half_width, 0.5)),
+        )
+        .unwrap();
+    world
 }

@@ -212,8 +212,10 @@ struct PointLanes<D: Dim> {
     /// with the anchors turned and moved as their bodies, it gives the
     /// current separation.
     base_separation: Vec4,
-    /// Effective mass along the normal, kg (for push-out and restitution);
-    /// zero in a lane whose manifold does not have this point.
+    /// Effective mass along the normal, kg (for push-out and restitution),
+    /// lowered for all of a manifold's points alike where pushing together
+    /// at full masses would not converge (`prepare::push_out_scale`); zero
+    /// in a lane whose manifold does not have this point.
     normal_mass: Vec4,
     /// The normal mass divided by how many rows' worth of push the row
     /// feels when the manifold's normal rows act together (for approach).

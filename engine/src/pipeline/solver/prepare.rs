@@ -237,11 +237,12 @@ fn set_masses<D: Dim>(
     let stiffest = largest_eigenvalue::<D>(&normals, counts);
     let stiff = stiffest.is_finite_mask() & stiffest.cmpgt(Vec4::ZERO);
     let relax_cap = Vec4::ONE / stiffest;
+    let push_scale = push_out_scale(&normals, stiffest);
     for (i, point) in points.iter_mut().enumerate().take(D::MAX_MANIFOLD_POINTS) {
         let mass = inverse(normals[i][i]);
         let shared = mass / share(&normals, i, false);
         let capped = Vec4::select(relax_cap.cmplt(shared), relax_cap, shared);
-        point.normal_mass = only(used[i], mass);
+        point.normal_mass = only(used[i], mass * push_scale);
         point.normal_shared_mass = only(used[i], shared);
         point.normal_relax_mass = only(used[i], Vec4::select(stiff, capped, shared));
         for k in 0..D::TANGENTS {
@@ -308,19 +309,74 @@ fn largest_eigenvalue<D: Dim>(k: &Couplings, counts: [usize; LANES]) -> Vec4 {
         [1.0, -1.0, 1.0, -1.0],
         [1.0, -1.0, -1.0, 1.0],
     ];
-    let count = Vec4::from_array(counts.map(|c| c as f32));
     let mut estimate = Vec4::ZERO;
+    let mut start = [Vec4::ZERO; POINTS];
+    let used: [BVec4A; POINTS] =
+        core::array::from_fn(|i| BVec4A::from_array(counts.map(|c| c > i)));
     for p in patterns {
-        let kp: [Vec4; POINTS] = core::array::from_fn(|i| {
-            k[i][0] * p[0] + k[i][1] * p[1] + k[i][2] * p[2] + k[i][3] * p[3]
-        });
-        let quotient = ((kp[0] * p[0] + kp[2] * p[2]) + (kp[1] * p[1] + kp[3] * p[3])) / count;
-        estimate = Vec4::select(quotient.cmpgt(estimate), quotient, estimate);
+        let v: [Vec4; POINTS] = core::array::from_fn(|i| only(used[i], Vec4::splat(p[i])));
+        let quotient = rayleigh_quotient(k, &v);
+        let better = quotient.cmpgt(estimate);
+        estimate = Vec4::select(better, quotient, estimate);
+        start = core::array::from_fn(|i| Vec4::select(better, v[i], start[i]));
     }
+    // Points that are not a rectangle's corners (a hull's, a box's on a
+    // hull) move in other patterns: power steps from the best pattern.
+    // Each step scaled by the pattern's quotient keeps the lengths near
+    // one (the largest eigenvalue is at most four times it).
+    let scale = inverse(estimate);
+    let mut v = start;
+    for _ in 0..POWER_STEPS {
+        v = times(k, &v).map(|x| x * scale);
+    }
+    let quotient = rayleigh_quotient(k, &v);
+    let estimate = Vec4::select(quotient.cmpgt(estimate), quotient, estimate);
     let raised = estimate * 1.05;
     let more = Vec4::select(gershgorin.cmplt(raised), gershgorin, raised);
     let many = BVec4A::from_array(counts.map(|c| c > 2));
     Vec4::select(many, more, few)
+}
+
+/// Power steps refining [`largest_eigenvalue`]'s estimate.
+const POWER_STEPS: usize = 2;
+
+/// Per lane, `K v`.
+#[inline]
+fn times(k: &Couplings, v: &[Vec4; POINTS]) -> [Vec4; POINTS] {
+    core::array::from_fn(|i| (k[i][0] * v[0] + k[i][1] * v[1]) + (k[i][2] * v[2] + k[i][3] * v[3]))
+}
+
+/// Per lane, `vᵀ K v / vᵀ v`, or zero for a zero `v`.
+#[inline]
+fn rayleigh_quotient(k: &Couplings, v: &[Vec4; POINTS]) -> Vec4 {
+    let kv = times(k, v);
+    let dot = |a: &[Vec4; POINTS], b: &[Vec4; POINTS]| {
+        (a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])
+    };
+    dot(v, &kv) * inverse(dot(v, v))
+}
+
+/// How far the rows, each pushing out with its own mass and all at once,
+/// may overshoot the manifold's stiffest mode: rows acting together at
+/// masses `m_i` (Jacobi) converge while `λ_max(diag(m) K) < 2`; past it the
+/// push-out rocks a body from point to point without end (a hull resting
+/// on four points of a narrow base never came to rest).
+const PUSH_OUT_GAIN: f32 = 2.0;
+
+/// Per lane, the factor on every point's own mass for push-out: one while
+/// `λ_max(diag(m) K)`, at most the largest mass times the stiffest mode
+/// `stiffest` ([`largest_eigenvalue`]), is at most [`PUSH_OUT_GAIN`], and
+/// below one just enough to bring it there. One factor for all of a
+/// manifold's points, so that a symmetric manifold still pushes
+/// symmetrically.
+#[inline]
+fn push_out_scale(k: &Couplings, stiffest: Vec4) -> Vec4 {
+    let largest_mass = (0..POINTS).fold(Vec4::ZERO, |largest, i| {
+        let mass = inverse(k[i][i]);
+        Vec4::select(mass.cmpgt(largest), mass, largest)
+    });
+    let limited = Vec4::splat(PUSH_OUT_GAIN) / (stiffest * largest_mass);
+    Vec4::select(limited.cmplt(Vec4::ONE), limited, Vec4::ONE)
 }
 
 /// Row `i`'s share in each lane: its couplings summed, signed or by
@@ -366,6 +422,61 @@ mod tests {
         });
         let largest = largest_eigenvalue::<D3>(&in_lane_zero(&k), [4, 0, 0, 0]).x;
         assert!((12.0..=12.0 * 1.05 + 1e-4).contains(&largest), "{largest}");
+    }
+
+    /// A body of unit mass and inverse inertia `inv_inertia` about every
+    /// axis, on the ground, touching it at `corners` (x, z) below its centre.
+    fn on_the_ground(corners: &[(f32, f32)], inv_inertia: f32) -> Couplings {
+        let rows: Vec<[f32; 4]> = (0..corners.len())
+            .map(|i| {
+                core::array::from_fn(|j| match corners.get(j) {
+                    Some(&(xj, zj)) => {
+                        let (xi, zi) = corners[i];
+                        1.0 + inv_inertia * (xi * xj + zi * zj)
+                    }
+                    None => 0.0,
+                })
+            })
+            .collect();
+        in_lane_zero(&rows)
+    }
+
+    #[test]
+    fn push_out_keeps_full_masses_where_rows_pushing_together_converge() {
+        let square = [(0.5, 0.5), (0.5, -0.5), (-0.5, 0.5), (-0.5, -0.5)];
+        // A unit cube's corners: inverse inertia 6, couplings 1 + 6 (x x' + z z').
+        for (corners, count) in [(&square[..], 4), (&square[..1], 1), (&[][..], 0)] {
+            let k = on_the_ground(corners, 6.0);
+            let stiffest = largest_eigenvalue::<D3>(&k, [count, 0, 0, 0]);
+            assert_eq!(push_out_scale(&k, stiffest).x, 1.0, "{count} corners");
+        }
+    }
+
+    #[test]
+    fn push_out_is_lowered_to_where_rows_pushing_together_converge() {
+        // A long, light body on a narrow base: one end on a point, the other
+        // on two close ones. At full masses its rocking mode's Jacobi gain
+        // is far past 2; scaled, every mode's gain is below 2.
+        let base = [(-0.5, 0.0), (0.5, -0.09), (0.5, 0.09)];
+        let k = on_the_ground(&base, 40.0);
+        let scale = push_out_scale(&k, largest_eigenvalue::<D3>(&k, [3, 0, 0, 0])).x;
+        assert!(scale < 1.0, "{scale}");
+        let masses: Vec<f32> = (0..3).map(|i| scale / k[i][i].x).collect();
+        let mut v = [1.0f32, -1.0, 0.5];
+        for _ in 0..200 {
+            let kv: Vec<f32> = (0..3)
+                .map(|i| (0..3).map(|j| k[i][j].x * v[j]).sum())
+                .collect();
+            let length = kv.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v = core::array::from_fn(|i| kv[i] / length);
+        }
+        let rayleigh: f32 = (0..3)
+            .map(|i| v[i] * (0..3).map(|j| k[i][j].x * v[j]).sum::<f32>())
+            .sum();
+        let stiffest_gain = rayleigh * masses.iter().copied().fold(0.0, f32::max);
+        assert!(stiffest_gain <= 2.0 + 1e-4, "{stiffest_gain}");
+        let full_gain = rayleigh / k[0][0].x.min(k[1][1].x);
+        assert!(full_gain > 2.0, "{full_gain}");
     }
 
     #[test]
