@@ -153,21 +153,21 @@ fn grow_to_tetrahedron<P: PairSupport<Vec3>>(
     Ok(points)
 }
 
+/// Both ways along each axis of A's frame.
+const AXES: [Vec3; 6] = [
+    Vec3::X,
+    Vec3::NEG_X,
+    Vec3::Y,
+    Vec3::NEG_Y,
+    Vec3::Z,
+    Vec3::NEG_Z,
+];
+
 /// Where to look for a point off the current hull of 1, 2 or 3 points: the
 /// axes, directions across the segment, or both sides of the triangle.
 fn growth_directions(hull: &[SupportPoint<Vec3>]) -> ([Vec3; 6], usize) {
     match hull.len() {
-        1 => (
-            [
-                Vec3::X,
-                Vec3::NEG_X,
-                Vec3::Y,
-                Vec3::NEG_Y,
-                Vec3::Z,
-                Vec3::NEG_Z,
-            ],
-            6,
-        ),
+        1 => (AXES, 6),
         2 => {
             let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
             let (u, v) = axis.any_orthonormal_pair();
@@ -318,12 +318,15 @@ impl Polytope {
                 observer.epa_step(self.snapshot(closest, w.w));
             }
             let gap = face.normal.dot(w.w) - face.distance;
-            if gap <= tolerance || iterations >= MAX_ITERATIONS || !gap.is_finite() {
+            if gap <= tolerance || !gap.is_finite() {
                 return Some(self.witness(closest, iterations));
+            }
+            if iterations >= MAX_ITERATIONS {
+                return Some(self.best_separating(pair, closest, iterations, tolerance));
             }
             iterations += 1;
             if !self.expand(closest, w, tolerance) {
-                return Some(self.witness(closest, iterations));
+                return Some(self.best_separating(pair, closest, iterations, tolerance));
             }
         }
         None
@@ -413,6 +416,51 @@ impl Polytope {
             }
         }
         (horizon.len() >= 3).then_some(horizon)
+    }
+
+    /// The answer when the polytope stops short of the boundary (rounding
+    /// broke it, or the cap): the closest face's distance is then only a
+    /// lower bound on the depth (zero when GJK left the origin on the
+    /// polytope's surface), so of that face's normal, every live face's and
+    /// A's axes, take the one along which the shortest move separates the
+    /// shapes, `max over A - B of w·n`: an upper bound, and the depth
+    /// itself when the direction is the right one.
+    fn best_separating<P: PairSupport<Vec3>>(
+        &self,
+        pair: &P,
+        closest: u32,
+        iterations: u32,
+        tolerance: f32,
+    ) -> Penetration<Vec3> {
+        let normals = self.faces.iter().filter(|f| f.alive).map(|f| f.normal);
+        let face = self.faces[closest as usize];
+        let (mut move_out, mut along, mut deepest) = {
+            let w = pair.support_point(face.normal);
+            (face.normal.dot(w.w), face.normal, w)
+        };
+        for n in normals.chain(AXES) {
+            let w = pair.support_point(n);
+            let distance = n.dot(w.w);
+            if distance < move_out {
+                (move_out, along, deepest) = (distance, n, w);
+            }
+        }
+        let lower = self.witness(closest, iterations);
+        if move_out - face.distance <= tolerance || !move_out.is_finite() {
+            return lower;
+        }
+        // The face's witnesses lie where the shapes overlap: keep them across
+        // the normal and move them onto A's supporting plane along it.
+        let inside = (lower.point_a + lower.point_b) * 0.5;
+        let point_a = inside + along * along.dot(deepest.a - inside);
+        let depth = move_out.max(0.0);
+        Penetration {
+            depth,
+            normal: along,
+            point_a,
+            point_b: point_a - along * depth,
+            iterations,
+        }
     }
 
     /// Step 5: depth, normal and witnesses from the closest face.

@@ -371,6 +371,35 @@ mod tests {
     }
 
     #[test]
+    fn nearly_aligned_cubes_give_the_face_normal_and_depth() {
+        // Rotations of 1e-7 rad leave GJK on a segment through the origin and
+        // a sliver face with a noisy normal stops EPA early; the answer was
+        // depth 0 along a diagonal.
+        let a = pose3(
+            Vec3::new(19.0, 1.506_499_2, 11.0),
+            Quat::from_xyzw(1.111_161_5e-7, -2.861_492_2e-15, 1.161_123_8e-7, 1.0),
+        );
+        let b = pose3(
+            Vec3::new(19.0, 2.498_966_5, 11.0),
+            Quat::from_xyzw(-1.508_278_9e-7, -1.290_315_7e-14, -1.320_565_7e-7, 1.0),
+        );
+        let c = hit3(&unit_box(), a, &unit_box(), b);
+        assert!(
+            (c.normal - Vec3::Y).length() < 1e-4,
+            "normal {:?}",
+            c.normal
+        );
+        let overlap = 1.0 - (2.498_966_5 - 1.506_499_2);
+        assert!((c.depth - overlap).abs() < 1e-4, "depth {}", c.depth);
+        let across = (c.point_a - a.translation).reject_from(Vec3::Y);
+        assert!(
+            across.abs().max_element() <= 0.5 + 1e-4,
+            "point {:?}",
+            c.point_a
+        );
+    }
+
+    #[test]
     fn balls_on_their_centre_line_keep_the_normal_on_the_line() {
         let ball = Shape::<D3>::ball(1.0).unwrap();
         let c = hit3(
