@@ -113,7 +113,12 @@ fn settings<D: Dim>() -> Settings<D> {
 }
 
 fn world_2d(ground_half_width: f32) -> World<D2> {
-    let mut world = World::new(settings());
+    ground_2d(settings(), ground_half_width)
+}
+
+/// A world with a fixed ground `ground_half_width` to each side of x = 0.
+fn ground_2d(settings: Settings<D2>, ground_half_width: f32) -> World<D2> {
+    let mut world = World::new(settings);
     let ground = d2::Shape::cuboid(Vec2::new(ground_half_width, 0.5)).expect("valid ground");
     world
         .add_body(
@@ -125,7 +130,13 @@ fn world_2d(ground_half_width: f32) -> World<D2> {
 }
 
 fn world_3d(ground_half_width: f32) -> World<D3> {
-    let mut world = World::new(settings());
+    ground_3d(settings(), ground_half_width)
+}
+
+/// A world with a fixed square ground `ground_half_width` to each side of
+/// the origin.
+fn ground_3d(settings: Settings<D3>, ground_half_width: f32) -> World<D3> {
+    let mut world = World::new(settings);
     let ground = d3::Shape::cuboid(Vec3::new(ground_half_width, 0.5, ground_half_width))
         .expect("valid ground");
     world
@@ -155,6 +166,15 @@ fn add_box_3d(world: &mut World<D3>, at: Vec3) -> BodyHandle {
             d3::ColliderDesc::new(shape),
         )
         .expect("valid cube")
+}
+
+fn add_turned_3d(world: &mut World<D3>, shape: d3::Shape, at: Vec3, rotation: Quat) -> BodyHandle {
+    world
+        .add_body(
+            d3::BodyDesc::dynamic().position(at).rotation(rotation),
+            d3::ColliderDesc::new(shape),
+        )
+        .expect("valid body")
 }
 
 /// Centres of a 2D-style pyramid of `base` unit boxes, centred on x = `x0`.
@@ -304,13 +324,7 @@ pub fn falling_boxes_small_3d() -> Scene<D3> {
                     k as f32 * 2.0 - (nz - 1) as f32 + shift,
                 );
                 let rotation = random_rotation(&mut rng);
-                let handle = world
-                    .add_body(
-                        d3::BodyDesc::dynamic().position(at).rotation(rotation),
-                        d3::ColliderDesc::new(shape.clone()),
-                    )
-                    .expect("valid cube");
-                bodies.push(handle);
+                bodies.push(add_turned_3d(&mut world, shape.clone(), at, rotation));
             }
         }
     }
@@ -346,16 +360,7 @@ fn random_rotation(rng: &mut Lcg) -> Quat {
 
 /// The shapes of [`mixed_shapes_3d`], in the order they repeat.
 fn mixed_shapes(rng: &mut Lcg) -> Vec<d3::Shape> {
-    let rock: Vec<Vec3> = (0..14)
-        .map(|_| {
-            let dir = Vec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            );
-            dir.normalize_or(Vec3::Y) * rng.range(0.45, 0.65)
-        })
-        .collect();
+    let rock = random_rock(rng);
     let wedge = [
         Vec3::new(-0.6, -0.3, -0.4),
         Vec3::new(0.6, -0.3, -0.4),
@@ -404,13 +409,7 @@ pub fn mixed_shapes_3d() -> Scene<D3> {
                 let rotation = random_rotation(&mut rng);
                 let shape = shapes[n % shapes.len()].clone();
                 n += 1;
-                let handle = world
-                    .add_body(
-                        d3::BodyDesc::dynamic().position(at).rotation(rotation),
-                        d3::ColliderDesc::new(shape),
-                    )
-                    .expect("valid body");
-                bodies.push(handle);
+                bodies.push(add_turned_3d(&mut world, shape, at, rotation));
             }
         }
     }
@@ -430,6 +429,95 @@ pub fn falling_boxes_2d() -> Scene<D2> {
         }
     }
     Scene { world, bodies }
+}
+
+/// 2D: a pile of 150 bodies, boxes and random convex polygons of 3 to 6
+/// corners about 1 m across, turned at random, dropped from a loose 10 x 15
+/// grid; sleeping on. The seed picks sizes, shapes and turns.
+pub fn random_pile_2d(seed: u32) -> Scene<D2> {
+    let mut world = ground_2d(Settings::default(), 30.0);
+    let mut rng = Lcg(seed);
+    let mut bodies = Vec::new();
+    for j in 0..15 {
+        for i in 0..10 {
+            let at = Vec2::new(i as f32 * 1.5 - 6.75, 1.0 + j as f32 * 1.5);
+            let shape = if (i + j) % 2 == 0 {
+                d2::Shape::cuboid(Vec2::new(rng.range(0.2, 0.5), rng.range(0.2, 0.5)))
+            } else {
+                d2::Shape::convex_polygon(&random_polygon(&mut rng))
+            }
+            .expect("valid shape");
+            let handle = world
+                .add_body(
+                    d2::BodyDesc::dynamic()
+                        .position(at)
+                        .rotation(rng.range(0.0, std::f32::consts::TAU)),
+                    d2::ColliderDesc::new(shape),
+                )
+                .expect("valid body");
+            bodies.push(handle);
+        }
+    }
+    Scene { world, bodies }
+}
+
+/// 3 to 6 corners at random angles, 0.3 to 0.6 m from the centre.
+fn random_polygon(rng: &mut Lcg) -> Vec<Vec2> {
+    let corners = 3 + (rng.next() * 4.0) as usize;
+    let step = std::f32::consts::TAU / corners as f32;
+    (0..corners)
+        .map(|k| {
+            let angle = (k as f32 + rng.range(-0.3, 0.3)) * step;
+            Vec2::from_angle(angle) * rng.range(0.3, 0.6)
+        })
+        .collect()
+}
+
+/// 3D: a pile of 200 bodies, boxes and 14-point hull rocks about 1 m
+/// across, turned at random, dropped from a loose 5 x 8 x 5 grid; sleeping
+/// on. The seed picks sizes, rocks and turns.
+pub fn random_pile_3d(seed: u32) -> Scene<D3> {
+    let mut world = ground_3d(Settings::default(), 30.0);
+    let mut rng = Lcg(seed);
+    let mut bodies = Vec::new();
+    for j in 0..8 {
+        for i in 0..5 {
+            for k in 0..5 {
+                let at = Vec3::new(
+                    i as f32 * 1.6 - 3.2,
+                    1.0 + j as f32 * 1.6,
+                    k as f32 * 1.6 - 3.2,
+                );
+                let shape = if (i + j + k) % 2 == 0 {
+                    d3::Shape::cuboid(Vec3::new(
+                        rng.range(0.2, 0.5),
+                        rng.range(0.2, 0.5),
+                        rng.range(0.2, 0.5),
+                    ))
+                } else {
+                    d3::Shape::convex_hull(&random_rock(&mut rng))
+                }
+                .expect("valid shape");
+                let rotation = random_rotation(&mut rng);
+                bodies.push(add_turned_3d(&mut world, shape, at, rotation));
+            }
+        }
+    }
+    Scene { world, bodies }
+}
+
+/// 14 points in random directions, 0.45 to 0.65 m from the centre.
+fn random_rock(rng: &mut Lcg) -> Vec<Vec3> {
+    (0..14)
+        .map(|_| {
+            let dir = Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
+            dir.normalize_or(Vec3::Y) * rng.range(0.45, 0.65)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -473,6 +561,24 @@ mod tests {
         for (i, a) in boxes.iter().enumerate() {
             assert!(a.min.y > 0.0, "body {i} starts in the ground");
             assert!(boxes[i + 1..].iter().all(|b| !a.overlaps(b)), "body {i}");
+        }
+    }
+
+    #[test]
+    fn random_piles_start_above_the_ground() {
+        for seed in [1, 2, 3] {
+            let pile = random_pile_2d(seed);
+            assert_eq!(pile.bodies.len(), 150);
+            for &h in &pile.bodies {
+                let b = pile.world.body(h).expect("live");
+                assert!(b.shape().aabb(&b.pose()).min.y > 0.0, "seed {seed}");
+            }
+            let pile = random_pile_3d(seed);
+            assert_eq!(pile.bodies.len(), 200);
+            for &h in &pile.bodies {
+                let b = pile.world.body(h).expect("live");
+                assert!(b.shape().aabb(&b.pose()).min.y > 0.0, "seed {seed}");
+            }
         }
     }
 }
