@@ -89,8 +89,7 @@ impl<D: Dim> Default for Manifold<D> {
 }
 
 /// How close in separation to a full manifold's deepest point another point
-/// must be to count as level with it, as a share of the breaking threshold
-/// (the share within which a new point replaces a kept one).
+/// must be to count as level with it, as a share of the breaking threshold.
 const LEVEL_SHARE: f32 = 0.1;
 
 /// Distances that govern a manifold, metres.
@@ -260,9 +259,11 @@ impl<D: Dim> Manifold<D> {
         self.len = kept;
     }
 
-    /// Step 2: a new point replaces the nearest kept one within a tenth of
-    /// `breaking` (keeping its impulses) or joins the manifold, reduced when
-    /// over capacity.
+    /// Step 2: a new point replaces the nearest kept one within `breaking`
+    /// (keeping its impulses) or joins the manifold, reduced when over
+    /// capacity. Bullet's radius: two kept points closer than that push on
+    /// one spot with a full mass each, and a hull resting on three corners
+    /// with one of them held twice rocked on it for good.
     fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) {
         // EPA's witnesses on a flat side may sit apart across the normal;
         // anchor both at B's point so the two ends of a point face each other.
@@ -284,7 +285,7 @@ impl<D: Dim> Manifold<D> {
             .iter()
             .enumerate()
             .map(|(i, p)| (i, (p.local_a - point.local_a).length_squared()))
-            .filter(|&(_, d)| d <= 0.01 * breaking * breaking)
+            .filter(|&(_, d)| d <= breaking * breaking)
             .min_by(|x, y| x.1.total_cmp(&y.1));
         if let Some((i, _)) = nearest {
             let kept = self.points[i];
@@ -608,8 +609,8 @@ mod tests {
         let near = Contact {
             depth: 0.002,
             normal: Vec3::Y,
-            point_a: pa + Vec3::X * 0.001,
-            point_b: pb + Vec3::X * 0.001 - Vec3::Y * 0.001,
+            point_a: pa + Vec3::X * 0.015,
+            point_b: pb + Vec3::X * 0.015 - Vec3::Y * 0.001,
         };
         m.merge(&pair, &near, TUNING.breaking);
         assert_eq!(m.points().len(), 4);
