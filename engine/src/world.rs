@@ -273,6 +273,23 @@ fn bounds_of<D: Dim>(collider: &Collider<D>, body: &Body<D>, settings: &Settings
         .expanded(settings.speculative_distance)
 }
 
+/// How far two bodies can close on each other in a step of `dt`, metres,
+/// at their current velocities: the relative speed of their centres plus
+/// each one's spin times its reach.
+fn closing_distance<D: Dim>(a: &Body<D>, b: &Body<D>, dt: f32) -> f32 {
+    let spin = |body: &Body<D>| {
+        let w = body.angular_velocity;
+        w.dot(w).sqrt() * body.extent()
+    };
+    let relative = (b.linear_velocity - a.linear_velocity).length();
+    let closing = (relative + spin(a) + spin(b)) * dt;
+    if closing.is_finite() {
+        closing
+    } else {
+        0.0
+    }
+}
+
 fn key_of(handle: ColliderHandle) -> u64 {
     handle.data().as_ffi()
 }
@@ -477,7 +494,7 @@ impl<D: Dim> World<D> {
         }
         let broad_phase = since(start);
         let t = Instant::now();
-        self.update_manifolds();
+        self.update_manifolds(dt);
         let narrow_phase = since(t);
         let t = Instant::now();
         // Nothing falls asleep before the solve: with no sleeper at the
@@ -581,8 +598,8 @@ impl<D: Dim> World<D> {
     }
 
     /// The boxes of moving (or just placed) bodies' colliders that left
-    /// their fat boxes, with each body's displacement over `dt`, in body
-    /// order. Most boxes stay inside, and checking is read-only, so all
+    /// their fat boxes, or will in this step at their speed, with each
+    /// body's displacement over `dt`, in body order. Most boxes stay inside, and checking is read-only, so all
     /// threads check and only the few that escaped are re-inserted, one at
     /// a time.
     fn escaped_boxes(&self, dt: f32) -> Vec<(ProxyId, Aabb<D>, D::Vector)> {
@@ -600,8 +617,12 @@ impl<D: Dim> World<D> {
                 body.colliders.iter().filter_map(move |collider| {
                     let proxy = colliders.get(collider.handle)?.proxy;
                     let bounds = bounds_of(collider, body, settings);
-                    (!broad_phase.encloses(proxy, &bounds))
-                        .then(|| (proxy, bounds, body.linear_velocity * dt))
+                    let displacement = body.linear_velocity * dt;
+                    (!broad_phase.encloses(proxy, &bounds.swept(displacement))).then_some((
+                        proxy,
+                        bounds,
+                        displacement,
+                    ))
                 })
             })
             .collect()
@@ -610,8 +631,12 @@ impl<D: Dim> World<D> {
     /// Stages 3 and 4: GJK/EPA and the incremental manifold of every pair,
     /// in parallel; each touching pair's solver input is taken on the way,
     /// while the pair is in the cache. Pairs between sleeping bodies are
-    /// left as they are, with no input.
-    fn update_manifolds(&mut self) {
+    /// left as they are, with no input. A pair's speculative margin covers
+    /// what it can close in the step `dt`: with a fixed margin of 2 cm, a
+    /// body falling 30 cm a step was first seen deep inside what it hit,
+    /// and pushed out from there (light bodies went through the ground, or
+    /// were shot out from between two others).
+    fn update_manifolds(&mut self, dt: f32) {
         let tuning = ManifoldTuning {
             margin: self.settings.speculative_distance,
             breaking: self.settings.contact_breaking_threshold,
@@ -643,6 +668,11 @@ impl<D: Dim> World<D> {
                     pose_a,
                     shape_b: &b.shape,
                     pose_b,
+                };
+                let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
+                let tuning = ManifoldTuning {
+                    margin: tuning.margin.max(closing),
+                    ..tuning
                 };
                 pair.manifold.update(&view, tuning);
                 pair.solver_input(index, colliders)

@@ -73,8 +73,9 @@ enum LastQuery<D: Dim> {
         b_in_a: Pose<D>,
         local_normal: D::Vector,
     },
-    /// Apart by at least `slack` metres more than the margin.
-    Apart { b_in_a: Pose<D>, slack: f32 },
+    /// Apart by at least `distance` metres. The margin is checked against
+    /// it anew each step: it grows with the pair's speed.
+    Apart { b_in_a: Pose<D>, distance: f32 },
 }
 
 impl<D: Dim> Default for Manifold<D> {
@@ -155,8 +156,8 @@ impl<D: Dim> Manifold<D> {
             }
             LastQuery::Apart {
                 b_in_a: then,
-                slack,
-            } if moved_since(&then) < slack => {
+                distance,
+            } if moved_since(&then) < distance - tuning.margin => {
                 return;
             }
             _ => {}
@@ -166,10 +167,7 @@ impl<D: Dim> Manifold<D> {
                 b_in_a,
                 local_normal: D::inverse_rotate(pair.pose_a.rotation, self.normal),
             },
-            Err(distance) => LastQuery::Apart {
-                b_in_a,
-                slack: distance - tuning.margin,
-            },
+            Err(distance) => LastQuery::Apart { b_in_a, distance },
         };
     }
 
@@ -548,17 +546,23 @@ mod tests {
         let (ground, cube) = (ground_3d(), cube());
         let mut m = Manifold::default();
         m.update(&resting(&ground, &cube, Vec3::new(0.0, 1.0, 0.0)), TUNING);
-        let LastQuery::Apart { b_in_a, slack } = m.last_query else {
+        let LastQuery::Apart { b_in_a, distance } = m.last_query else {
             panic!("half a metre apart");
         };
-        assert!(
-            (slack - (0.5 - TUNING.margin)).abs() < 1e-4,
-            "slack {slack}"
-        );
+        assert!((distance - 0.5).abs() < 1e-4, "distance {distance}");
         m.update(&resting(&ground, &cube, Vec3::new(0.1, 0.7, 0.0)), TUNING);
         assert!(
             matches!(m.last_query, LastQuery::Apart { b_in_a: kept, .. } if kept == b_in_a),
             "moved 0.32 m of 0.48: still apart, not queried"
+        );
+        let fast = ManifoldTuning {
+            margin: 0.19,
+            ..TUNING
+        };
+        m.update(&resting(&ground, &cube, Vec3::new(0.1, 0.7, 0.0)), fast);
+        assert!(
+            matches!(m.last_query, LastQuery::Apart { b_in_a: kept, .. } if kept != b_in_a),
+            "moved 0.32 m of the 0.31 a wider margin leaves: queried again"
         );
         m.update(&resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0)), TUNING);
         assert_eq!(m.points().len(), 4, "landed: queried, with its corners");

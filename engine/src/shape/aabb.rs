@@ -46,6 +46,18 @@ impl<D: Dim> Aabb<D> {
         }
     }
 
+    /// The box swept along `displacement`: what it covers moving that far.
+    /// A displacement that is not finite sweeps nothing.
+    pub fn swept(&self, displacement: D::Vector) -> Self {
+        if !displacement.is_finite() {
+            return *self;
+        }
+        Self {
+            min: self.min + displacement.min(D::Vector::ZERO),
+            max: self.max + displacement.max(D::Vector::ZERO),
+        }
+    }
+
     /// The smallest box holding both.
     pub fn union(&self, other: &Self) -> Self {
         Self {
