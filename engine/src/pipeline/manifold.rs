@@ -12,7 +12,8 @@
 //! 3. perturb: while the manifold is not full and both shapes are polyhedral,
 //!    gather more points from tilted copies of the pair (`perturb`);
 //! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
-//!    those spanning the largest area with it; points about level with the
+//!    those spanning the largest area with it, points bearing load before
+//!    points still apart; points about level with the
 //!    deepest count as deepest, and of those the outermost is kept (on a
 //!    flat contact every point is equally deep, and EPA's may lie inside
 //!    the face: starting from it would drop a corner).
@@ -302,7 +303,8 @@ impl<D: Dim> Manifold<D> {
 
     /// Step 4: of a full manifold's points and a new one, keeps
     /// `D::MAX_MANIFOLD_POINTS`: the deepest point, then the one farthest
-    /// from it, then those adding the most area. Points within
+    /// from it, then those adding the most area, those bearing load (within
+    /// `level` of the deepest, or touching) before those apart. Points within
     /// `level` of the deepest count as level with it, and of those the one
     /// farthest from the centroid comes first: on a flat contact EPA's
     /// point may lie inside the face, and starting from it would drop a
@@ -340,12 +342,21 @@ impl<D: Dim> Manifold<D> {
             chosen[0] = i;
             count = 1;
         }
+        // Points bearing load (about level with the deepest, or touching)
+        // come before points still apart: a polygon resting on a vertex
+        // and on a box's corner kept, by distance, a vertex 7 mm above the
+        // box instead of the one it stood on, tipped onto the corner, and
+        // rocked back and forth for good.
+        let bears = |i: usize| candidates[i].separation <= (deepest + level).max(0.0);
         while count < D::MAX_MANIFOLD_POINTS {
             let so_far = &chosen.as_ref()[..count];
-            let spread = |i: usize| area_gain::<D>(world, so_far, i);
+            let rank = |i: usize| (bears(i), area_gain::<D>(world, so_far, i));
             let next = (0..world.len())
                 .filter(|i| !so_far.contains(i))
-                .max_by(|&i, &j| spread(i).total_cmp(&spread(j)));
+                .max_by(|&i, &j| {
+                    let ((bears_i, spread_i), (bears_j, spread_j)) = (rank(i), rank(j));
+                    bears_i.cmp(&bears_j).then(spread_i.total_cmp(&spread_j))
+                });
             match next {
                 Some(i) => chosen[count] = i,
                 None => break,
@@ -437,6 +448,24 @@ mod tests {
         c
     }
 
+    fn ground_2d() -> Shape<D2> {
+        Shape::cuboid(Vec2::new(10.0, 0.5)).unwrap()
+    }
+
+    fn square_2d() -> Shape<D2> {
+        Shape::cuboid(Vec2::splat(0.5)).unwrap()
+    }
+
+    /// A square over a ground whose top is at y = 0, unturned.
+    fn resting_2d<'a>(ground: &'a Shape<D2>, square: &'a Shape<D2>, at: Vec2) -> PairView<'a, D2> {
+        PairView {
+            shape_a: ground,
+            pose_a: Pose::new(Vec2::new(0.0, -0.5), 0.0),
+            shape_b: square,
+            pose_b: Pose::new(at, 0.0),
+        }
+    }
+
     #[test]
     fn box_landing_flat_has_its_four_corners_in_the_first_frame() {
         let (ground, cube) = (ground_3d(), cube());
@@ -455,14 +484,8 @@ mod tests {
 
     #[test]
     fn two_d_box_landing_flat_has_both_corners() {
-        let ground = Shape::<D2>::cuboid(Vec2::new(10.0, 0.5)).unwrap();
-        let square = Shape::<D2>::cuboid(Vec2::splat(0.5)).unwrap();
-        let pair = PairView {
-            shape_a: &ground,
-            pose_a: Pose::new(Vec2::new(0.0, -0.5), 0.0),
-            shape_b: &square,
-            pose_b: Pose::new(Vec2::new(0.3, 0.499), 0.0),
-        };
+        let (ground, square) = (ground_2d(), square_2d());
+        let pair = resting_2d(&ground, &square, Vec2::new(0.3, 0.499));
         let mut m = Manifold::default();
         m.update(&pair, TUNING);
         let mut xs: Vec<i32> = m
@@ -665,6 +688,28 @@ mod tests {
         let deepest = m.points().iter().map(|p| p.separation).fold(1.0, f32::min);
         assert_eq!(m.points().len(), 4);
         assert_eq!(deepest, -0.006, "the deep point is kept");
+    }
+
+    /// A polygon standing on a vertex and on the box's corner, a third
+    /// vertex 7 mm above the box: the two it stands on are kept, though
+    /// the lifted one lies farther from the deepest.
+    #[test]
+    fn reduce_keeps_points_bearing_load_over_a_farther_lifted_one() {
+        let (ground, square) = (ground_2d(), square_2d());
+        let pair = resting_2d(&ground, &square, Vec2::new(0.0, 0.5));
+        let at = |x: f32, separation: f32| Contact::<D2> {
+            depth: -separation,
+            normal: Vec2::Y,
+            point_a: Vec2::new(x, 0.0),
+            point_b: Vec2::new(x, separation),
+        };
+        let mut m = Manifold::default();
+        m.merge(&pair, &at(-0.2, -0.001), TUNING.breaking);
+        m.merge(&pair, &at(0.4, 0.007), TUNING.breaking);
+        m.merge(&pair, &at(-0.44, -0.0014), TUNING.breaking);
+        let mut kept: Vec<f32> = m.points().iter().map(|p| p.separation).collect();
+        kept.sort_by(f32::total_cmp);
+        assert_eq!(kept, vec![-0.0014, -0.001]);
     }
 
     #[test]
