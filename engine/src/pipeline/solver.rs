@@ -229,7 +229,8 @@ struct PointLanes<D: Dim> {
     normal_impulse: Vec4,
     tangent_impulse: D::PerTangent<Vec4>,
     max_normal_impulse: Vec4,
-    /// Normal velocity before solving, m/s (negative when approaching).
+    /// Normal velocity before solving, m/s (negative when approaching):
+    /// the most negative one the solve passes saw, for restitution.
     approach_speed: Vec4,
 }
 
@@ -936,6 +937,11 @@ fn solve_normals_together<D: Dim>(
     for (p, &separation) in points.iter_mut().zip(&separations) {
         let row = p.row(&c.normal);
         let vn = row.velocity(linear, a, b);
+        if !pass.relax {
+            // The fastest approach of the step: a speculative point met
+            // mid-step is struck at the speed gravity has added by then.
+            p.approach_speed = p.approach_speed.min(vn);
+        }
         let targets = pass.targets(separation, soft.bias_rate);
         let approach_mass = if pass.relax {
             p.normal_relax_mass
