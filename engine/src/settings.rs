@@ -22,7 +22,10 @@ pub struct Settings<D: Dim> {
     /// out softly from the first millimetre, as in Box2D v3, so this only
     /// sets the default speculative distance.
     pub linear_slop: f32,
-    /// Contacts are kept and solved speculatively this far apart, metres. Default 4 × slop.
+    /// Contacts are kept and solved speculatively at least this far apart,
+    /// metres; a pair closing faster gets as far as it can close in the
+    /// step (relative speed plus each body's spin times its reach, times
+    /// dt). Default 4 × slop.
     pub speculative_distance: f32,
     /// A manifold point is dropped when it separates or slides this far, metres. Default 0.02.
     pub contact_breaking_threshold: f32,
