@@ -266,9 +266,9 @@ impl<D: Dim> BroadPhase<D> {
     /// Gives a proxy its new tight box and the displacement expected over
     /// the next step (metres; zero when unknown). While the box, swept along
     /// the displacement, stays inside the stored fat box nothing changes and
-    /// this returns false; otherwise
-    /// the proxy is re-inserted with a new fat box, grown by the margin and
-    /// stretched ahead by [`PREDICTED_STEPS`] times the displacement (Box2D's
+    /// this returns false; otherwise the proxy is re-inserted with a new fat
+    /// box, grown by the margin and stretched ahead by [`PREDICTED_STEPS`]
+    /// times the displacement (Box2D's
     /// predicted boxes, so a falling body is not re-inserted every step),
     /// joins the move buffer, and this returns true. A handle naming no proxy
     /// is ignored (false).
