@@ -268,10 +268,9 @@ impl<D: Dim> BroadPhase<D> {
     /// the displacement, stays inside the stored fat box nothing changes and
     /// this returns false; otherwise the proxy is re-inserted with a new fat
     /// box, grown by the margin and stretched ahead by [`PREDICTED_STEPS`]
-    /// times the displacement (Box2D's
-    /// predicted boxes, so a falling body is not re-inserted every step),
-    /// joins the move buffer, and this returns true. A handle naming no proxy
-    /// is ignored (false).
+    /// times the displacement (Box2D's predicted boxes, so a falling body is
+    /// not re-inserted every step), joins the move buffer, and this returns
+    /// true. A handle naming no proxy is ignored (false).
     pub fn update(&mut self, proxy: ProxyId, aabb: Aabb<D>, displacement: D::Vector) -> bool {
         let Some(leaf) = self.leaf(proxy) else {
             return false;
