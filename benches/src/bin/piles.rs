@@ -114,8 +114,7 @@ fn main() {
         }
     };
     let (mut awake, mut fast) = (0, 0);
-    let seeds = options.seeds.clone();
-    for seed in seeds.clone() {
+    for seed in options.seeds.clone() {
         let outcome = match options.dim {
             2 => run::<D2>(random_pile_2d(seed), options.seconds, Vec2::length, |p| p.y),
             _ => run::<D3>(random_pile_3d(seed), options.seconds, Vec3::length, |p| p.y),
@@ -138,7 +137,7 @@ fn main() {
     println!(
         "{}D seeds {}-{}: {awake} never all asleep, {fast} with a body over 30 m/s",
         options.dim,
-        seeds.start(),
-        seeds.end()
+        options.seeds.start(),
+        options.seeds.end()
     );
 }

@@ -350,12 +350,13 @@ impl<D: Dim> Manifold<D> {
         let bears = |i: usize| candidates[i].separation <= (deepest + level).max(0.0);
         while count < D::MAX_MANIFOLD_POINTS {
             let so_far = &chosen.as_ref()[..count];
-            let rank = |i: usize| (bears(i), area_gain::<D>(world, so_far, i));
+            let spread = |i: usize| area_gain::<D>(world, so_far, i);
             let next = (0..world.len())
                 .filter(|i| !so_far.contains(i))
                 .max_by(|&i, &j| {
-                    let ((bears_i, spread_i), (bears_j, spread_j)) = (rank(i), rank(j));
-                    bears_i.cmp(&bears_j).then(spread_i.total_cmp(&spread_j))
+                    bears(i)
+                        .cmp(&bears(j))
+                        .then(spread(i).total_cmp(&spread(j)))
                 });
             match next {
                 Some(i) => chosen[count] = i,
