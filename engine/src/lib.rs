@@ -49,12 +49,14 @@ pub mod d2 {
     pub use crate::body::{BodyHandle, BodyKind};
     pub use crate::collider::{ColliderHandle, CollisionFilter};
     pub use crate::error::WorldError;
-    pub use crate::events::{ContactEvent, SensorEvent};
+    pub use crate::events::SensorEvent;
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.
     pub type Dim = crate::math::D2;
+    /// A 2D contact that started or stopped touching.
+    pub type ContactEvent = crate::events::ContactEvent<crate::math::D2>;
     /// A 2D world.
     pub type World = crate::world::World<crate::math::D2>;
     /// 2D world settings.
@@ -90,12 +92,14 @@ pub mod d3 {
     pub use crate::body::{BodyHandle, BodyKind};
     pub use crate::collider::{ColliderHandle, CollisionFilter};
     pub use crate::error::WorldError;
-    pub use crate::events::{ContactEvent, SensorEvent};
+    pub use crate::events::SensorEvent;
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.
     pub type Dim = crate::math::D3;
+    /// A 3D contact that started or stopped touching.
+    pub type ContactEvent = crate::events::ContactEvent<crate::math::D3>;
     /// A 3D world.
     pub type World = crate::world::World<crate::math::D3>;
     /// 3D world settings.

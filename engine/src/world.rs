@@ -13,7 +13,7 @@ use crate::events::{ContactEvent, SensorEvent};
 use crate::math::{Angular, Dim, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::{self, SolverBody};
-use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
+use crate::pipeline::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactInput, Contacts};
 use crate::settings::Settings;
@@ -124,7 +124,8 @@ impl<D: Dim> ContactPair<D> {
         self.sensor
     }
 
-    /// True when the pair touches: some point overlaps (or, for a sensor pair, the shapes overlap).
+    /// True when the pair touches: some point overlaps or pushed in the
+    /// last step (or, for a sensor pair, the shapes overlap).
     pub fn is_touching(&self) -> bool {
         self.reported
     }
@@ -145,8 +146,45 @@ impl<D: Dim> ContactPair<D> {
             })
     }
 
+    /// Whether the pair touches after its solve: it starts touching when a
+    /// point overlaps or pushed in the step (a speculative point struck
+    /// mid-step), and stays touching while a point is within
+    /// `speculative_distance`, so that a box settling on the ground, which
+    /// hops a fraction of a millimetre after its impact, does not stop and
+    /// start again (`a_dropped_box_starts_touching_once_and_stops_once_lifted_2d`).
+    fn touches_after_solve(&self, speculative_distance: f32) -> bool {
+        let points = self.manifold.points();
+        points.iter().any(ManifoldPoint::touches)
+            || (self.touching && points.iter().any(|p| p.separation <= speculative_distance))
+    }
+
+    /// The event for this pair starting to touch: where it pushed hardest
+    /// (or, if it did not push, where it is deepest), its step's total
+    /// impulse and fastest approach; `None` if a body is gone.
+    fn started(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> Option<ContactEvent<D>> {
+        let [(_, pose_a), (_, pose_b)] = self.colliders(bodies)?;
+        let points = self.manifold.points();
+        let strongest = (0..points.len()).max_by(|&i, &j| {
+            let (p, q) = (&points[i], &points[j]);
+            p.total_normal_impulse
+                .total_cmp(&q.total_normal_impulse)
+                .then(q.separation.total_cmp(&p.separation))
+        })?;
+        let (on_a, on_b) = self.manifold.world_points(&pose_a, &pose_b, strongest);
+        Some(ContactEvent::Started {
+            body_a: self.body_a,
+            body_b: self.body_b,
+            collider_a: self.collider_a,
+            collider_b: self.collider_b,
+            point: (on_a + on_b) * 0.5,
+            normal: self.manifold.normal,
+            impulse: points.iter().map(|p| p.total_normal_impulse).sum(),
+            approach_speed: points.iter().map(|p| p.approach_speed).fold(0.0, f32::max),
+        })
+    }
+
     /// The event for this pair ceasing to touch.
-    fn stopped(&self) -> Option<Event> {
+    fn stopped(&self) -> Option<Event<D>> {
         if !self.reported {
             None
         } else if self.sensor {
@@ -158,6 +196,8 @@ impl<D: Dim> ContactPair<D> {
             Some(Event::Contact(ContactEvent::Stopped {
                 body_a: self.body_a,
                 body_b: self.body_b,
+                collider_a: self.collider_a,
+                collider_b: self.collider_b,
             }))
         }
     }
@@ -188,8 +228,8 @@ pub struct StepProfile {
 }
 
 /// Either kind of event, while a step sorts them.
-enum Event {
-    Contact(ContactEvent),
+enum Event<D: Dim> {
+    Contact(ContactEvent<D>),
     Sensor(SensorEvent),
 }
 
@@ -228,7 +268,7 @@ pub struct World<D: Dim> {
     pub(crate) broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
     pub(crate) pairs: Vec<ContactPair<D>>,
-    contact_events: Vec<ContactEvent>,
+    contact_events: Vec<ContactEvent<D>>,
     sensor_events: Vec<SensorEvent>,
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
@@ -437,7 +477,7 @@ impl<D: Dim> World<D> {
 
     /// Contacts that started or stopped touching in the last step (and pairs
     /// ended by removals since), in pair order.
-    pub fn contact_events(&self) -> &[ContactEvent] {
+    pub fn contact_events(&self) -> &[ContactEvent<D>] {
         &self.contact_events
     }
 
@@ -446,7 +486,7 @@ impl<D: Dim> World<D> {
         &self.sensor_events
     }
 
-    fn record(&mut self, event: Option<Event>) {
+    fn record(&mut self, event: Option<Event<D>>) {
         match event {
             Some(Event::Contact(e)) => self.contact_events.push(e),
             Some(Event::Sensor(e)) => self.sensor_events.push(e),
@@ -714,6 +754,7 @@ impl<D: Dim> World<D> {
             mut touch_changed,
         } = std::mem::take(&mut self.buffers);
         let settings = &self.settings;
+        let speculative_distance = settings.speculative_distance;
         let bodies: Vec<&Body<D>> = self.bodies.values().collect();
         bodies
             .par_iter()
@@ -737,7 +778,7 @@ impl<D: Dim> World<D> {
                     // touching changed are kept, in pair order.
                     solved.store_impulses(k, &mut pair.manifold);
                     if !pair.sensor {
-                        pair.touching = pair.manifold.points().iter().any(|p| p.separation <= 0.0);
+                        pair.touching = pair.touches_after_solve(speculative_distance);
                     }
                     (pair.touching != pair.reported).then_some(k)
                 }),
@@ -772,24 +813,14 @@ impl<D: Dim> World<D> {
         for &k in &self.buffers.touch_changed {
             let pair = &mut self.pairs[k];
             if pair.touching {
-                let impulse = pair
-                    .manifold
-                    .points()
-                    .iter()
-                    .map(|p| p.normal_impulse)
-                    .sum();
-                events.push(Some(if pair.sensor {
-                    Event::Sensor(SensorEvent::Entered {
+                events.push(if pair.sensor {
+                    Some(Event::Sensor(SensorEvent::Entered {
                         sensor: pair.body_a,
                         visitor: pair.body_b,
-                    })
+                    }))
                 } else {
-                    Event::Contact(ContactEvent::Started {
-                        body_a: pair.body_a,
-                        body_b: pair.body_b,
-                        impulse,
-                    })
-                }));
+                    pair.started(&self.bodies).map(Event::Contact)
+                });
             } else {
                 events.push(pair.stopped());
             }

@@ -33,6 +33,14 @@ use crate::math::{Dim, Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, Contact};
 
+impl<V> ManifoldPoint<V> {
+    /// True when the point touched in its last step: it overlaps, or it
+    /// pushed (a speculative point struck mid-step).
+    pub fn touches(&self) -> bool {
+        self.separation <= 0.0 || self.total_normal_impulse > 0.0
+    }
+}
+
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct ManifoldPoint<V> {
@@ -46,6 +54,11 @@ pub struct ManifoldPoint<V> {
     pub normal_impulse: f32,
     /// Accumulated friction impulses along the tangents, N·s.
     pub tangent_impulse: [f32; 2],
+    /// Normal impulse the point applied over the last step it was solved
+    /// in, every substep and the bounce, N·s: positive when it pushed.
+    pub total_normal_impulse: f32,
+    /// The fastest the point closed along the normal during that step, m/s (>= 0).
+    pub approach_speed: f32,
     /// Where the solver applies the point's impulses: the midpoint of its
     /// two ends, relative to each collider's origin, in world axes, frozen
     /// at the pair's last GJK/EPA query (see [`Manifold::freeze_levers`]).
@@ -276,6 +289,8 @@ impl<D: Dim> Manifold<D> {
             separation: (c.point_b - point_a).dot(self.normal),
             normal_impulse: 0.0,
             tangent_impulse: [0.0; 2],
+            total_normal_impulse: 0.0,
+            approach_speed: 0.0,
             lever_a: D::Vector::ZERO,
             lever_b: D::Vector::ZERO,
         };

@@ -229,6 +229,9 @@ struct PointLanes<D: Dim> {
     normal_impulse: Vec4,
     tangent_impulse: D::PerTangent<Vec4>,
     max_normal_impulse: Vec4,
+    /// Normal impulse applied over the step so far, every warm start,
+    /// solve, relax and bounce added up, N·s (for contact events).
+    total_normal_impulse: Vec4,
     /// Normal velocity before solving, m/s (negative when approaching):
     /// the most negative one the solve passes saw, for restitution.
     approach_speed: Vec4,
@@ -638,6 +641,8 @@ impl<D: Dim> Contacts<D> {
         let lanes = &self.points[bundle * points..(bundle + 1) * points];
         for (mp, rows) in manifold.points_mut().iter_mut().zip(lanes) {
             mp.normal_impulse = rows.normal_impulse[lane];
+            mp.total_normal_impulse = rows.total_normal_impulse[lane];
+            mp.approach_speed = (-rows.approach_speed[lane]).max(0.0);
             for k in 0..D::TANGENTS {
                 mp.tangent_impulse[k] = rows.tangent_impulse[k][lane];
             }
@@ -768,10 +773,11 @@ fn warm_start<D: Dim>(
     }
     let mut impulse = Impulse::default();
     let mut normal = Vec4::ZERO;
-    for p in points.iter() {
+    for p in points.iter_mut() {
         let row = p.row(&c.normal);
         impulse.add_row(&row, p.normal_impulse);
         normal += p.normal_impulse;
+        p.total_normal_impulse += p.normal_impulse;
     }
     impulse.along(&c.normal, normal);
     for k in 0..D::TANGENTS {
@@ -960,6 +966,7 @@ fn solve_normals_together<D: Dim>(
         let added = total - p.normal_impulse;
         p.normal_impulse = total;
         p.max_normal_impulse = p.max_normal_impulse.max(added);
+        p.total_normal_impulse += added;
         impulse.add_row(&row, added);
         sum += added;
     }
@@ -1029,6 +1036,7 @@ fn apply_restitution<D: Dim>(
         let target = vn + c.restitution * p.approach_speed;
         let total = Vec4::select(bounces, (old - p.normal_mass * target).max(Vec4::ZERO), old);
         p.normal_impulse = total;
+        p.total_normal_impulse += total - old;
         let mut impulse = Impulse::default();
         impulse.add_row(&row, total - old);
         impulse.along(&c.normal, total - old);
