@@ -27,7 +27,11 @@ pub struct Settings<D: Dim> {
     /// step (relative speed plus each body's spin times its reach, times
     /// dt). Default 4 × slop.
     pub speculative_distance: f32,
-    /// A manifold point is dropped when it separates or slides this far, metres. Default 0.02.
+    /// A manifold point is dropped when it separates or slides this far,
+    /// and a new point replaces a kept one this close, metres. Default
+    /// 0.02. Between shapes thinner than 8 cm the sliding and merging
+    /// distance is a quarter of the thinner one's thickness instead, so a
+    /// centimetre cube keeps its four corners.
     pub contact_breaking_threshold: f32,
     /// A pair's GJK/EPA query is skipped, and its manifold's points only
     /// refreshed, while no point of one collider has moved this far relative

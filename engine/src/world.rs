@@ -24,6 +24,12 @@ const BODIES_PER_TASK: usize = 1024;
 /// Pairs per rayon task when impulses are stored back into manifolds.
 const PAIRS_PER_TASK: usize = 1024;
 
+/// A pair's merging radius (`ManifoldTuning::merge`) is at most this share
+/// of its thinner shape's thickness: a box's corners are a side apart, so a
+/// quarter keeps them apart with room for the points' drift, while a
+/// metre-sized shape keeps the world's breaking threshold.
+const MERGE_SHARE_OF_THICKNESS: f32 = 0.25;
+
 /// A touching (or nearly touching) pair and its manifold.
 #[derive(Clone, Debug)]
 pub struct ContactPair<D: Dim> {
@@ -680,6 +686,7 @@ impl<D: Dim> World<D> {
         let tuning = ManifoldTuning {
             margin: self.settings.speculative_distance,
             breaking: self.settings.contact_breaking_threshold,
+            merge: self.settings.contact_breaking_threshold,
             reuse: self.settings.manifold_reuse_distance,
         };
         let mut buffers = std::mem::take(&mut self.buffers);
@@ -712,6 +719,9 @@ impl<D: Dim> World<D> {
                 let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
                 let tuning = ManifoldTuning {
                     margin: tuning.margin.max(closing),
+                    merge: tuning.merge.min(
+                        MERGE_SHARE_OF_THICKNESS * a.shape.thickness().min(b.shape.thickness()),
+                    ),
                     ..tuning
                 };
                 pair.manifold.update(&view, tuning);

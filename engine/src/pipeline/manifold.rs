@@ -4,11 +4,12 @@
 //! 4 in 3D), anchored in each body's local frame so they follow the bodies.
 //! Every step:
 //! 1. refresh: recompute each kept point's world position and separation
-//!    along the new normal; drop it when it separates or slides farther than
-//!    the breaking threshold;
+//!    along the new normal; drop it when it separates farther than the
+//!    breaking threshold or slides farther than the merging radius (the
+//!    threshold, or less between small shapes: `ManifoldTuning::merge`);
 //! 2. merge: the narrow phase's new point replaces a kept point within the
-//!    threshold (keeping its accumulated impulses, for warm starting) or is
-//!    added;
+//!    merging radius (keeping its accumulated impulses, for warm starting)
+//!    or is added;
 //! 3. perturb: while the manifold is not full and both shapes are polyhedral,
 //!    gather more points from tilted copies of the pair (`perturb`);
 //! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
@@ -104,7 +105,7 @@ impl<D: Dim> Default for Manifold<D> {
 }
 
 /// How close in separation to a full manifold's deepest point another point
-/// must be to count as level with it, as a share of the breaking threshold.
+/// must be to count as level with it, as a share of the merging radius.
 const LEVEL_SHARE: f32 = 0.1;
 
 /// Distances that govern a manifold, metres.
@@ -112,8 +113,13 @@ const LEVEL_SHARE: f32 = 0.1;
 pub(crate) struct ManifoldTuning {
     /// Keep contacts up to this far apart (speculative).
     pub margin: f32,
-    /// Drop points that separate or slide this far; merge points this close.
+    /// Drop points that separate this far.
     pub breaking: f32,
+    /// Drop points that slide this far; a new point replaces a kept one
+    /// this close. At most `breaking`, and less between small shapes
+    /// (the world scales it with their thickness), so that the corners of
+    /// a centimetre cube stay apart (`centimetre_cubes_rest_on_the_ground_3d`).
+    pub merge: f32,
     /// Skip the query while the pair has moved less than this since the last.
     pub reuse: f32,
 }
@@ -163,7 +169,7 @@ impl<D: Dim> Manifold<D> {
                 local_normal,
             } if self.len > 0 && moved_since(&then) < tuning.reuse => {
                 self.normal = D::rotate(pair.pose_a.rotation, local_normal);
-                self.refresh(pair, tuning.breaking);
+                self.refresh(pair, tuning);
                 if self.len > 0 {
                     return;
                 }
@@ -210,8 +216,8 @@ impl<D: Dim> Manifold<D> {
         } else {
             kept
         };
-        self.refresh(pair, tuning.breaking);
-        self.merge(pair, &fresh, tuning.breaking);
+        self.refresh(pair, tuning);
+        self.merge(pair, &fresh, tuning.merge);
         if self.len < D::MAX_MANIFOLD_POINTS
             && pair.shape_a.is_polyhedral()
             && pair.shape_b.is_polyhedral()
@@ -224,12 +230,12 @@ impl<D: Dim> Manifold<D> {
                 point_b: normal,
             }; 4];
             let mut count = 0;
-            perturbed_contacts(pair, &fresh, tuning.breaking, tuning.margin, |c| {
+            perturbed_contacts(pair, &fresh, tuning.merge, tuning.margin, |c| {
                 extra[count] = c;
                 count += 1;
             });
             for c in &extra[..count] {
-                self.merge(pair, c, tuning.breaking);
+                self.merge(pair, c, tuning.merge);
             }
         }
         self.freeze_levers(pair);
@@ -252,7 +258,7 @@ impl<D: Dim> Manifold<D> {
 
     /// Step 1: world points and separations of the kept points along the
     /// current normal; points that separate or slide too far go.
-    fn refresh(&mut self, pair: &PairView<'_, D>, breaking: f32) {
+    fn refresh(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) {
         let normal = self.normal;
         let mut kept = 0;
         for i in 0..self.len {
@@ -260,7 +266,7 @@ impl<D: Dim> Manifold<D> {
             let d = pb - pa;
             let separation = d.dot(normal);
             let slide = (d - normal * separation).length();
-            if separation <= breaking && slide <= breaking {
+            if separation <= tuning.breaking && slide <= tuning.merge {
                 self.points[kept] = ManifoldPoint {
                     separation,
                     ..self.points[i]
@@ -271,12 +277,12 @@ impl<D: Dim> Manifold<D> {
         self.len = kept;
     }
 
-    /// Step 2: a new point replaces the nearest kept one within `breaking`
+    /// Step 2: a new point replaces the nearest kept one within `radius`
     /// (keeping its impulses) or joins the manifold, reduced when over
     /// capacity. Bullet's radius: two kept points closer than that push on
     /// one spot with a full mass each, and a hull resting on three corners
     /// with one of them held twice rocked on it for good.
-    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, breaking: f32) {
+    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, radius: f32) {
         // EPA's witnesses on a flat side may sit apart across the normal;
         // anchor both at B's point so the two ends of a point face each other.
         // The separation is measured as `refresh` measures it, along the
@@ -299,7 +305,7 @@ impl<D: Dim> Manifold<D> {
             .iter()
             .enumerate()
             .map(|(i, p)| (i, (p.local_a - point.local_a).length_squared()))
-            .filter(|&(_, d)| d <= breaking * breaking)
+            .filter(|&(_, d)| d <= radius * radius)
             .min_by(|x, y| x.1.total_cmp(&y.1));
         if let Some((i, _)) = nearest {
             let kept = self.points[i];
@@ -312,7 +318,7 @@ impl<D: Dim> Manifold<D> {
             self.points[self.len] = point;
             self.len += 1;
         } else {
-            self.reduce_with(pair, point, LEVEL_SHARE * breaking);
+            self.reduce_with(pair, point, LEVEL_SHARE * radius);
         }
     }
 
@@ -428,6 +434,7 @@ mod tests {
     const TUNING: ManifoldTuning = ManifoldTuning {
         margin: 0.02,
         breaking: 0.02,
+        merge: 0.02,
         reuse: 0.0,
     };
 
@@ -614,21 +621,18 @@ mod tests {
         m.update(&resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0)), TUNING);
         assert_eq!(m.points().len(), 4);
         let mut lifted = m.clone();
-        lifted.refresh(
-            &resting(&ground, &cube, Vec3::new(0.0, 0.53, 0.0)),
-            TUNING.breaking,
-        );
+        lifted.refresh(&resting(&ground, &cube, Vec3::new(0.0, 0.53, 0.0)), TUNING);
         assert!(lifted.points().is_empty(), "points 3 cm apart are gone");
         let mut slid = m.clone();
         slid.refresh(
             &resting(&ground, &cube, Vec3::new(0.03, 0.499, 0.0)),
-            TUNING.breaking,
+            TUNING,
         );
         assert!(slid.points().is_empty(), "points slid 3 cm are gone");
         let mut nudged = m.clone();
         nudged.refresh(
             &resting(&ground, &cube, Vec3::new(0.005, 0.497, 0.0)),
-            TUNING.breaking,
+            TUNING,
         );
         assert_eq!(nudged.points().len(), 4);
         assert!(
@@ -655,7 +659,7 @@ mod tests {
             point_a: pa + Vec3::X * 0.015,
             point_b: pb + Vec3::X * 0.015 - Vec3::Y * 0.001,
         };
-        m.merge(&pair, &near, TUNING.breaking);
+        m.merge(&pair, &near, TUNING.merge);
         assert_eq!(m.points().len(), 4);
         let replaced = m
             .points()
@@ -667,14 +671,14 @@ mod tests {
             (5.0, [1.0, -1.0])
         );
         let mut two = Manifold::<D3>::default();
-        two.merge(&pair, &near, TUNING.breaking);
+        two.merge(&pair, &near, TUNING.merge);
         let far = Contact {
             depth: 0.001,
             normal: Vec3::Y,
             point_a: Vec3::new(-0.4, 0.0, 0.1),
             point_b: Vec3::new(-0.4, -0.001, 0.1),
         };
-        two.merge(&pair, &far, TUNING.breaking);
+        two.merge(&pair, &far, TUNING.merge);
         assert_eq!(two.points().len(), 2);
     }
 
@@ -698,9 +702,9 @@ mod tests {
             at(0.4, 0.4, -0.001),
             at(-0.4, 0.4, 0.019),
         ] {
-            m.merge(&pair, &c, TUNING.breaking);
+            m.merge(&pair, &c, TUNING.merge);
         }
-        m.merge(&pair, &at(-0.3, -0.25, -0.006), TUNING.breaking);
+        m.merge(&pair, &at(-0.3, -0.25, -0.006), TUNING.merge);
         let deepest = m.points().iter().map(|p| p.separation).fold(1.0, f32::min);
         assert_eq!(m.points().len(), 4);
         assert_eq!(deepest, -0.006, "the deep point is kept");
@@ -720,9 +724,9 @@ mod tests {
             point_b: Vec2::new(x, separation),
         };
         let mut m = Manifold::default();
-        m.merge(&pair, &at(-0.2, -0.001), TUNING.breaking);
-        m.merge(&pair, &at(0.4, 0.007), TUNING.breaking);
-        m.merge(&pair, &at(-0.44, -0.0014), TUNING.breaking);
+        m.merge(&pair, &at(-0.2, -0.001), TUNING.merge);
+        m.merge(&pair, &at(0.4, 0.007), TUNING.merge);
+        m.merge(&pair, &at(-0.44, -0.0014), TUNING.merge);
         let mut kept: Vec<f32> = m.points().iter().map(|p| p.separation).collect();
         kept.sort_by(f32::total_cmp);
         assert_eq!(kept, vec![-0.0014, -0.001]);
@@ -740,7 +744,7 @@ mod tests {
             point_a: Vec3::ZERO,
             point_b: Vec3::new(0.0, -0.001, 0.0),
         };
-        m.merge(&pair, &centre, TUNING.breaking);
+        m.merge(&pair, &centre, TUNING.merge);
         assert_eq!(
             corners(&m),
             vec![(-1, -1), (-1, 1), (1, -1), (1, 1)],

@@ -49,12 +49,33 @@ const FLAT: ShapeError = ShapeError::Degenerate {
     reason: "all points lie on one plane",
 };
 
+/// The smallest width across a face of the hull of `vertices` with
+/// outward `triangles`.
+fn thickness(vertices: &[Vec3], triangles: &[[u32; 3]]) -> f32 {
+    let vertex = |i: u32| vertices.get(i as usize).copied().unwrap_or(Vec3::ZERO);
+    triangles
+        .iter()
+        .filter_map(|&[a, b, c]| {
+            let (a, b, c) = (vertex(a), vertex(b), vertex(c));
+            let normal = (b - a).cross(c - a).try_normalize()?;
+            Some(
+                vertices
+                    .iter()
+                    .map(|&v| normal.dot(a - v))
+                    .fold(0.0, f32::max),
+            )
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
 /// A convex polyhedron: hull vertices and outward, counter-clockwise triangles.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConvexHull {
     vertices: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
     bounding_radius: f32,
+    /// Smallest width across a face, metres (see [`ConvexHull::thickness`]).
+    thickness: f32,
     /// Each vertex's neighbours along hull edges; empty for small hulls.
     adjacency: Vec<Vec<u32>>,
 }
@@ -103,6 +124,7 @@ impl ConvexHull {
             .filter_map(|&i| points.get(i).copied())
             .collect();
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f32::max);
+        let thickness = thickness(&vertices, &triangles);
         let mut adjacency = Vec::new();
         if vertices.len() > LINEAR_SUPPORT_MAX {
             // Each directed edge appears once; its reverse lies in the neighbour.
@@ -119,8 +141,16 @@ impl ConvexHull {
             vertices,
             triangles,
             bounding_radius,
+            thickness,
             adjacency,
         })
+    }
+
+    /// The smallest width of the hull across one of its faces, metres: the
+    /// least distance between a face's plane and the farthest vertex behind
+    /// it (for a box, its shortest side).
+    pub fn thickness(&self) -> f32 {
+        self.thickness
     }
 
     /// Hull vertices (interior points dropped), local frame.

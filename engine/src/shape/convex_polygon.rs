@@ -44,11 +44,30 @@ const AREA_TOLERANCE: f64 = 1e-6;
 /// Point-to-edge checks the near-collinear merge may spend per hull vertex.
 const MERGE_WORK_PER_VERTEX: usize = 64;
 
+/// The smallest width across an edge of the counter-clockwise polygon `vertices`.
+fn thickness(vertices: &[Vec2]) -> f32 {
+    let n = vertices.len();
+    (0..n)
+        .filter_map(|i| {
+            let (a, b) = (vertices[i], vertices[(i + 1) % n]);
+            let inward = (b - a).perp().try_normalize()?;
+            Some(
+                vertices
+                    .iter()
+                    .map(|&v| inward.dot(v - a))
+                    .fold(0.0, f32::max),
+            )
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
 /// A convex polygon, vertices counter-clockwise, no three collinear.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConvexPolygon {
     vertices: Vec<Vec2>,
     bounding_radius: f32,
+    /// Smallest width across an edge, metres (see [`ConvexPolygon::thickness`]).
+    thickness: f32,
 }
 
 impl ConvexPolygon {
@@ -92,10 +111,19 @@ impl ConvexPolygon {
 
         let vertices: Vec<Vec2> = ring.iter().map(|p| p.as_vec2()).collect();
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f32::max);
+        let thickness = thickness(&vertices);
         Ok(Self {
             vertices,
             bounding_radius,
+            thickness,
         })
+    }
+
+    /// The smallest width of the polygon across one of its edges, metres:
+    /// the least distance between an edge's line and the farthest vertex
+    /// behind it (for a box, its shorter side).
+    pub fn thickness(&self) -> f32 {
+        self.thickness
     }
 
     /// Vertices in counter-clockwise order, local frame.

@@ -28,17 +28,25 @@ use glam::{Vec2, Vec3};
 pub trait PolytopeShape<V>: SupportMap<V> {
     /// Largest vertex distance from the local origin, metres.
     fn bounding_radius(&self) -> f32;
+    /// Smallest width across a face (an edge in 2D), metres.
+    fn thickness(&self) -> f32;
 }
 
 impl PolytopeShape<Vec2> for ConvexPolygon {
     fn bounding_radius(&self) -> f32 {
         ConvexPolygon::bounding_radius(self)
     }
+    fn thickness(&self) -> f32 {
+        ConvexPolygon::thickness(self)
+    }
 }
 
 impl PolytopeShape<Vec3> for ConvexHull {
     fn bounding_radius(&self) -> f32 {
         ConvexHull::bounding_radius(self)
+    }
+    fn thickness(&self) -> f32 {
+        ConvexHull::thickness(self)
     }
 }
 
@@ -185,6 +193,18 @@ impl<D: Dim> Shape<D> {
                 radius,
             } => half_height + radius,
             ShapeKind::ConvexHull(hull) => hull.bounding_radius(),
+        }
+    }
+
+    /// The shape's smallest width, metres: a ball's or capsule's diameter
+    /// across its core, a box's shortest side, a hull's least width across
+    /// one of its faces. Contact distances that must resolve the shape's
+    /// features (the corners of a small box) scale with it.
+    pub fn thickness(&self) -> f32 {
+        match &self.kind {
+            ShapeKind::Ball { radius } | ShapeKind::Capsule { radius, .. } => 2.0 * radius,
+            ShapeKind::Cuboid { half_extents } => 2.0 * half_extents.min_element(),
+            ShapeKind::ConvexHull(hull) => hull.thickness(),
         }
     }
 
