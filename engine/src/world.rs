@@ -119,6 +119,7 @@ impl<D: Dim> ContactPair<D> {
         Some(ContactInput::new(
             [ia, ib],
             [&pose_a, &pose_b],
+            [a.shape.radius(), b.shape.radius()],
             (a.friction * b.friction).sqrt(),
             a.restitution.max(b.restitution),
             &self.manifold,

@@ -193,6 +193,9 @@ struct ContactBundle<D: Dim> {
     tangents: D::PerTangent<D::VectorLanes>,
     friction: Vec4,
     restitution: Vec4,
+    /// Each lane's shapes' rounding radii, m (see [`ContactInput::radii`]).
+    radius_a: Vec4,
+    radius_b: Vec4,
     /// One body cannot move: the contact carries weight and is stiffer.
     against_static: BVec4A,
     inv_mass_a: Vec4,
@@ -208,10 +211,17 @@ struct PointLanes<D: Dim> {
     /// space as the step began (the Jacobians' lever arms).
     anchor_a: D::VectorLanes,
     anchor_b: D::VectorLanes,
-    /// The separation as the step began, less the anchors' part of it:
-    /// with the anchors turned and moved as their bodies, it gives the
-    /// current separation.
+    /// The current separation, less what follows the bodies' motions:
+    /// each body's witness point is its anchor moved half the separation
+    /// along the normal onto its own surface, and its core point that
+    /// surface point moved a further rounding radius inwards; the cores
+    /// turn and move with their bodies, the radii stay along the normal
+    /// (see [`ContactInput::radii`]). With the motions it gives the
+    /// current separation (`solve_normals_together`).
     base_separation: Vec4,
+    /// Half the separation as the step began, m: how far each witness
+    /// point lies from the anchor (the midpoint between them).
+    half_gap: Vec4,
     /// Effective mass along the normal, kg (for push-out and restitution),
     /// lowered for all of a manifold's points alike where pushing together
     /// at full masses would not converge (`prepare::push_out_scale`); zero
@@ -260,6 +270,13 @@ pub(crate) struct ContactInput<D: Dim> {
     body_b: BodyIndex,
     friction: f32,
     restitution: f32,
+    /// The two shapes' rounding radii, m (a ball's, a capsule's; zero for
+    /// a polytope). The radius part of an anchor stays along the normal as
+    /// its body turns: a ball's contact is always under its centre, so a
+    /// ball a slanting impact spins up stays stopped by the wall
+    /// (`fast_friction_balls_do_not_pass_through_a_wall_3d`), where a point
+    /// turning with it would swing off the wall and let it through.
+    radii: [f32; 2],
     normal: D::Vector,
     /// Points in use.
     len: u32,
@@ -286,6 +303,7 @@ impl<D: Dim> ContactInput<D> {
     pub(crate) fn new(
         [body_a, body_b]: [usize; 2],
         [pose_a, pose_b]: [&Pose<D>; 2],
+        radii: [f32; 2],
         friction: f32,
         restitution: f32,
         manifold: &Manifold<D>,
@@ -307,6 +325,7 @@ impl<D: Dim> ContactInput<D> {
             body_b: body_index(body_b),
             friction,
             restitution,
+            radii,
             normal: manifold.normal,
             len,
             points,
@@ -926,14 +945,20 @@ fn solve_normals_together<D: Dim>(
     // Separation along the normal from the bodies' motions: the normal is
     // turned back by each body's turn once, then each point is a dot
     // product (`n · R r = Rᵀn · r`).
+    // Each core point is its anchor plus `(half gap + radius) n` on B's
+    // side (minus on A's), turned with its body: `n · R c = Rᵀn · c`.
     let normal_in_a = motion_a.turn.inverse_rotate(&c.normal);
     let normal_in_b = motion_b.turn.inverse_rotate(&c.normal);
+    let (turned_a, turned_b) = (c.normal.dot(&normal_in_a), c.normal.dot(&normal_in_b));
     let moved = (motion_b.displacement - motion_a.displacement).dot(&c.normal);
+    let rounded = c.radius_b * turned_b + c.radius_a * turned_a;
     let mut separations = [Vec4::ZERO; 4];
     let mut overlapping = BVec4A::FALSE;
     for (p, separation) in points.iter().zip(&mut separations) {
-        *separation =
-            p.base_separation + moved + p.anchor_b.dot(&normal_in_b) - p.anchor_a.dot(&normal_in_a);
+        *separation = p.base_separation + moved + p.anchor_b.dot(&normal_in_b)
+            - p.anchor_a.dot(&normal_in_a)
+            + p.half_gap * (turned_a + turned_b)
+            + rounded;
         overlapping |= separation.cmple(Vec4::ZERO) & p.in_use();
     }
     let soft = pass.softness(c.against_static, overlapping);
@@ -1064,6 +1089,7 @@ mod tests {
                     Some(ContactInput::new(
                         [a, b],
                         [&pose, &pose],
+                        [0.0, 0.0],
                         0.5,
                         0.0,
                         &manifold,
