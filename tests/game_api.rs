@@ -5,7 +5,10 @@ mod common;
 
 use common::*;
 use tumble::shape::Shape;
-use tumble::{BodyDesc, ColliderDesc, CollisionFilter, ContactEvent, SensorEvent, Settings, World};
+use tumble::{
+    BodyDesc, ColliderDesc, CollisionFilter, ContactEvent, QueryFilter, SensorEvent, Settings,
+    World,
+};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -367,7 +370,7 @@ fn compound_rests<D: Scene>() {
             D::v(0.75, 5.0),
             D::v(0.0, -1.0),
             10.0,
-            &CollisionFilter::default(),
+            &QueryFilter::default(),
         )
         .expect("the post is below");
     assert_eq!((hit.body, hit.collider), (l_shape, post));

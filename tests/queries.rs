@@ -7,7 +7,9 @@ use common::*;
 use tumble::pipeline::narrow_phase::cast::{contains_point, ray_cast};
 use tumble::pipeline::narrow_phase::contact;
 use tumble::shape::{Aabb, Shape};
-use tumble::{BodyDesc, BodyHandle, ColliderDesc, CollisionFilter, Pose, Settings, World};
+use tumble::{
+    BodyDesc, BodyHandle, ColliderDesc, CollisionFilter, Pose, QueryFilter, Settings, World,
+};
 
 struct Lcg(u32);
 
@@ -39,7 +41,7 @@ fn random_scene<D: Scene>(rng: &mut Lcg) -> (World<D>, Vec<BodyHandle>) {
 fn queries_match_brute_force<D: Scene>() {
     let mut rng = Lcg(17);
     let (world, handles) = random_scene::<D>(&mut rng);
-    let all = CollisionFilter::default();
+    let all = QueryFilter::default();
     let mut hits = 0;
     for _ in 0..200 {
         let origin = D::v(rng.next() * 12.0, rng.next() * 12.0);
@@ -142,7 +144,7 @@ fn by_hand<D: Scene>() {
             ColliderDesc::new(Shape::ball(0.5).unwrap()),
         )
         .unwrap();
-    let all = CollisionFilter::default();
+    let all = QueryFilter::default();
     let down = world
         .cast_ray(D::v(0.0, 5.0), D::v(0.0, -1.0), 100.0, &all)
         .expect("the ground is below");
@@ -177,10 +179,10 @@ fn by_hand<D: Scene>() {
         )
         .expect("the cube lands");
     assert!((drop.distance - 3.5).abs() < 1e-3, "{}: {drop:?}", D::NAME);
-    let none = CollisionFilter {
+    let none = QueryFilter::default().groups(CollisionFilter {
         category: 2,
         mask: 2,
-    };
+    });
     assert!(
         world
             .cast_ray(D::v(0.0, 5.0), D::v(0.0, -1.0), 100.0, &none)
@@ -200,4 +202,127 @@ fn casts_worked_out_by_hand_2d() {
 #[test]
 fn casts_worked_out_by_hand_3d() {
     by_hand::<tumble::D3>();
+}
+
+/// A player standing above a sensor above the ground: a query from the
+/// player's centre meets the player, unless the filter leaves it out; then
+/// the sensor, unless sensors are left out too; then the ground.
+fn filters_leave_out_a_body_and_sensors<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let ground = world.bodies().next().expect("the ground").0;
+    let player = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 2.0)),
+            ColliderDesc::new(D::cube(0.5)),
+        )
+        .unwrap();
+    let sensor = world
+        .add_body(
+            BodyDesc::fixed().position(D::v(0.0, 1.0)),
+            ColliderDesc::new(D::cube(0.2)).sensor(true),
+        )
+        .unwrap();
+    let centre = D::v(0.0, 2.0);
+    let down = D::v(0.0, -1.0);
+    let all = QueryFilter::default();
+    let not_player = QueryFilter::default().excluding(player);
+    let solid_not_player = not_player.without_sensors();
+
+    let ray = |filter: &QueryFilter| {
+        let hit = world.cast_ray(centre, down, 10.0, filter).expect("a hit");
+        (hit.body, hit.distance)
+    };
+    assert_eq!(ray(&all), (player, 0.0), "{}: from inside", D::NAME);
+    let (body, distance) = ray(&not_player);
+    assert!(
+        body == sensor && (distance - 0.8).abs() < 1e-4,
+        "{}",
+        D::NAME
+    );
+    let hit = world
+        .cast_ray(centre, down, 10.0, &solid_not_player)
+        .expect("the ground is below");
+    assert!(
+        hit.body == ground
+            && (hit.distance - 2.0).abs() < 1e-4
+            && D::len(hit.normal - D::v(0.0, 1.0)) < 1e-4,
+        "{}: {hit:?}",
+        D::NAME
+    );
+    let bodies = |hits: Vec<tumble::QueryHit<D>>| hits.iter().map(|h| h.body).collect::<Vec<_>>();
+    assert_eq!(
+        bodies(world.cast_ray_all(centre, down, 10.0, &all)),
+        vec![player, sensor, ground]
+    );
+    assert_eq!(
+        bodies(world.cast_ray_all(centre, down, 10.0, &not_player)),
+        vec![sensor, ground]
+    );
+    assert_eq!(
+        bodies(world.cast_ray_all(centre, down, 10.0, &solid_not_player)),
+        vec![ground]
+    );
+
+    let probe = Shape::<D>::ball(0.1).unwrap();
+    let at = Pose::<D>::new(centre, D::tilt(0.0));
+    let cast = |filter: &QueryFilter| {
+        let hit = world
+            .cast_shape(&probe, &at, down, 10.0, filter)
+            .expect("a hit");
+        (hit.body, hit.distance)
+    };
+    assert_eq!(cast(&all), (player, 0.0), "{}", D::NAME);
+    let (body, distance) = cast(&not_player);
+    assert!(
+        body == sensor && (distance - 0.7).abs() < 1e-4,
+        "{}",
+        D::NAME
+    );
+    let (body, distance) = cast(&solid_not_player);
+    assert!(
+        body == ground && (distance - 1.9).abs() < 1e-4,
+        "{}",
+        D::NAME
+    );
+
+    assert_eq!(world.bodies_at_point(centre, &all), vec![player]);
+    assert!(world.bodies_at_point(centre, &not_player).is_empty());
+    assert_eq!(world.bodies_at_point(D::v(0.0, 1.0), &all), vec![sensor]);
+    assert!(world
+        .bodies_at_point(D::v(0.0, 1.0), &all.without_sensors())
+        .is_empty());
+
+    let mut everything = vec![ground, player, sensor];
+    everything.sort();
+    let aabb = Aabb::<D>::new(D::v(-1.0, -1.0), D::v(1.0, 3.0));
+    assert_eq!(world.bodies_in_aabb(&aabb, &all), everything);
+    assert_eq!(world.bodies_in_aabb(&aabb, &solid_not_player), vec![ground]);
+    let big = Shape::<D>::ball(2.0).unwrap();
+    let middle = Pose::<D>::new(D::v(0.0, 1.0), D::tilt(0.0));
+    assert_eq!(world.bodies_overlapping(&big, &middle, &all), everything);
+    assert_eq!(
+        world.bodies_overlapping(&big, &middle, &solid_not_player),
+        vec![ground]
+    );
+
+    // Collision groups alone: a query in group 2 meets nothing here.
+    let group_2 = CollisionFilter {
+        category: 2,
+        mask: 2,
+    };
+    assert_eq!(QueryFilter::from(group_2), all.groups(group_2));
+    assert!(world
+        .cast_ray(centre, down, 10.0, &group_2.into())
+        .is_none());
+}
+
+#[test]
+fn filters_leave_out_a_body_and_sensors_2d() {
+    filters_leave_out_a_body_and_sensors::<tumble::D2>();
+}
+
+#[test]
+fn filters_leave_out_a_body_and_sensors_3d() {
+    filters_leave_out_a_body_and_sensors::<tumble::D3>();
 }

@@ -112,7 +112,7 @@ fn drive<D: Scene>(seed: u64, calls: usize) -> (usize, usize) {
                 }
             }
             6 if chaos.below(2) == 0 => {
-                let all = tumble::CollisionFilter::default();
+                let all = tumble::QueryFilter::default();
                 let (origin, direction) = (
                     D::v(chaos.value(), chaos.value()),
                     D::v(chaos.value(), chaos.value()),

@@ -40,7 +40,7 @@ pub use error::WorldError;
 pub use events::{ContactEvent, SensorEvent};
 pub use glam;
 pub use math::{Angular, Dim, Pose, Rot2, Vector, D2, D3};
-pub use query::QueryHit;
+pub use query::{QueryFilter, QueryHit};
 pub use settings::Settings;
 pub use world::{ContactPair, StepProfile, World};
 
@@ -51,6 +51,7 @@ pub mod d2 {
     pub use crate::error::WorldError;
     pub use crate::events::SensorEvent;
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
+    pub use crate::query::QueryFilter;
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.
@@ -94,6 +95,7 @@ pub mod d3 {
     pub use crate::error::WorldError;
     pub use crate::events::SensorEvent;
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
+    pub use crate::query::QueryFilter;
     pub use crate::shape::ShapeError;
 
     /// The dimension marker.

@@ -1,6 +1,14 @@
 //! Scene queries, answered through the broad phase (never a scan of every
 //! body): ray casts, shape casts, and point, box and shape overlaps, each
-//! with a [`CollisionFilter`] that a body's collider must admit.
+//! with a [`QueryFilter`]: collision groups that a collider's
+//! [`CollisionFilter`] must admit, optionally one body left out (the
+//! player casting from its own centre) and sensors skipped.
+//!
+//! Why a body can be left out: a cast starting inside a collider hits it at
+//! distance 0, so a ray from a player's centre would only ever find the
+//! player. Guarded by `filters_leave_out_a_body_and_sensors_2d`/`_3d` in
+//! `tests/queries.rs`, which run all six queries with and without the
+//! player and the sensors.
 //!
 //! Results come in a fixed order: casts by distance, then by handle;
 //! overlaps by handle.
@@ -16,6 +24,79 @@ use crate::world::{collider_of, World};
 
 /// Rays and casts longer than this (metres) are cut to it.
 pub const MAX_CAST_DISTANCE: f32 = 1.0e6;
+
+/// Which colliders a scene query considers: those whose collision filter
+/// admits `groups`, not on `exclude_body`, and not sensors when
+/// `exclude_sensors` is set. The default considers everything.
+///
+/// ```
+/// use tumble::d2::*;
+/// use tumble::glam::Vec2;
+///
+/// let mut world = World::new(Settings::default());
+/// let ground = Shape::cuboid(Vec2::new(20.0, 0.5)).unwrap();
+/// world.add_body(BodyDesc::fixed().position(Vec2::new(0.0, -0.5)), ColliderDesc::new(ground)).unwrap();
+/// let player = world
+///     .add_body(BodyDesc::dynamic().position(Vec2::new(0.0, 2.0)), ColliderDesc::new(Shape::ball(0.5).unwrap()))
+///     .unwrap();
+/// // From the player's centre, the ray first meets the player itself...
+/// let down = Vec2::new(0.0, -1.0);
+/// let hit = world.cast_ray(Vec2::new(0.0, 2.0), down, 10.0, &QueryFilter::default()).unwrap();
+/// assert_eq!(hit.body, player);
+/// // ...unless the player (and any sensor) is left out: then it finds the
+/// // ground, 2 m below.
+/// let filter = QueryFilter::default().excluding(player).without_sensors();
+/// let hit = world.cast_ray(Vec2::new(0.0, 2.0), down, 10.0, &filter).unwrap();
+/// assert_ne!(hit.body, player);
+/// assert!((hit.distance - 2.0).abs() < 1e-4);
+/// // Collision groups alone convert: `CollisionFilter` into `QueryFilter`.
+/// let nothing = QueryFilter::from(CollisionFilter { category: 2, mask: 2 });
+/// assert!(world.cast_ray(Vec2::new(0.0, 2.0), down, 10.0, &nothing).is_none());
+/// ```
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct QueryFilter {
+    /// The query's collision groups: a collider is considered when its
+    /// [`CollisionFilter`] admits these (default: everything).
+    pub groups: CollisionFilter,
+    /// A body whose colliders are left out, if any (default: none).
+    pub exclude_body: Option<BodyHandle>,
+    /// When true, sensors are left out (default: false).
+    pub exclude_sensors: bool,
+}
+
+impl QueryFilter {
+    /// This filter, also leaving out every collider of `body`.
+    pub fn excluding(mut self, body: BodyHandle) -> Self {
+        self.exclude_body = Some(body);
+        self
+    }
+
+    /// This filter with the collision groups `groups`.
+    pub fn groups(mut self, groups: CollisionFilter) -> Self {
+        self.groups = groups;
+        self
+    }
+
+    /// This filter, also leaving out sensors.
+    pub fn without_sensors(mut self) -> Self {
+        self.exclude_sensors = true;
+        self
+    }
+
+    /// True when the query considers `collider`, on `body`.
+    pub fn admits<D: Dim>(&self, body: BodyHandle, collider: &Collider<D>) -> bool {
+        collider.filter.admits(&self.groups)
+            && self.exclude_body != Some(body)
+            && !(self.exclude_sensors && collider.sensor)
+    }
+}
+
+impl From<CollisionFilter> for QueryFilter {
+    /// A filter with these collision groups that leaves nothing else out.
+    fn from(groups: CollisionFilter) -> Self {
+        Self::default().groups(groups)
+    }
+}
 
 /// Where a ray or a cast shape first touches a body, in world space.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -63,7 +144,7 @@ impl<D: Dim> World<D> {
     fn candidates(
         &self,
         aabb: &Aabb<D>,
-        filter: &CollisionFilter,
+        filter: &QueryFilter,
     ) -> Vec<(BodyHandle, &Collider<D>, Pose<D>)> {
         let mut keys = Vec::new();
         if !(aabb.min.is_finite() && aabb.max.is_finite()) {
@@ -77,7 +158,7 @@ impl<D: Dim> World<D> {
         keys.dedup();
         keys.into_iter()
             .filter_map(|c| self.collider(c))
-            .filter(|(_, collider, _)| collider.filter.admits(filter))
+            .filter(|(body, collider, _)| filter.admits(*body, collider))
             .collect()
     }
 
@@ -102,7 +183,7 @@ impl<D: Dim> World<D> {
         origin: D::Vector,
         direction: D::Vector,
         max_distance: f32,
-        filter: &CollisionFilter,
+        filter: &QueryFilter,
     ) -> Vec<QueryHit<D>> {
         let Some((dir, reach)) =
             cast_motion::<D>(direction, max_distance).filter(|_| origin.is_finite())
@@ -132,7 +213,7 @@ impl<D: Dim> World<D> {
         origin: D::Vector,
         direction: D::Vector,
         max_distance: f32,
-        filter: &CollisionFilter,
+        filter: &QueryFilter,
     ) -> Option<QueryHit<D>> {
         self.cast_ray_all(origin, direction, max_distance, filter)
             .into_iter()
@@ -147,7 +228,7 @@ impl<D: Dim> World<D> {
         pose: &Pose<D>,
         direction: D::Vector,
         max_distance: f32,
-        filter: &CollisionFilter,
+        filter: &QueryFilter,
     ) -> Option<QueryHit<D>> {
         let (dir, reach) =
             cast_motion::<D>(direction, max_distance).filter(|_| pose.is_finite())?;
@@ -166,7 +247,7 @@ impl<D: Dim> World<D> {
     }
 
     /// Bodies containing `point`, by handle.
-    pub fn bodies_at_point(&self, point: D::Vector, filter: &CollisionFilter) -> Vec<BodyHandle> {
+    pub fn bodies_at_point(&self, point: D::Vector, filter: &QueryFilter) -> Vec<BodyHandle> {
         let found = self
             .candidates(&Aabb::new(point, point), filter)
             .into_iter();
@@ -178,7 +259,7 @@ impl<D: Dim> World<D> {
     }
 
     /// Bodies with a collider whose tight bounding box overlaps `aabb`, by handle.
-    pub fn bodies_in_aabb(&self, aabb: &Aabb<D>, filter: &CollisionFilter) -> Vec<BodyHandle> {
+    pub fn bodies_in_aabb(&self, aabb: &Aabb<D>, filter: &QueryFilter) -> Vec<BodyHandle> {
         let found = self.candidates(aabb, filter).into_iter();
         Self::distinct_bodies(
             found
@@ -192,7 +273,7 @@ impl<D: Dim> World<D> {
         &self,
         shape: &Shape<D>,
         pose: &Pose<D>,
-        filter: &CollisionFilter,
+        filter: &QueryFilter,
     ) -> Vec<BodyHandle> {
         if !pose.is_finite() {
             return Vec::new();

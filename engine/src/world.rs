@@ -260,7 +260,7 @@ enum Event<D: Dim> {
 /// assert!(landed);
 /// assert!((world.body(crate_).unwrap().position().y - 0.5).abs() < 0.01);
 /// // What is below the crate?
-/// let hit = world.cast_ray(Vec2::new(0.0, 5.0), Vec2::new(0.0, -1.0), 10.0, &CollisionFilter::default()).unwrap();
+/// let hit = world.cast_ray(Vec2::new(0.0, 5.0), Vec2::new(0.0, -1.0), 10.0, &QueryFilter::default()).unwrap();
 /// assert_eq!(hit.body, crate_);
 /// ```
 ///
