@@ -215,3 +215,67 @@ fn random_2d_piles_fall_asleep_with_no_body_flung() {
         assert!(fastest < top_of_the_fall, "seed {seed}: {fastest} m/s");
     }
 }
+
+/// Removing the middle box of one of five sleeping columns of three ends
+/// exactly its two touching pairs (two `Stopped` events, and its pairs are
+/// gone after the next step), wakes the boxes above and below it, and
+/// leaves the other columns asleep; the top box then falls onto the bottom one.
+#[test]
+fn removing_a_sleeping_box_ends_its_pairs_and_wakes_only_its_column() {
+    let mut world = World::new(Settings::default());
+    add_ground(&mut world, 0.0);
+    let columns: Vec<Vec<BodyHandle>> = (0..5)
+        .map(|c| {
+            (0..3)
+                .map(|k| {
+                    let at = Vec3::new(c as f32 * 3.0, 0.5 + k as f32, 0.0);
+                    let cube = ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap());
+                    world
+                        .add_body(BodyDesc::dynamic().position(at), cube)
+                        .unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+    }
+    let all: Vec<BodyHandle> = columns.iter().flatten().copied().collect();
+    assert!(all.iter().all(|&h| world.body(h).unwrap().is_sleeping()));
+    let removed = columns[2][1];
+    world.remove_body(removed).unwrap();
+    let stopped = world
+        .contact_events()
+        .iter()
+        .filter(|e| matches!(e, tumble::d3::ContactEvent::Stopped { body_a, body_b, .. } if *body_a == removed || *body_b == removed))
+        .count();
+    assert_eq!(
+        stopped, 2,
+        "the box touched the one below and the one above"
+    );
+    assert_eq!(world.contact_events().len(), 2);
+    for &h in &all {
+        let woken = h == columns[2][0] || h == columns[2][2];
+        if h != removed {
+            assert_eq!(world.body(h).unwrap().is_sleeping(), !woken);
+        }
+    }
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+        assert!(world
+            .contact_pairs()
+            .iter()
+            .all(|p| p.body_a != removed && p.body_b != removed));
+    }
+    let top = world.body(columns[2][2]).unwrap().position().y;
+    assert!(
+        (top - 1.5).abs() < 0.01,
+        "the top box rests on the bottom one: {top}"
+    );
+    for (c, column) in columns.iter().enumerate().filter(|(c, _)| *c != 2) {
+        assert!(
+            column.iter().all(|&h| world.body(h).unwrap().is_sleeping()),
+            "column {c} stays asleep"
+        );
+    }
+}

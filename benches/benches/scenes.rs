@@ -6,7 +6,8 @@
 //! second of simulated time so the stacks have settled, then timed while it
 //! keeps stepping; sleeping is off in every reference scene.
 
-use std::time::Duration;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use tumble::{Dim, StepProfile, World};
@@ -77,5 +78,67 @@ fn scenes(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, scenes);
+/// Cubes per side of the lattice `remove_body` is timed in: 26³ = 17 576
+/// cubes side by side, whose fat boxes meet their 26 neighbours', about
+/// 220 000 pairs.
+const LATTICE_SIDE: usize = 26;
+
+/// `World::remove_body` of one cube in the middle of a lattice of cubes
+/// beside some 220 000 pairs (gravity off, so nothing moves): it should
+/// cost what the cube touches, not what the world holds.
+fn remove_body(c: &mut Criterion) {
+    use tumble::d3::{BodyDesc, ColliderDesc, Settings, Shape, World};
+    use tumble::glam::Vec3;
+    let mut world = World::new(Settings {
+        gravity: Vec3::ZERO,
+        ..Settings::default()
+    });
+    let cube = Shape::cuboid(Vec3::splat(0.5)).expect("a valid cube");
+    let mut middle = None;
+    for i in 0..LATTICE_SIDE {
+        for j in 0..LATTICE_SIDE {
+            for k in 0..LATTICE_SIDE {
+                let at = Vec3::new(i as f32, j as f32, k as f32);
+                let body = world
+                    .add_body(
+                        BodyDesc::dynamic().position(at),
+                        ColliderDesc::new(cube.clone()),
+                    )
+                    .expect("a valid body");
+                if [i, j, k] == [LATTICE_SIDE / 2; 3] {
+                    middle = Some(body);
+                }
+            }
+        }
+    }
+    // Two steps: the first reports every pair starting to touch, and a
+    // copy of that world would time growing the copied event list.
+    world.step(DT);
+    world.step(DT);
+    let middle = middle.expect("the lattice has a middle");
+    println!(
+        "remove_body: {} bodies, {} pairs",
+        world.body_count(),
+        world.contact_pairs().len()
+    );
+    let mut group = c.benchmark_group("remove_body");
+    group.sample_size(10);
+    group.bench_function("beside_220k_pairs", |b| {
+        // Only the removal is timed: not the copy it is made in, nor
+        // dropping that copy (tens of milliseconds each).
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                let mut copy = world.clone();
+                let start = Instant::now();
+                black_box(copy.remove_body(middle));
+                total += start.elapsed();
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, scenes, remove_body);
 criterion_main!(benches);

@@ -190,6 +190,14 @@ impl<D: Dim> ContactPair<D> {
         })
     }
 
+    /// Ends the pair before the broad phase drops it: no points, not
+    /// touching, and nothing left to report.
+    fn end(&mut self) {
+        self.manifold = Manifold::default();
+        self.touching = false;
+        self.reported = false;
+    }
+
     /// The event for this pair ceasing to touch.
     fn stopped(&self) -> Option<Event<D>> {
         if !self.reported {
@@ -425,26 +433,48 @@ impl<D: Dim> World<D> {
     }
 
     /// Removes a body and its colliders; its handles go stale. Returns the
-    /// body, or `None` for a stale handle.
+    /// body, or `None` for a stale handle. Its pairs end at once (a
+    /// `Stopped` event for each that touched; the other body wakes) and
+    /// leave [`World::contact_pairs`] at the next step.
+    ///
+    /// Costs what the body touches, not what the world holds: its pairs are
+    /// found through the broad phase (every pair's colliders have
+    /// overlapping fat boxes, and fat boxes change only in a step) and
+    /// looked up in the sorted pairs.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
         let body = self.bodies.remove(handle)?;
         self.buffers.index_stale = true;
+        let mut keys = Vec::new();
         for collider in &body.colliders {
-            if let Some(slot) = self.colliders.remove(collider.handle) {
-                self.broad_phase.remove(slot.proxy);
+            let Some(slot) = self.colliders.remove(collider.handle) else {
+                continue;
+            };
+            let key = key_of(collider.handle);
+            if let Some(fat) = self.broad_phase.fat_aabb(slot.proxy).copied() {
+                self.broad_phase.query(&fat, |other| {
+                    if other != key {
+                        keys.push((key.min(other), key.max(other)));
+                    }
+                    true
+                });
             }
+            self.broad_phase.remove(slot.proxy);
         }
-        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pairs)
-            .into_iter()
-            .partition(|p| p.body_a == handle || p.body_b == handle);
-        self.pairs = kept;
-        for pair in &gone {
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
+            let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) else {
+                continue;
+            };
+            let pair = &mut self.pairs[k];
+            let event = pair.stopped();
+            pair.end();
             for other in [pair.body_a, pair.body_b] {
                 if let Some(neighbour) = self.bodies.get_mut(other) {
                     neighbour.wake_up();
                 }
             }
-            self.record(pair.stopped());
+            self.record(event);
         }
         Some(body)
     }
