@@ -14,6 +14,12 @@ pub enum WorldError {
         /// Which input.
         what: &'static str,
     },
+    /// A quaternion was zero: it names no rotation (any other finite
+    /// quaternion, however long or short, stands for the unit one along it).
+    ZeroRotation {
+        /// Which input.
+        what: &'static str,
+    },
     /// A density, friction, restitution, damping or time step was out of range.
     OutOfRange {
         /// Which input.
@@ -33,6 +39,9 @@ impl fmt::Display for WorldError {
             WorldError::Shape(e) => write!(f, "invalid shape: {e}"),
             WorldError::NotFinite { what } => {
                 write!(f, "{what} must be finite (got NaN or infinity)")
+            }
+            WorldError::ZeroRotation { what } => {
+                write!(f, "{what} is a zero quaternion, which names no rotation")
             }
             WorldError::OutOfRange { what, value } => {
                 write!(f, "{what} is out of range (got {value})")

@@ -1,0 +1,156 @@
+//! Input that would break the simulation is refused at the API boundary with
+//! a typed error, and input that names a valid value is taken whatever its
+//! scale: rotations, collider poses, mass properties and settings.
+
+mod common;
+
+use common::*;
+use tumble::glam::{Quat, Vec2, Vec3, Vec4};
+use tumble::shape::Shape;
+use tumble::{BodyDesc, ColliderDesc, Pose, Settings, World, WorldError, D2, D3};
+
+const DT: f32 = 1.0 / 60.0;
+
+/// A rotation that is not about a coordinate axis, so that every component counts.
+fn turn() -> Quat {
+    Quat::from_axis_angle(Vec3::new(1.0, -2.0, 0.5).normalize(), 0.7)
+}
+
+/// `q`'s components times `scale` (exactly what a user would type).
+fn scaled(q: Quat, scale: f32) -> Quat {
+    Quat::from_vec4(Vec4::from(q) * scale)
+}
+
+/// True when `q` is a unit quaternion for the same rotation as the unit `expected`.
+fn same_rotation(q: Quat, expected: Quat) -> bool {
+    (q.length() - 1.0).abs() < 1e-6 && (Vec4::from(q) - Vec4::from(expected)).length() < 1e-6
+}
+
+#[test]
+fn quaternions_of_any_finite_size_name_their_rotation_3d() {
+    let unit = turn();
+    let cube = || ColliderDesc::new(Shape::<D3>::cuboid(Vec3::new(0.5, 1.0, 1.5)).unwrap());
+    let mut world = World::<D3>::new(Settings::default());
+    let reference = world
+        .add_body(BodyDesc::fixed().rotation(unit), cube())
+        .unwrap();
+    let reference_box = world
+        .body(reference)
+        .map(|b| b.shape().aabb(&b.pose()))
+        .unwrap();
+    for scale in [1e20, 1e30, 1e-25, 1e-30] {
+        let q = scaled(unit, scale);
+        let at = Vec3::new(1.0, 2.0, 3.0);
+        let body = world
+            .add_body(BodyDesc::fixed().position(at).rotation(q), cube())
+            .unwrap_or_else(|e| panic!("a quaternion scaled by {scale} was refused: {e}"));
+        let b = world.body(body).unwrap();
+        assert!(
+            same_rotation(b.rotation(), unit),
+            "scaled by {scale}: {:?}, not {unit:?}",
+            b.rotation()
+        );
+        let aabb = b.shape().aabb(&b.pose());
+        assert!(
+            (aabb.min - at - reference_box.min).length() < 1e-5
+                && (aabb.max - at - reference_box.max).length() < 1e-5,
+            "scaled by {scale}: the box is {aabb:?}"
+        );
+
+        let moved = world
+            .add_body(BodyDesc::dynamic().position(at), cube())
+            .unwrap();
+        let b = world.body_mut(moved).unwrap();
+        b.set_rotation(q).unwrap();
+        assert!(same_rotation(b.rotation(), unit), "set_rotation, {scale}");
+
+        let driven = world
+            .add_body(BodyDesc::kinematic().position(at), cube())
+            .unwrap();
+        world
+            .body_mut(driven)
+            .unwrap()
+            .set_kinematic_target(at, q)
+            .unwrap();
+
+        let pose = Pose::<D3>::new(at, q);
+        assert!(
+            pose.is_finite() && same_rotation(pose.rotation, unit),
+            "Pose::new, {scale}: {pose:?}"
+        );
+        let (body, collider) = (BodyDesc::fixed(), cube().local_pose(Vec3::X, q));
+        let placed = world.add_body(body, collider).unwrap();
+        let local = world.body(placed).unwrap().colliders()[0].local_pose();
+        assert!(same_rotation(local.rotation, unit), "local pose, {scale}");
+        world.step(DT);
+        let target = world.body(driven).unwrap().rotation();
+        assert!(same_rotation(target, unit), "kinematic target, {scale}");
+    }
+}
+
+#[test]
+fn a_zero_or_non_finite_quaternion_is_refused_3d() {
+    let cube = || ColliderDesc::new(Shape::<D3>::cuboid(Vec3::splat(0.5)).unwrap());
+    let zero = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    let mut world = World::<D3>::new(Settings::default());
+    let dynamic = world.add_body(BodyDesc::dynamic(), cube()).unwrap();
+    let kinematic = world.add_body(BodyDesc::kinematic(), cube()).unwrap();
+    let nan = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
+    let inf = Quat::from_xyzw(0.0, f32::INFINITY, 0.0, 1.0);
+    for (q, zero) in [(zero, true), (nan, false), (inf, false)] {
+        let refused = |what| {
+            if zero {
+                WorldError::ZeroRotation { what }
+            } else {
+                WorldError::NotFinite { what }
+            }
+        };
+        assert_eq!(
+            world.add_body(BodyDesc::dynamic().rotation(q), cube()),
+            Err(refused("body rotation")),
+            "{q:?}"
+        );
+        let b = world.body_mut(dynamic).unwrap();
+        assert_eq!(b.set_rotation(q), Err(refused("body rotation")));
+        assert_eq!(b.rotation(), Quat::IDENTITY);
+        let k = world.body_mut(kinematic).unwrap();
+        assert_eq!(
+            k.set_kinematic_target(Vec3::ZERO, q),
+            Err(refused("kinematic target"))
+        );
+        assert!(!Pose::<D3>::new(Vec3::ZERO, q).is_finite(), "{q:?}");
+    }
+    assert_eq!(world.body_count(), 2);
+    assert!(
+        WorldError::ZeroRotation {
+            what: "body rotation"
+        }
+        .to_string()
+        .contains("zero quaternion"),
+        "the message names the cause"
+    );
+}
+
+#[test]
+fn any_finite_angle_is_a_unit_rotation_2d() {
+    let mut world = World::<D2>::new(Settings::default());
+    for angle in [1e10, 1e30, f32::MAX, -f32::MAX, f32::MIN_POSITIVE] {
+        let body = world
+            .add_body(
+                BodyDesc::dynamic().rotation(angle),
+                ColliderDesc::new(D2::cube(0.5)),
+            )
+            .unwrap();
+        let b = world.body_mut(body).unwrap();
+        b.set_rotation(angle).unwrap();
+        let r = b.pose().rotation;
+        let pose = Pose::<D2>::new(Vec2::ZERO, angle).rotation;
+        for r in [r, pose] {
+            let length = Vec2::new(r.cos, r.sin).length();
+            assert!(
+                (length - 1.0).abs() < 1e-6,
+                "angle {angle}: {r:?} has length {length}"
+            );
+        }
+    }
+}
