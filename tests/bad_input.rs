@@ -119,8 +119,18 @@ fn a_zero_or_non_finite_quaternion_is_refused_3d() {
             Err(refused("kinematic target"))
         );
         assert!(!Pose::<D3>::new(Vec3::ZERO, q).is_finite(), "{q:?}");
+        let placed = cube().local_pose(Vec3::ZERO, q);
+        assert_eq!(
+            world.add_body(BodyDesc::dynamic(), placed.clone()),
+            Err(refused("collider local pose"))
+        );
+        assert_eq!(
+            world.add_collider(dynamic, placed).map(|_| ()),
+            Err(refused("collider local pose"))
+        );
     }
     assert_eq!(world.body_count(), 2);
+    assert_eq!(world.body(dynamic).unwrap().colliders().len(), 1);
     assert!(
         WorldError::ZeroRotation {
             what: "body rotation"
@@ -153,4 +163,63 @@ fn any_finite_angle_is_a_unit_rotation_2d() {
             );
         }
     }
+}
+
+fn non_finite_local_pose<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let body = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 1.0)),
+            ColliderDesc::new(D::cube(0.5)),
+        )
+        .unwrap();
+    let centre = world.body(body).unwrap().center_of_mass();
+    let refused = Err(WorldError::NotFinite {
+        what: "collider local pose",
+    });
+    for (translation, angle) in [
+        (D::v(f32::NAN, 0.0), 0.0),
+        (D::v(0.0, f32::INFINITY), 0.0),
+        (D::v(0.0, f32::NEG_INFINITY), 0.0),
+        (D::v(0.0, 0.5), f32::NAN),
+        (D::v(0.0, 0.5), f32::INFINITY),
+    ] {
+        let collider = || ColliderDesc::new(D::cube(0.25)).local_pose(translation, D::tilt(angle));
+        assert_eq!(
+            world.add_body(BodyDesc::dynamic(), collider()).map(|_| ()),
+            refused,
+            "{}: add_body with {translation:?}, {angle}",
+            D::NAME
+        );
+        assert_eq!(
+            world.add_collider(body, collider()).map(|_| ()),
+            refused.clone(),
+            "{}: add_collider with {translation:?}, {angle}",
+            D::NAME
+        );
+    }
+    assert_eq!(world.body_count(), 2, "{}", D::NAME);
+    let b = world.body(body).unwrap();
+    assert_eq!(b.colliders().len(), 1, "{}", D::NAME);
+    assert_eq!(b.center_of_mass(), centre, "{}", D::NAME);
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    let at = world.body(body).unwrap().center_of_mass();
+    assert!(
+        D::height(at) > 0.49 && D::height(at) < 0.51,
+        "{}: the body landed at {at:?}",
+        D::NAME
+    );
+}
+
+#[test]
+fn a_non_finite_collider_local_pose_is_refused_2d() {
+    non_finite_local_pose::<D2>();
+}
+
+#[test]
+fn a_non_finite_collider_local_pose_is_refused_3d() {
+    non_finite_local_pose::<D3>();
 }
