@@ -223,3 +223,145 @@ fn a_non_finite_collider_local_pose_is_refused_2d() {
 fn a_non_finite_collider_local_pose_is_refused_3d() {
     non_finite_local_pose::<D3>();
 }
+
+/// True for the refusal of a dynamic body's mass or inertia.
+fn is_mass_refusal(e: &WorldError) -> bool {
+    matches!(
+        e,
+        WorldError::MassOutOfRange {
+            what: "mass" | "rotational inertia",
+            ..
+        }
+    )
+}
+
+fn mass_out_of_range<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let unit = || ColliderDesc::new(Shape::<D>::ball(0.5).unwrap());
+    let bad: Vec<(&str, ColliderDesc<D>)> = vec![
+        ("ball 1e13", ColliderDesc::new(Shape::ball(1e13).unwrap())),
+        ("ball 1e-14", ColliderDesc::new(Shape::ball(1e-14).unwrap())),
+        ("cuboid 1e20", ColliderDesc::new(D::cuboid(1e20, 1e20))),
+        ("cuboid 1e-15", ColliderDesc::new(D::cube(1e-15))),
+        (
+            "capsule 1e20",
+            ColliderDesc::new(Shape::capsule(1e20, 1e20).unwrap()),
+        ),
+        (
+            "capsule 1e-15",
+            ColliderDesc::new(Shape::capsule(1e-15, 1e-15).unwrap()),
+        ),
+        ("hull 1e20", ColliderDesc::new(D::hull(1e20))),
+        ("hull 1e-15", ColliderDesc::new(D::hull(1e-15))),
+        ("density f32::MAX", unit().density(f32::MAX)),
+        ("density 1e-40", unit().density(1e-40)),
+    ];
+    for (name, collider) in &bad {
+        let refused = world.add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 2.0)),
+            collider.clone(),
+        );
+        match refused {
+            Err(e) => assert!(is_mass_refusal(&e), "{}: {name}: {e:?}", D::NAME),
+            Ok(h) => panic!(
+                "{}: {name} accepted with mass {}",
+                D::NAME,
+                world.body(h).unwrap().mass()
+            ),
+        }
+        // A fixed body needs no mass, only a finite centre.
+        match world.add_body(
+            BodyDesc::fixed().position(D::v(50.0, 0.0)),
+            collider.clone(),
+        ) {
+            Ok(h) => {
+                let centre = world.body(h).unwrap().center_of_mass();
+                assert!(
+                    D::len(centre).is_finite(),
+                    "{}: {name}: {centre:?}",
+                    D::NAME
+                );
+                world.remove_body(h);
+            }
+            Err(e) => assert!(
+                matches!(e, WorldError::MassOutOfRange { .. }),
+                "{}: {name}: {e:?}",
+                D::NAME
+            ),
+        }
+    }
+    assert_eq!(world.body_count(), 1, "{}", D::NAME);
+
+    // A part so far out that the body's inertia overflows.
+    let body = world
+        .add_body(BodyDesc::dynamic().position(D::v(0.0, 0.5)), unit())
+        .unwrap();
+    let (mass, centre) = {
+        let b = world.body(body).unwrap();
+        (b.mass(), b.center_of_mass())
+    };
+    let far = unit().local_pose(D::v(1e20, 0.0), D::tilt(0.0));
+    let e = world.add_collider(body, far).unwrap_err();
+    assert!(is_mass_refusal(&e), "{}: {e:?}", D::NAME);
+    let b = world.body(body).unwrap();
+    assert_eq!(
+        (b.colliders().len(), b.mass(), b.center_of_mass()),
+        (1, mass, centre),
+        "{}: the body is unchanged",
+        D::NAME
+    );
+    // A tiny part of a body of ordinary size is fine: its mass is the rest's.
+    let tiny =
+        ColliderDesc::new(Shape::ball(1e-14).unwrap()).local_pose(D::v(0.5, 0.0), D::tilt(0.0));
+    world.add_collider(body, tiny).unwrap();
+    for _ in 0..30 {
+        world.step(DT);
+    }
+    assert!(D::len(world.body(body).unwrap().position()).is_finite());
+    assert!(e.to_string().contains("too large or too small"), "{e}");
+}
+
+#[test]
+fn bodies_whose_mass_or_inertia_overflow_or_underflow_are_refused_2d() {
+    mass_out_of_range::<D2>();
+}
+
+#[test]
+fn bodies_whose_mass_or_inertia_overflow_or_underflow_are_refused_3d() {
+    mass_out_of_range::<D3>();
+}
+
+/// Spin from an impulse `m · 1 m/s` along Y at the ball's rim on X: `r J / I`,
+/// with `I = k m r²` (`k` = 1/2 for a disc, 2/5 for a ball).
+fn small_and_large_balls_turn<D: Scene>(k: f32) {
+    let mut world = World::<D>::new(Settings::default());
+    for radius in [1e-3, 2e-3, 0.5, 1e3] {
+        let ball = world
+            .add_body(
+                BodyDesc::dynamic(),
+                ColliderDesc::new(Shape::ball(radius).unwrap()),
+            )
+            .unwrap_or_else(|e| panic!("{}: a ball of radius {radius}: {e}", D::NAME));
+        let b = world.body_mut(ball).unwrap();
+        let impulse = D::v(0.0, b.mass());
+        b.apply_impulse(impulse, D::v(radius, 0.0)).unwrap();
+        let spin = D::spin_z(b.angular_velocity());
+        let expected = 1.0 / (k * radius);
+        assert!(
+            (spin - expected).abs() < 1e-4 * expected,
+            "{}: a ball of radius {radius} spins at {spin} rad/s, not {expected}",
+            D::NAME
+        );
+    }
+}
+
+#[test]
+fn small_and_large_balls_turn_2d() {
+    small_and_large_balls_turn::<D2>(0.5);
+}
+
+#[test]
+fn small_and_large_balls_turn_3d() {
+    small_and_large_balls_turn::<D3>(0.4);
+}

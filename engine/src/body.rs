@@ -214,7 +214,7 @@ impl<D: Dim> Body<D> {
         desc: &BodyDesc<D>,
         handle: ColliderHandle,
         collider: ColliderDesc<D>,
-    ) -> Self {
+    ) -> Result<Self, WorldError> {
         let mut body = Self {
             kind: desc.kind,
             pose: Pose::new(desc.position, desc.rotation),
@@ -245,34 +245,60 @@ impl<D: Dim> Body<D> {
             rest_time: 0.0,
             teleported: true,
         };
-        body.update_mass();
-        body
+        body.update_mass()?;
+        Ok(body)
     }
 
     /// Attaches another collider and updates the mass properties; the body's
-    /// origin stays where it is.
-    pub(crate) fn attach(&mut self, handle: ColliderHandle, collider: ColliderDesc<D>) {
+    /// origin stays where it is. Errors as [`Body::update_mass`] does,
+    /// leaving the body as it was.
+    pub(crate) fn attach(
+        &mut self,
+        handle: ColliderHandle,
+        collider: ColliderDesc<D>,
+    ) -> Result<(), WorldError> {
         self.colliders.push(Collider::new(handle, collider));
-        self.update_mass();
+        let attached = self.update_mass();
+        if attached.is_err() {
+            self.colliders.pop();
+        }
+        attached
     }
 
-    /// Mass, centre and inertia from every collider (dynamic bodies only).
-    fn update_mass(&mut self) {
+    /// Centre of mass from every collider; mass and inertia too for a
+    /// dynamic body (the others have none). Errors, changing nothing, with
+    /// [`WorldError::MassOutOfRange`] when f32 cannot hold what the solver
+    /// needs: a dynamic body's mass or inertia not finite and positive with
+    /// a finite, non-zero inverse, or any body's centre of mass not finite.
+    /// That happens only when the shapes are far too large or too small for
+    /// their density (a ball of radius 1e13 or 1e-14 at density 1).
+    fn update_mass(&mut self) -> Result<(), WorldError> {
         let parts: Vec<(MassProperties<D>, Pose<D>)> = self
             .colliders
             .iter()
             .map(|c| (c.shape.mass_properties(c.density), c.local_pose))
             .collect();
         let props = MassProperties::combine(&parts);
-        let moves = self.kind == BodyKind::Dynamic && props.mass > 0.0;
-        self.local_center = props.local_center;
-        self.mass = if moves { props.mass } else { 0.0 };
-        self.inv_mass = if moves { 1.0 / props.mass } else { 0.0 };
-        self.inv_inertia_local = D::invert_inertia(if moves {
-            props.inertia
+        let out_of_range = |what, value| WorldError::MassOutOfRange { what, value };
+        let dynamic = self.kind == BodyKind::Dynamic;
+        let inv_mass = 1.0 / props.mass;
+        if dynamic && !(props.mass.is_finite() && props.mass > 0.0 && inv_mass.is_finite()) {
+            return Err(out_of_range("mass", props.mass));
+        }
+        let inv_inertia_local = if dynamic {
+            D::usable_inverse_inertia(props.inertia)
+                .map_err(|moment| out_of_range("rotational inertia", moment))?
         } else {
             D::zero_inertia()
-        });
+        };
+        if !props.local_center.is_finite() {
+            return Err(out_of_range("centre of mass", props.local_center.length()));
+        }
+        self.local_center = props.local_center;
+        self.mass = if dynamic { props.mass } else { 0.0 };
+        self.inv_mass = if dynamic { inv_mass } else { 0.0 };
+        self.inv_inertia_local = inv_inertia_local;
+        Ok(())
     }
 
     /// True while the body sleeps: at rest with everything it touches, it is

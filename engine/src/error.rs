@@ -27,6 +27,18 @@ pub enum WorldError {
         /// The value given.
         value: f32,
     },
+    /// A body's mass properties, from its colliders' shapes, densities and
+    /// places, do not fit in f32: a dynamic body's mass or rotational
+    /// inertia is not finite and positive with a finite, non-zero inverse
+    /// (the solver divides by both), or a body's centre of mass is not
+    /// finite. The shapes are far too large or too small for their density.
+    MassOutOfRange {
+        /// `"mass"`, `"rotational inertia"` or `"centre of mass"`.
+        what: &'static str,
+        /// The value computed: kg, kg·m² (the moment to blame), or the
+        /// centre's distance from the body's origin, metres.
+        value: f32,
+    },
     /// The handle names a body that was removed (or never existed).
     StaleHandle,
     /// A kinematic target was given to a body that is not kinematic.
@@ -46,6 +58,11 @@ impl fmt::Display for WorldError {
             WorldError::OutOfRange { what, value } => {
                 write!(f, "{what} is out of range (got {value})")
             }
+            WorldError::MassOutOfRange { what, value } => write!(
+                f,
+                "the body's {what} is out of range (got {value}): its shapes are \
+                 too large or too small for their density"
+            ),
             WorldError::StaleHandle => write!(f, "the body was removed or never existed"),
             WorldError::NotKinematic => {
                 write!(f, "only a kinematic body can be driven to a target pose")

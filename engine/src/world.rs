@@ -327,8 +327,9 @@ impl<D: Dim> World<D> {
         &mut self.settings
     }
 
-    /// Adds a body with one collider. Errors on NaN or infinite values and
-    /// out-of-range material (density <= 0, friction < 0, restitution outside 0..=1).
+    /// Adds a body with one collider. Errors on NaN or infinite values,
+    /// out-of-range material (density <= 0, friction < 0, restitution outside
+    /// 0..=1) and mass properties f32 cannot hold ([`WorldError::MassOutOfRange`]).
     pub fn add_body(
         &mut self,
         body: BodyDesc<D>,
@@ -336,17 +337,17 @@ impl<D: Dim> World<D> {
     ) -> Result<BodyHandle, WorldError> {
         body.validate()?;
         collider.validate()?;
-        let handle = self
-            .bodies
-            .insert(Body::new(&body, ColliderHandle::default(), collider));
+        let new = Body::new(&body, ColliderHandle::default(), collider)?;
+        let handle = self.bodies.insert(new);
         self.buffers.index_stale = true;
         self.register_collider(handle, 0);
         Ok(handle)
     }
 
     /// Attaches another collider to a body (a compound body); the body's
-    /// mass, centre of mass and inertia now count it. Errors on a stale
-    /// handle or a bad collider.
+    /// mass, centre of mass and inertia now count it. Errors, changing
+    /// nothing, on a stale handle, a bad collider, or mass properties f32
+    /// cannot hold.
     pub fn add_collider(
         &mut self,
         body: BodyHandle,
@@ -354,7 +355,7 @@ impl<D: Dim> World<D> {
     ) -> Result<ColliderHandle, WorldError> {
         collider.validate()?;
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
-        target.attach(ColliderHandle::default(), collider);
+        target.attach(ColliderHandle::default(), collider)?;
         let index = target.colliders.len() - 1;
         Ok(self.register_collider(body, index))
     }

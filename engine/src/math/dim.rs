@@ -293,6 +293,11 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     fn zero_inertia() -> Self::Inertia;
     /// The inverse of an inertia (zero stays zero: a body that cannot turn).
     fn invert_inertia(inertia: Self::Inertia) -> Self::Inertia;
+    /// The inverse of a dynamic body's inertia, if the solver can use it:
+    /// the inertia finite and positive (definite), its inverse finite and
+    /// non-zero. Otherwise the moment of inertia to blame, kg·m²: one that
+    /// is not finite and positive, else the smallest.
+    fn usable_inverse_inertia(inertia: Self::Inertia) -> Result<Self::Inertia, f32>;
     /// A local inverse inertia seen in world space under rotation `r`.
     fn rotate_inertia(r: Self::Rotation, local: Self::Inertia) -> Self::Inertia;
     /// Applies an (inverse) inertia to an angular quantity.
@@ -426,6 +431,14 @@ impl Dim for D2 {
             1.0 / inertia
         } else {
             0.0
+        }
+    }
+    fn usable_inverse_inertia(inertia: f32) -> Result<f32, f32> {
+        let inverse = Self::invert_inertia(inertia);
+        if inertia.is_finite() && inertia > 0.0 && inverse.is_finite() {
+            Ok(inverse)
+        } else {
+            Err(inertia)
         }
     }
     #[inline]
@@ -563,11 +576,45 @@ impl Dim for D3 {
         Mat3::ZERO
     }
     fn invert_inertia(inertia: Mat3) -> Mat3 {
-        let det = inertia.determinant();
+        // The determinant is a product of three moments: for a body of a
+        // few millimetres it underflows although the inverse is an
+        // ordinary number. So the tensor is first divided by the power of
+        // two at or below its largest entry (exact, and commuting with
+        // every rounding step of the inverse: an inverse that was
+        // computable before gives the same bits).
+        let largest = inertia
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f32::max);
+        if !(inertia.is_finite() && largest >= f32::MIN_POSITIVE) {
+            return Mat3::ZERO;
+        }
+        let power = f32::from_bits(largest.to_bits() & EXPONENT_BITS);
+        let scaled = inertia * (1.0 / power);
+        let det = scaled.determinant();
         if det.abs() > f32::MIN_POSITIVE && det.is_finite() {
-            inertia.inverse()
+            scaled.inverse() * (1.0 / power)
         } else {
             Mat3::ZERO
+        }
+    }
+    fn usable_inverse_inertia(inertia: Mat3) -> Result<Mat3, f32> {
+        let moments = inertia.diagonal();
+        let inverse = Self::invert_inertia(inertia);
+        let usable = inertia.is_finite()
+            && moments.min_element() > 0.0
+            && inverse.is_finite()
+            && inverse.diagonal().min_element() > 0.0;
+        if usable {
+            Ok(inverse)
+        } else {
+            let bad = |m: &f32| !(m.is_finite() && *m > 0.0);
+            Err(moments
+                .to_array()
+                .into_iter()
+                .find(bad)
+                .unwrap_or(moments.min_element()))
         }
     }
     #[inline]
@@ -675,6 +722,43 @@ fn unit_quaternion(q: Quat) -> Option<Quat> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inertia_inverts_bit_for_bit_as_before_and_at_any_scale() {
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32
+        };
+        for _ in 0..10_000 {
+            // A body's inertia: positive moments turned by a rotation.
+            let moments = Vec3::new(next(), next(), next()) * 10.0 + Vec3::splat(0.01);
+            let axis = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5 + 1e-3).normalize();
+            let turn = Mat3::from_quat(Quat::from_axis_angle(axis, next() * 6.0));
+            let inertia = turn * Mat3::from_diagonal(moments) * turn.transpose();
+            assert_eq!(
+                D3::invert_inertia(inertia)
+                    .to_cols_array()
+                    .map(f32::to_bits),
+                inertia.inverse().to_cols_array().map(f32::to_bits),
+                "{inertia:?}"
+            );
+        }
+        // A ball of radius 1 mm at density 1: the determinant underflows.
+        let moment = 1.675_516_7e-15;
+        let inverse = D3::invert_inertia(Mat3::from_diagonal(Vec3::splat(moment)));
+        assert!(
+            (inverse.x_axis.x * moment - 1.0).abs() < 1e-6,
+            "{inverse:?}"
+        );
+        assert!(D3::usable_inverse_inertia(Mat3::from_diagonal(Vec3::splat(moment))).is_ok());
+        for bad in [0.0, 1e-40, f32::INFINITY, f32::NAN] {
+            let inertia = Mat3::from_diagonal(Vec3::new(1.0, bad, 1.0));
+            assert!(D3::usable_inverse_inertia(inertia).is_err(), "{bad}");
+            assert!(D2::usable_inverse_inertia(bad).is_err(), "{bad}");
+        }
+        assert_eq!(D3::invert_inertia(Mat3::ZERO), Mat3::ZERO);
+    }
 
     #[test]
     fn quaternions_normalise_bit_for_bit_as_before_and_at_any_scale() {
