@@ -365,3 +365,201 @@ fn small_and_large_balls_turn_2d() {
 fn small_and_large_balls_turn_3d() {
     small_and_large_balls_turn::<D3>(0.4);
 }
+
+/// The bits of every body's pose and velocity.
+fn state<D: Scene>(world: &World<D>) -> Vec<u32> {
+    world
+        .bodies()
+        .flat_map(|(_, b)| {
+            let mut bits = D::bits(b.position());
+            bits.extend(D::bits(b.linear_velocity()));
+            bits.extend(D::bits(b.center_of_mass()));
+            bits.push(D::rotational_energy(b).to_bits());
+            bits
+        })
+        .collect()
+}
+
+/// A ground and a box falling onto it, some steps in.
+fn falling_box<D: Scene>(settings: Settings<D>) -> World<D> {
+    let mut world = World::<D>::new(settings);
+    add_ground::<D>(&mut world, 0.0);
+    world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(D::v(0.0, 1.0))
+                .rotation(D::tilt(0.3)),
+            ColliderDesc::new(D::cube(0.5)),
+        )
+        .unwrap();
+    world
+}
+
+type Field<D> = fn(&mut Settings<D>) -> &mut f32;
+
+/// Every number in the settings: its name, where it is, and whether zero is refused.
+fn settings_fields<D: Scene>() -> Vec<(&'static str, Field<D>, bool)> {
+    vec![
+        ("settings.contact_hertz", |s| &mut s.contact_hertz, true),
+        (
+            "settings.contact_damping_ratio",
+            |s| &mut s.contact_damping_ratio,
+            false,
+        ),
+        (
+            "settings.max_push_out_speed",
+            |s| &mut s.max_push_out_speed,
+            false,
+        ),
+        (
+            "settings.restitution_threshold",
+            |s| &mut s.restitution_threshold,
+            false,
+        ),
+        ("settings.linear_slop", |s| &mut s.linear_slop, true),
+        (
+            "settings.speculative_distance",
+            |s| &mut s.speculative_distance,
+            false,
+        ),
+        (
+            "settings.contact_breaking_threshold",
+            |s| &mut s.contact_breaking_threshold,
+            true,
+        ),
+        (
+            "settings.manifold_reuse_distance",
+            |s| &mut s.manifold_reuse_distance,
+            false,
+        ),
+        ("settings.aabb_margin", |s| &mut s.aabb_margin, false),
+        ("settings.time_to_sleep", |s| &mut s.time_to_sleep, false),
+        (
+            "settings.linear_sleep_tolerance",
+            |s| &mut s.linear_sleep_tolerance,
+            false,
+        ),
+        (
+            "settings.angular_sleep_tolerance",
+            |s| &mut s.angular_sleep_tolerance,
+            false,
+        ),
+    ]
+}
+
+/// Every refused setting, one at a time, with the error it gets.
+fn bad_settings<D: Scene>() -> Vec<(Settings<D>, WorldError)> {
+    let mut bad = Vec::new();
+    for gravity in [D::v(f32::NAN, 0.0), D::v(0.0, f32::INFINITY)] {
+        let settings = Settings {
+            gravity,
+            ..Settings::default()
+        };
+        let what = "settings.gravity";
+        bad.push((settings, WorldError::NotFinite { what }));
+    }
+    for substeps in [0, tumble::settings::MAX_SUBSTEPS + 1, u32::MAX] {
+        let settings = Settings {
+            substeps,
+            ..Settings::default()
+        };
+        let (what, value) = ("settings.substeps", substeps as f32);
+        bad.push((settings, WorldError::OutOfRange { what, value }));
+    }
+    for (what, field, positive) in settings_fields::<D>() {
+        let zero: &[f32] = if positive { &[0.0] } else { &[] };
+        for &value in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -1.0, -1e-30]
+            .iter()
+            .chain(zero)
+        {
+            let mut settings = Settings::default();
+            *field(&mut settings) = value;
+            bad.push((settings, WorldError::OutOfRange { what, value }));
+        }
+    }
+    bad
+}
+
+/// Errors compared with NaN values equal to each other.
+fn same_error(a: &WorldError, b: &WorldError) -> bool {
+    match (a, b) {
+        (WorldError::OutOfRange { what, value }, WorldError::OutOfRange { what: w, value: v }) => {
+            what == w && value.to_bits() == v.to_bits()
+        }
+        _ => a == b,
+    }
+}
+
+fn bad_settings_are_refused<D: Scene>() {
+    let mut world = falling_box::<D>(Settings::default());
+    for _ in 0..10 {
+        world.step(DT);
+    }
+    let cases = bad_settings::<D>();
+    assert!(cases.len() > 60);
+    for (settings, expected) in cases {
+        let before = state(&world);
+        *world.settings_mut() = settings;
+        let refused = world.try_step(DT).unwrap_err();
+        assert!(
+            same_error(&refused, &expected),
+            "{}: try_step gave {refused:?}, not {expected:?}",
+            D::NAME
+        );
+        world.step(DT);
+        assert_eq!(state(&world), before, "{}: {expected:?} stepped", D::NAME);
+        assert!(same_error(&settings.validate().unwrap_err(), &expected));
+        assert!(same_error(
+            &World::<D>::try_new(settings).err().unwrap(),
+            &expected
+        ));
+        assert!(!refused.to_string().is_empty());
+    }
+    *world.settings_mut() = Settings::default();
+    let before = state(&world);
+    world.try_step(DT).unwrap();
+    assert_ne!(state(&world), before, "{}: valid settings step", D::NAME);
+    let most = Settings {
+        substeps: tumble::settings::MAX_SUBSTEPS,
+        ..Settings::default()
+    };
+    assert!(most.validate().is_ok() && World::<D>::try_new(most).is_ok());
+}
+
+#[test]
+fn every_bad_setting_is_refused_and_the_world_stays_as_it_was_2d() {
+    bad_settings_are_refused::<D2>();
+}
+
+#[test]
+fn every_bad_setting_is_refused_and_the_world_stays_as_it_was_3d() {
+    bad_settings_are_refused::<D3>();
+}
+
+/// A world made with settings `try_new` would refuse: bodies can be added,
+/// and it never steps, so nothing non-finite enters a body.
+fn made_with_bad_settings<D: Scene>() {
+    for (settings, expected) in bad_settings::<D>() {
+        let mut world = falling_box::<D>(settings);
+        let before = state(&world);
+        for _ in 0..30 {
+            world.step(DT);
+        }
+        let refused = world.try_step(DT).unwrap_err();
+        assert!(same_error(&refused, &expected), "{}: {refused:?}", D::NAME);
+        assert_eq!(state(&world), before, "{}: {expected:?}", D::NAME);
+        for (_, body) in world.bodies() {
+            assert!(D::len(body.position()).is_finite() && D::angular_is_finite(body));
+        }
+    }
+}
+
+#[test]
+fn a_world_made_with_bad_settings_never_steps_2d() {
+    made_with_bad_settings::<D2>();
+}
+
+#[test]
+fn a_world_made_with_bad_settings_never_steps_3d() {
+    made_with_bad_settings::<D3>();
+}

@@ -300,7 +300,9 @@ pub(crate) fn collider_of(key: u64) -> ColliderHandle {
 }
 
 impl<D: Dim> World<D> {
-    /// An empty world.
+    /// An empty world. The settings are not checked here:
+    /// [`World::try_step`] refuses to step while [`Settings::validate`]
+    /// refuses them, and [`World::try_new`] checks them at once.
     pub fn new(settings: Settings<D>) -> Self {
         Self {
             broad_phase: BroadPhase::new(settings.aabb_margin),
@@ -316,13 +318,20 @@ impl<D: Dim> World<D> {
         }
     }
 
+    /// An empty world, or the error of [`Settings::validate`].
+    pub fn try_new(settings: Settings<D>) -> Result<Self, WorldError> {
+        settings.validate()?;
+        Ok(Self::new(settings))
+    }
+
     /// The settings the world steps with.
     pub fn settings(&self) -> &Settings<D> {
         &self.settings
     }
 
     /// The settings to change; changes apply from the next step
-    /// (`aabb_margin` only to bodies added afterwards).
+    /// (`aabb_margin` only to bodies added afterwards), which
+    /// [`World::try_step`] refuses while [`Settings::validate`] does.
     pub fn settings_mut(&mut self) -> &mut Settings<D> {
         &mut self.settings
     }
@@ -461,12 +470,13 @@ impl<D: Dim> World<D> {
     }
 
     /// Advances the world by `dt` seconds. A `dt` that is not finite and
-    /// positive does nothing; [`World::try_step`] says why.
+    /// positive, or invalid settings, do nothing; [`World::try_step`] says why.
     pub fn step(&mut self, dt: f32) {
         let _ = self.try_step(dt);
     }
 
-    /// Advances the world by `dt` seconds, or errors when `dt` is not finite and positive.
+    /// Advances the world by `dt` seconds, or errors, changing nothing, when
+    /// `dt` is not finite and positive or [`Settings::validate`] refuses the settings.
     ///
     /// The pipeline: broad phase, narrow phase with manifolds, then the
     /// solver, whose substeps integrate velocities, solve contacts and
@@ -478,6 +488,7 @@ impl<D: Dim> World<D> {
                 value: dt,
             });
         }
+        self.settings.validate()?;
         let start = Instant::now();
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         self.contact_events.clear();
