@@ -38,6 +38,9 @@ pub trait Scene: Dim {
     fn hull(size: f32) -> Shape<Self>;
     /// The spin's component about Z (all of it in 2D).
     fn spin_z(w: Self::AngularVector) -> f32;
+    /// A rotation as typed: the angle `values[0]` in 2D, the quaternion
+    /// `values` (x, y, z, w), not normalised, in 3D.
+    fn raw_rotation(values: [f32; 4]) -> Self::Angle;
 }
 
 impl Scene for D2 {
@@ -105,6 +108,9 @@ impl Scene for D2 {
     fn spin_z(w: f32) -> f32 {
         w
     }
+    fn raw_rotation(values: [f32; 4]) -> f32 {
+        values[0]
+    }
 }
 
 impl Scene for D3 {
@@ -171,6 +177,9 @@ impl Scene for D3 {
     }
     fn spin_z(w: Vec3) -> f32 {
         w.z
+    }
+    fn raw_rotation(values: [f32; 4]) -> Quat {
+        Quat::from_array(values)
     }
 }
 
