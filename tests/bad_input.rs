@@ -537,7 +537,8 @@ fn every_bad_setting_is_refused_and_the_world_stays_as_it_was_3d() {
 }
 
 /// A world made with settings `try_new` would refuse: bodies can be added,
-/// and it never steps, so nothing non-finite enters a body.
+/// and it never steps, so nothing non-finite enters a body; once the
+/// settings are set right it steps as any other.
 fn made_with_bad_settings<D: Scene>() {
     for (settings, expected) in bad_settings::<D>() {
         let mut world = falling_box::<D>(settings);
@@ -551,6 +552,18 @@ fn made_with_bad_settings<D: Scene>() {
         for (_, body) in world.bodies() {
             assert!(D::len(body.position()).is_finite() && D::angular_is_finite(body));
         }
+        // Set right, it steps: the box lands on the ground added meanwhile.
+        *world.settings_mut() = Settings::default();
+        for _ in 0..120 {
+            world.try_step(DT).unwrap();
+        }
+        let (_, falling) = world.bodies().last().unwrap();
+        let height = D::height(falling.center_of_mass());
+        assert!(
+            (height - 0.5).abs() < 0.01,
+            "{}: after {expected:?}, the box rests at {height}",
+            D::NAME
+        );
     }
 }
 
