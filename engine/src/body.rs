@@ -15,6 +15,25 @@ new_key_type! {
     pub struct BodyHandle;
 }
 
+/// The stored rotation for a rotation the user gave as `what`. Errors on a
+/// NaN or infinite component ([`WorldError::NotFinite`]) and on a zero
+/// quaternion ([`WorldError::ZeroRotation`]), which names no rotation; any
+/// other quaternion, however long or short, stands for the unit one along it.
+pub(crate) fn user_rotation<D: Dim>(
+    rotation: D::Angle,
+    what: &'static str,
+) -> Result<D::Rotation, WorldError> {
+    if !D::angle_is_finite(rotation) {
+        return Err(WorldError::NotFinite { what });
+    }
+    let stored = D::rotation_from_angle(rotation);
+    if D::rotation_is_finite(stored) {
+        Ok(stored)
+    } else {
+        Err(WorldError::ZeroRotation { what })
+    }
+}
+
 /// How a body moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum BodyKind {
@@ -79,7 +98,8 @@ impl<D: Dim> BodyDesc<D> {
         self
     }
 
-    /// Orientation: an angle in radians (2D) or a unit quaternion (3D).
+    /// Orientation: an angle in radians (2D) or a quaternion (3D), which
+    /// stands for the unit quaternion along it; a zero one is refused.
     pub fn rotation(mut self, rotation: D::Angle) -> Self {
         self.rotation = rotation;
         self
@@ -128,7 +148,7 @@ impl<D: Dim> BodyDesc<D> {
         self
     }
 
-    /// Checks every value: finite, dampings non-negative.
+    /// Checks every value: finite, a rotation that names one, dampings non-negative.
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
         let finite = |ok: bool, what| {
             if ok {
@@ -138,7 +158,7 @@ impl<D: Dim> BodyDesc<D> {
             }
         };
         finite(self.position.is_finite(), "body position")?;
-        finite(D::angle_is_finite(self.rotation), "body rotation")?;
+        user_rotation::<D>(self.rotation, "body rotation")?;
         finite(self.linear_velocity.is_finite(), "body linear velocity")?;
         finite(self.angular_velocity.is_finite(), "body angular velocity")?;
         for (what, value) in [
@@ -194,7 +214,7 @@ impl<D: Dim> Body<D> {
         desc: &BodyDesc<D>,
         handle: ColliderHandle,
         collider: ColliderDesc<D>,
-    ) -> Self {
+    ) -> Result<Self, WorldError> {
         let mut body = Self {
             kind: desc.kind,
             pose: Pose::new(desc.position, desc.rotation),
@@ -225,34 +245,60 @@ impl<D: Dim> Body<D> {
             rest_time: 0.0,
             teleported: true,
         };
-        body.update_mass();
-        body
+        body.update_mass()?;
+        Ok(body)
     }
 
     /// Attaches another collider and updates the mass properties; the body's
-    /// origin stays where it is.
-    pub(crate) fn attach(&mut self, handle: ColliderHandle, collider: ColliderDesc<D>) {
+    /// origin stays where it is. Errors as [`Body::update_mass`] does,
+    /// leaving the body as it was.
+    pub(crate) fn attach(
+        &mut self,
+        handle: ColliderHandle,
+        collider: ColliderDesc<D>,
+    ) -> Result<(), WorldError> {
         self.colliders.push(Collider::new(handle, collider));
-        self.update_mass();
+        let attached = self.update_mass();
+        if attached.is_err() {
+            self.colliders.pop();
+        }
+        attached
     }
 
-    /// Mass, centre and inertia from every collider (dynamic bodies only).
-    fn update_mass(&mut self) {
+    /// Centre of mass from every collider; mass and inertia too for a
+    /// dynamic body (the others have none). Errors, changing nothing, with
+    /// [`WorldError::MassOutOfRange`] when f32 cannot hold what the solver
+    /// needs: a dynamic body's mass or inertia not finite and positive with
+    /// a finite, non-zero inverse, or any body's centre of mass not finite.
+    /// That happens only when the shapes are far too large or too small for
+    /// their density (a ball of radius 1e13 or 1e-14 at density 1).
+    fn update_mass(&mut self) -> Result<(), WorldError> {
         let parts: Vec<(MassProperties<D>, Pose<D>)> = self
             .colliders
             .iter()
             .map(|c| (c.shape.mass_properties(c.density), c.local_pose))
             .collect();
         let props = MassProperties::combine(&parts);
-        let moves = self.kind == BodyKind::Dynamic && props.mass > 0.0;
-        self.local_center = props.local_center;
-        self.mass = if moves { props.mass } else { 0.0 };
-        self.inv_mass = if moves { 1.0 / props.mass } else { 0.0 };
-        self.inv_inertia_local = D::invert_inertia(if moves {
-            props.inertia
+        let out_of_range = |what, value| WorldError::MassOutOfRange { what, value };
+        let dynamic = self.kind == BodyKind::Dynamic;
+        let inv_mass = 1.0 / props.mass;
+        if dynamic && !(props.mass.is_finite() && props.mass > 0.0 && inv_mass.is_finite()) {
+            return Err(out_of_range("mass", props.mass));
+        }
+        let inv_inertia_local = if dynamic {
+            D::usable_inverse_inertia(props.inertia)
+                .map_err(|moment| out_of_range("rotational inertia", moment))?
         } else {
             D::zero_inertia()
-        });
+        };
+        if !props.local_center.is_finite() {
+            return Err(out_of_range("centre of mass", props.local_center.length()));
+        }
+        self.local_center = props.local_center;
+        self.mass = if dynamic { props.mass } else { 0.0 };
+        self.inv_mass = if dynamic { inv_mass } else { 0.0 };
+        self.inv_inertia_local = inv_inertia_local;
+        Ok(())
     }
 
     /// True while the body sleeps: at rest with everything it touches, it is
@@ -364,15 +410,11 @@ impl<D: Dim> Body<D> {
         Ok(())
     }
 
-    /// Sets the orientation, waking as [`Body::set_position`] does. Errors
-    /// on NaN or infinity.
+    /// Sets the orientation (a quaternion in 3D stands for the unit one
+    /// along it), waking as [`Body::set_position`] does. Errors on NaN or
+    /// infinity, and on a zero quaternion.
     pub fn set_rotation(&mut self, rotation: D::Angle) -> Result<(), WorldError> {
-        if !D::angle_is_finite(rotation) {
-            return Err(WorldError::NotFinite {
-                what: "body rotation",
-            });
-        }
-        let rotation = D::rotation_from_angle(rotation);
+        let rotation = user_rotation::<D>(rotation, "body rotation")?;
         self.teleported |= self.pose.rotation != rotation;
         self.pose.rotation = rotation;
         self.wake_up();
@@ -410,21 +452,25 @@ impl<D: Dim> Body<D> {
     /// Drives a kinematic body to the pose of its origin at `position` and
     /// `rotation` by the end of the next step: the step gives it the velocity
     /// that gets it there, pushing what is in the way, and stops it there.
-    /// Errors on NaN or infinity, and for a body that is not kinematic.
+    /// Errors on NaN or infinity, a zero quaternion, and for a body that is
+    /// not kinematic.
     pub fn set_kinematic_target(
         &mut self,
         position: D::Vector,
         rotation: D::Angle,
     ) -> Result<(), WorldError> {
-        if !(position.is_finite() && D::angle_is_finite(rotation)) {
-            return Err(WorldError::NotFinite {
-                what: "kinematic target",
-            });
+        let what = "kinematic target";
+        if !position.is_finite() {
+            return Err(WorldError::NotFinite { what });
         }
+        let rotation = user_rotation::<D>(rotation, what)?;
         if self.kind != BodyKind::Kinematic {
             return Err(WorldError::NotKinematic);
         }
-        self.kinematic_target = Some(Pose::new(position, rotation));
+        self.kinematic_target = Some(Pose {
+            translation: position,
+            rotation,
+        });
         self.wake_up();
         Ok(())
     }

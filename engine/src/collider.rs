@@ -3,8 +3,9 @@
 
 use slotmap::new_key_type;
 
+use crate::body::user_rotation;
 use crate::error::WorldError;
-use crate::math::{Dim, Pose};
+use crate::math::{Dim, Pose, Vector};
 use crate::shape::Shape;
 
 new_key_type! {
@@ -16,7 +17,9 @@ new_key_type! {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColliderDesc<D: Dim> {
     shape: Shape<D>,
-    local_pose: Pose<D>,
+    /// Where the shape sits in the body's frame, as the user gave it.
+    local_translation: D::Vector,
+    local_rotation: D::Angle,
     density: f32,
     friction: f32,
     restitution: f32,
@@ -57,7 +60,8 @@ impl<D: Dim> ColliderDesc<D> {
     pub fn new(shape: Shape<D>) -> Self {
         Self {
             shape,
-            local_pose: Pose::identity(),
+            local_translation: D::Vector::ZERO,
+            local_rotation: D::angle_of(D::identity()),
             density: 1.0,
             friction: 0.6,
             restitution: 0.0,
@@ -68,9 +72,13 @@ impl<D: Dim> ColliderDesc<D> {
     }
 
     /// Where the shape sits in the body's frame: `translation` (metres) and
-    /// `rotation` (radians in 2D, a quaternion in 3D). Default: the body's origin.
+    /// `rotation` (radians in 2D, a quaternion in 3D, standing for the unit
+    /// one along it). Default: the body's origin. A NaN or infinite
+    /// component, or a zero quaternion, is refused when the collider is
+    /// added: the body's centre of mass would be NaN.
     pub fn local_pose(mut self, translation: D::Vector, rotation: D::Angle) -> Self {
-        self.local_pose = Pose::new(translation, rotation);
+        self.local_translation = translation;
+        self.local_rotation = rotation;
         self
     }
 
@@ -110,7 +118,14 @@ impl<D: Dim> ColliderDesc<D> {
         self
     }
 
+    /// Checks every value: a finite local pose whose rotation names one,
+    /// and the material's ranges.
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
+        let what = "collider local pose";
+        if !self.local_translation.is_finite() {
+            return Err(WorldError::NotFinite { what });
+        }
+        user_rotation::<D>(self.local_rotation, what)?;
         let check = |what, value: f32, ok: bool| {
             if ok {
                 Ok(())
@@ -155,7 +170,7 @@ impl<D: Dim> Collider<D> {
         Self {
             handle,
             shape: desc.shape,
-            local_pose: desc.local_pose,
+            local_pose: Pose::new(desc.local_translation, desc.local_rotation),
             density: desc.density,
             friction: desc.friction,
             restitution: desc.restitution,

@@ -14,11 +14,29 @@ pub enum WorldError {
         /// Which input.
         what: &'static str,
     },
+    /// A quaternion was zero: it names no rotation (any other finite
+    /// quaternion, however long or short, stands for the unit one along it).
+    ZeroRotation {
+        /// Which input.
+        what: &'static str,
+    },
     /// A density, friction, restitution, damping or time step was out of range.
     OutOfRange {
         /// Which input.
         what: &'static str,
         /// The value given.
+        value: f32,
+    },
+    /// A body's mass properties, from its colliders' shapes, densities and
+    /// places, do not fit in f32: a dynamic body's mass or rotational
+    /// inertia is not finite and positive with a finite, non-zero inverse
+    /// (the solver divides by both), or a body's centre of mass is not
+    /// finite. The shapes are far too large or too small for their density.
+    MassOutOfRange {
+        /// `"mass"`, `"rotational inertia"` or `"centre of mass"`.
+        what: &'static str,
+        /// The value computed: kg, kg·m² (the moment to blame), or the
+        /// centre's distance from the body's origin, metres.
         value: f32,
     },
     /// The handle names a body that was removed (or never existed).
@@ -34,9 +52,17 @@ impl fmt::Display for WorldError {
             WorldError::NotFinite { what } => {
                 write!(f, "{what} must be finite (got NaN or infinity)")
             }
+            WorldError::ZeroRotation { what } => {
+                write!(f, "{what} is a zero quaternion, which names no rotation")
+            }
             WorldError::OutOfRange { what, value } => {
                 write!(f, "{what} is out of range (got {value})")
             }
+            WorldError::MassOutOfRange { what, value } => write!(
+                f,
+                "the body's {what} is out of range (got {value}): its shapes are \
+                 too large or too small for their density"
+            ),
             WorldError::StaleHandle => write!(f, "the body was removed or never existed"),
             WorldError::NotKinematic => {
                 write!(f, "only a kinematic body can be driven to a target pose")

@@ -355,7 +355,9 @@ pub(crate) fn collider_of(key: u64) -> ColliderHandle {
 }
 
 impl<D: Dim> World<D> {
-    /// An empty world.
+    /// An empty world. The settings are not checked here:
+    /// [`World::try_step`] refuses to step while [`Settings::validate`]
+    /// refuses them, and [`World::try_new`] checks them at once.
     pub fn new(settings: Settings<D>) -> Self {
         Self {
             broad_phase: BroadPhase::new(settings.aabb_margin),
@@ -371,19 +373,27 @@ impl<D: Dim> World<D> {
         }
     }
 
+    /// An empty world, or the error of [`Settings::validate`].
+    pub fn try_new(settings: Settings<D>) -> Result<Self, WorldError> {
+        settings.validate()?;
+        Ok(Self::new(settings))
+    }
+
     /// The settings the world steps with.
     pub fn settings(&self) -> &Settings<D> {
         &self.settings
     }
 
     /// The settings to change; changes apply from the next step
-    /// (`aabb_margin` only to bodies added afterwards).
+    /// (`aabb_margin` only to bodies added afterwards), which
+    /// [`World::try_step`] refuses while [`Settings::validate`] does.
     pub fn settings_mut(&mut self) -> &mut Settings<D> {
         &mut self.settings
     }
 
-    /// Adds a body with one collider. Errors on NaN or infinite values and
-    /// out-of-range material (density <= 0, friction < 0, restitution outside 0..=1).
+    /// Adds a body with one collider. Errors on NaN or infinite values,
+    /// out-of-range material (density <= 0, friction < 0, restitution outside
+    /// 0..=1) and mass properties f32 cannot hold ([`WorldError::MassOutOfRange`]).
     pub fn add_body(
         &mut self,
         body: BodyDesc<D>,
@@ -391,17 +401,17 @@ impl<D: Dim> World<D> {
     ) -> Result<BodyHandle, WorldError> {
         body.validate()?;
         collider.validate()?;
-        let handle = self
-            .bodies
-            .insert(Body::new(&body, ColliderHandle::default(), collider));
+        let new = Body::new(&body, ColliderHandle::default(), collider)?;
+        let handle = self.bodies.insert(new);
         self.buffers.index_stale = true;
         self.register_collider(handle, 0);
         Ok(handle)
     }
 
     /// Attaches another collider to a body (a compound body); the body's
-    /// mass, centre of mass and inertia now count it. Errors on a stale
-    /// handle or a bad collider.
+    /// mass, centre of mass and inertia now count it. Errors, changing
+    /// nothing, on a stale handle, a bad collider, or mass properties f32
+    /// cannot hold.
     pub fn add_collider(
         &mut self,
         body: BodyHandle,
@@ -409,7 +419,7 @@ impl<D: Dim> World<D> {
     ) -> Result<ColliderHandle, WorldError> {
         collider.validate()?;
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
-        target.attach(ColliderHandle::default(), collider);
+        target.attach(ColliderHandle::default(), collider)?;
         let index = target.colliders.len() - 1;
         Ok(self.register_collider(body, index))
     }
@@ -537,12 +547,13 @@ impl<D: Dim> World<D> {
     }
 
     /// Advances the world by `dt` seconds. A `dt` that is not finite and
-    /// positive does nothing; [`World::try_step`] says why.
+    /// positive, or invalid settings, do nothing; [`World::try_step`] says why.
     pub fn step(&mut self, dt: f32) {
         let _ = self.try_step(dt);
     }
 
-    /// Advances the world by `dt` seconds, or errors when `dt` is not finite and positive.
+    /// Advances the world by `dt` seconds, or errors, changing nothing, when
+    /// `dt` is not finite and positive or [`Settings::validate`] refuses the settings.
     ///
     /// The pipeline: broad phase, narrow phase with manifolds, then the
     /// solver, whose substeps integrate velocities, solve contacts and
@@ -554,6 +565,7 @@ impl<D: Dim> World<D> {
                 value: dt,
             });
         }
+        self.settings.validate()?;
         let start = Instant::now();
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         self.contact_events.clear();

@@ -34,6 +34,13 @@ pub trait Scene: Dim {
     fn rotational_energy(body: &tumble::Body<Self>) -> f32;
     /// Fixed walls around the origin, `half` metres from it on every side.
     fn add_closed_box(world: &mut World<Self>, half: f32);
+    /// A convex hull (a polygon in 2D) around the origin, `size` metres across.
+    fn hull(size: f32) -> Shape<Self>;
+    /// The spin's component about Z (all of it in 2D).
+    fn spin_z(w: Self::AngularVector) -> f32;
+    /// A rotation as typed: the angle `values[0]` in 2D, the quaternion
+    /// `values` (x, y, z, w), not normalised, in 3D.
+    fn raw_rotation(values: [f32; 4]) -> Self::Angle;
 }
 
 impl Scene for D2 {
@@ -88,6 +95,22 @@ impl Scene for D2 {
                 .unwrap();
         }
     }
+    fn hull(size: f32) -> Shape<D2> {
+        let points = [
+            (-0.5, -0.4),
+            (0.5, -0.5),
+            (0.4, 0.5),
+            (-0.3, 0.4),
+            (0.0, 0.1),
+        ];
+        Shape::convex_polygon(&points.map(|(x, y)| Vec2::new(x, y) * size)).unwrap()
+    }
+    fn spin_z(w: f32) -> f32 {
+        w
+    }
+    fn raw_rotation(values: [f32; 4]) -> f32 {
+        values[0]
+    }
 }
 
 impl Scene for D3 {
@@ -140,6 +163,23 @@ impl Scene for D3 {
                     .unwrap();
             }
         }
+    }
+    fn hull(size: f32) -> Shape<D3> {
+        let points = [
+            (-0.5, -0.4, -0.5),
+            (0.5, -0.5, -0.4),
+            (0.4, 0.5, -0.5),
+            (-0.3, 0.4, 0.5),
+            (0.5, 0.4, 0.4),
+            (0.0, 0.1, 0.0),
+        ];
+        Shape::convex_hull(&points.map(|(x, y, z)| Vec3::new(x, y, z) * size)).unwrap()
+    }
+    fn spin_z(w: Vec3) -> f32 {
+        w.z
+    }
+    fn raw_rotation(values: [f32; 4]) -> Quat {
+        Quat::from_array(values)
     }
 }
 

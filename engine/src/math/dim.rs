@@ -8,7 +8,7 @@
 use core::fmt::Debug;
 use core::ops::{Add, AddAssign, IndexMut, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use glam::{Mat3, Quat, Vec2, Vec3};
+use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 
 use super::lanes::{
     InertiaLanes, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
@@ -208,7 +208,8 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     type Vector: Vector;
     /// A rotation as the engine stores it: [`Rot2`] (cosine, sine) or a unit [`Quat`].
     type Rotation: Copy + Debug + PartialEq + Send + Sync + Word + 'static;
-    /// A rotation as users give it: an angle in radians (2D) or a unit [`Quat`] (3D).
+    /// A rotation as users give it: an angle in radians (2D) or a [`Quat`]
+    /// (3D) of any finite, non-zero length, standing for the unit one along it.
     type Angle: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// Angular velocity: radians per second about Z (2D, `f32`) or an axis-rate vector (3D).
     type AngularVector: Angular;
@@ -247,7 +248,11 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
 
     /// The identity rotation.
     fn identity() -> Self::Rotation;
-    /// The stored rotation for a user's rotation.
+    /// The stored rotation for a user's rotation: in 2D the rotation by any
+    /// finite angle; in 3D the unit quaternion along any finite, non-zero
+    /// quaternion, however long or short (see [`unit_quaternion`]). A zero
+    /// or non-finite rotation gives a non-finite one, which
+    /// [`Dim::rotation_is_finite`] reports.
     fn rotation_from_angle(angle: Self::Angle) -> Self::Rotation;
     /// The user's form of a stored rotation.
     fn angle_of(rotation: Self::Rotation) -> Self::Angle;
@@ -288,6 +293,11 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     fn zero_inertia() -> Self::Inertia;
     /// The inverse of an inertia (zero stays zero: a body that cannot turn).
     fn invert_inertia(inertia: Self::Inertia) -> Self::Inertia;
+    /// The inverse of a dynamic body's inertia, if the solver can use it:
+    /// the inertia finite and positive (definite), its inverse finite and
+    /// non-zero. Otherwise the moment of inertia to blame, kg·m²: one that
+    /// is not finite and positive, else the smallest.
+    fn usable_inverse_inertia(inertia: Self::Inertia) -> Result<Self::Inertia, f32>;
     /// A local inverse inertia seen in world space under rotation `r`.
     fn rotate_inertia(r: Self::Rotation, local: Self::Inertia) -> Self::Inertia;
     /// Applies an (inverse) inertia to an angular quantity.
@@ -423,6 +433,14 @@ impl Dim for D2 {
             0.0
         }
     }
+    fn usable_inverse_inertia(inertia: f32) -> Result<f32, f32> {
+        let inverse = Self::invert_inertia(inertia);
+        if inertia.is_finite() && inertia > 0.0 && inverse.is_finite() {
+            Ok(inverse)
+        } else {
+            Err(inertia)
+        }
+    }
     #[inline]
     fn rotate_inertia(_r: Rot2, local: f32) -> f32 {
         local
@@ -494,17 +512,19 @@ impl Dim for D3 {
         Quat::IDENTITY
     }
     fn rotation_from_angle(angle: Quat) -> Quat {
-        angle.normalize()
+        unit_quaternion(angle).unwrap_or(Quat::NAN)
     }
     fn angle_of(rotation: Quat) -> Quat {
         rotation
     }
     fn angle_is_finite(angle: Quat) -> bool {
-        angle.is_finite() && angle.length_squared() > 1e-12
+        angle.is_finite()
     }
     #[inline]
     fn rotation_is_finite(rotation: Quat) -> bool {
-        Self::angle_is_finite(rotation)
+        // A stored rotation is a unit quaternion; the length test also
+        // refuses a zero one placed in a hand-built `Pose`.
+        rotation.is_finite() && rotation.length_squared() > 1e-12
     }
     #[inline]
     fn rotate(r: Quat, v: Vec3) -> Vec3 {
@@ -556,11 +576,45 @@ impl Dim for D3 {
         Mat3::ZERO
     }
     fn invert_inertia(inertia: Mat3) -> Mat3 {
-        let det = inertia.determinant();
+        // The determinant is a product of three moments: for a body of a
+        // few millimetres it underflows although the inverse is an
+        // ordinary number. So the tensor is first divided by the power of
+        // two at or below its largest entry (exact, and commuting with
+        // every rounding step of the inverse: an inverse that was
+        // computable before gives the same bits).
+        let largest = inertia
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f32::max);
+        if !(inertia.is_finite() && largest >= f32::MIN_POSITIVE) {
+            return Mat3::ZERO;
+        }
+        let power = f32::from_bits(largest.to_bits() & EXPONENT_BITS);
+        let scaled = inertia * (1.0 / power);
+        let det = scaled.determinant();
         if det.abs() > f32::MIN_POSITIVE && det.is_finite() {
-            inertia.inverse()
+            scaled.inverse() * (1.0 / power)
         } else {
             Mat3::ZERO
+        }
+    }
+    fn usable_inverse_inertia(inertia: Mat3) -> Result<Mat3, f32> {
+        let moments = inertia.diagonal();
+        let inverse = Self::invert_inertia(inertia);
+        let usable = inertia.is_finite()
+            && moments.min_element() > 0.0
+            && inverse.is_finite()
+            && inverse.diagonal().min_element() > 0.0;
+        if usable {
+            Ok(inverse)
+        } else {
+            let bad = |m: &f32| !(m.is_finite() && *m > 0.0);
+            Err(moments
+                .to_array()
+                .into_iter()
+                .find(bad)
+                .unwrap_or(moments.min_element()))
         }
     }
     #[inline]
@@ -629,9 +683,144 @@ impl Dim for D3 {
     }
 }
 
+/// The bits of an `f32` that hold its exponent: masked out of a positive
+/// normal number they give the largest power of two at or below it.
+const EXPONENT_BITS: u32 = 0x7f80_0000;
+
+/// `2^64`: multiplying by it is exact and lifts any subnormal `f32` (below
+/// `2^-126`) into the normal range.
+const SUBNORMAL_LIFT: f32 = 18_446_744_073_709_551_616.0;
+
+/// The unit quaternion along `q`, or `None` when `q` is zero or has a NaN or
+/// infinite component: then it names no rotation.
+///
+/// [`Quat::normalize`] alone squares the components, which overflows to
+/// infinity from about `1.8e19` (giving a zero quaternion) and underflows to
+/// zero below about `1e-19` (giving infinities). So `q` is first divided by
+/// the largest power of two at or below its largest component: exact,
+/// leaving that component in `[1, 2)` and the squared length in `[1, 16)`.
+/// Scaling by a power of two commutes with every rounding step of the
+/// normalisation, so a quaternion whose squared length neither overflows
+/// nor underflows normalises bit for bit as [`Quat::normalize`] does.
+fn unit_quaternion(q: Quat) -> Option<Quat> {
+    let mut v = Vec4::from(q);
+    if !v.is_finite() {
+        return None;
+    }
+    let mut largest = v.abs().max_element();
+    if largest == 0.0 {
+        return None;
+    }
+    if largest < f32::MIN_POSITIVE {
+        v *= SUBNORMAL_LIFT;
+        largest *= SUBNORMAL_LIFT;
+    }
+    let power = f32::from_bits(largest.to_bits() & EXPONENT_BITS);
+    Some(Quat::from_vec4((v / power).normalize()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inertia_inverts_bit_for_bit_as_before_and_at_any_scale() {
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32
+        };
+        for _ in 0..10_000 {
+            // A body's inertia: positive moments turned by a rotation.
+            let moments = Vec3::new(next(), next(), next()) * 10.0 + Vec3::splat(0.01);
+            let axis = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5 + 1e-3).normalize();
+            let turn = Mat3::from_quat(Quat::from_axis_angle(axis, next() * 6.0));
+            let inertia = turn * Mat3::from_diagonal(moments) * turn.transpose();
+            assert_eq!(
+                D3::invert_inertia(inertia)
+                    .to_cols_array()
+                    .map(f32::to_bits),
+                inertia.inverse().to_cols_array().map(f32::to_bits),
+                "{inertia:?}"
+            );
+        }
+        // A ball of radius 1 mm at density 1: the determinant underflows.
+        let moment = 1.675_516_7e-15;
+        let inverse = D3::invert_inertia(Mat3::from_diagonal(Vec3::splat(moment)));
+        assert!(
+            (inverse.x_axis.x * moment - 1.0).abs() < 1e-6,
+            "{inverse:?}"
+        );
+        assert!(D3::usable_inverse_inertia(Mat3::from_diagonal(Vec3::splat(moment))).is_ok());
+        for bad in [0.0, 1e-40, f32::INFINITY, f32::NAN] {
+            let inertia = Mat3::from_diagonal(Vec3::new(1.0, bad, 1.0));
+            assert!(D3::usable_inverse_inertia(inertia).is_err(), "{bad}");
+            assert!(D2::usable_inverse_inertia(bad).is_err(), "{bad}");
+        }
+        assert_eq!(D3::invert_inertia(Mat3::ZERO), Mat3::ZERO);
+    }
+
+    #[test]
+    fn quaternions_normalise_bit_for_bit_as_before_and_at_any_scale() {
+        // Unit and ordinary quaternions: exactly what `Quat::normalize` gives.
+        let mut seed = 1u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32 * 2.0 - 1.0
+        };
+        for i in 0..10_000 {
+            let raw = Quat::from_xyzw(next(), next(), next(), next());
+            let q = if i % 2 == 0 {
+                raw.normalize()
+            } else {
+                raw * 7.5
+            };
+            let ours = D3::rotation_from_angle(q);
+            assert_eq!(
+                Vec4::from(ours).to_array().map(f32::to_bits),
+                Vec4::from(q.normalize()).to_array().map(f32::to_bits),
+                "{q:?}"
+            );
+        }
+        for q in [Quat::IDENTITY, Quat::from_rotation_y(0.3), -Quat::IDENTITY] {
+            assert_eq!(D3::rotation_from_angle(q), q.normalize());
+        }
+        // Any finite, non-zero size: the same direction.
+        let unit = Quat::from_axis_angle(Vec3::new(1.0, -2.0, 0.5).normalize(), 0.7);
+        for scale in [f32::MAX / 2.0, 1e30, 1e20, 1e-20, 1e-30, 1e-37] {
+            let q = Quat::from_vec4(Vec4::from(unit) * scale);
+            let ours = Vec4::from(D3::rotation_from_angle(q));
+            assert!(
+                (ours - Vec4::from(unit)).length() < 1e-6,
+                "{scale}: {ours:?}"
+            );
+        }
+        let largest = Quat::from_xyzw(f32::MAX, -f32::MAX, f32::MAX, f32::MAX);
+        let ours = Vec4::from(D3::rotation_from_angle(largest));
+        assert!((ours - Vec4::new(0.5, -0.5, 0.5, 0.5)).length() < 1e-6);
+        // Subnormal components: the smallest positive f32 along one axis.
+        let tiny = f32::from_bits(1);
+        assert_eq!(
+            D3::rotation_from_angle(Quat::from_xyzw(0.0, -tiny, 0.0, 0.0)),
+            Quat::from_xyzw(0.0, -1.0, 0.0, 0.0)
+        );
+        let ours = Vec4::from(D3::rotation_from_angle(Quat::from_xyzw(
+            3.0 * tiny,
+            0.0,
+            4.0 * tiny,
+            0.0,
+        )));
+        assert!((ours - Vec4::new(0.6, 0.0, 0.8, 0.0)).length() < 1e-6);
+        // Nothing to normalise.
+        for q in [
+            Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            Quat::from_xyzw(-0.0, 0.0, -0.0, 0.0),
+            Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+            Quat::from_xyzw(0.0, f32::INFINITY, 0.0, 1.0),
+        ] {
+            assert!(!D3::rotation_is_finite(D3::rotation_from_angle(q)), "{q:?}");
+        }
+    }
 
     #[test]
     fn turn_chord_is_how_far_a_unit_point_moves() {

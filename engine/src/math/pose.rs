@@ -19,7 +19,10 @@ impl<D: Dim> Default for Pose<D> {
 
 impl<D: Dim> Pose<D> {
     /// A pose from a translation and a user rotation: an angle in radians
-    /// (2D, counter-clockwise) or a quaternion (3D, normalised here).
+    /// (2D, counter-clockwise) or a quaternion (3D) of any finite, non-zero
+    /// length, which stands for the unit quaternion along it. A zero or
+    /// non-finite rotation gives a pose that is not [`Pose::is_finite`],
+    /// which the world's queries refuse.
     pub fn new(translation: D::Vector, rotation: D::Angle) -> Self {
         Self {
             translation,
