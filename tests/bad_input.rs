@@ -417,6 +417,7 @@ fn settings_fields<D: Scene>() -> Vec<(&'static str, Field<D>, bool)> {
             false,
         ),
         ("settings.linear_slop", |s| &mut s.linear_slop, true),
+        ("settings.max_step", |s| &mut s.max_step, true),
         (
             "settings.speculative_distance",
             |s| &mut s.speculative_distance,
@@ -464,6 +465,14 @@ fn bad_settings<D: Scene>() -> Vec<(Settings<D>, WorldError)> {
             ..Settings::default()
         };
         let (what, value) = ("settings.substeps", substeps as f32);
+        bad.push((settings, WorldError::OutOfRange { what, value }));
+    }
+    for max_steps_per_call in [0, tumble::settings::MAX_STEPS_PER_CALL + 1, u32::MAX] {
+        let settings = Settings {
+            max_steps_per_call,
+            ..Settings::default()
+        };
+        let (what, value) = ("settings.max_steps_per_call", max_steps_per_call as f32);
         bad.push((settings, WorldError::OutOfRange { what, value }));
     }
     for (what, field, positive) in settings_fields::<D>() {

@@ -238,3 +238,95 @@ fn a_sliding_ball_starts_rolling_at_the_speed_its_inertia_gives_2d() {
 fn a_sliding_ball_starts_rolling_at_the_speed_its_inertia_gives_3d() {
     sliding_ball_rolls::<D3>(5.0 / 7.0);
 }
+
+/// A frame that takes a whole second (a game's hitch), given to `step` as
+/// it is: boxes and balls resting (awake) on the ground stay on it. The step is
+/// taken as steps of at most `Settings::max_step`; one step of a second
+/// moved them metres into the ground before any contact acted.
+fn one_second_hitch<D: Random>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let resting: Vec<(BodyHandle, f32)> = (0..8)
+        .map(|i| {
+            let (shape, half) = if i % 2 == 0 {
+                (D::cube(0.5), 0.5)
+            } else {
+                (Shape::ball(0.3).unwrap(), 0.3)
+            };
+            let at = D::spot(i, 2.0) + D::v(0.0, half);
+            let body = world
+                .add_body(
+                    BodyDesc::dynamic().position(at).can_sleep(false),
+                    ColliderDesc::new(shape),
+                )
+                .unwrap();
+            (body, half)
+        })
+        .collect();
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    world.step(1.0);
+    for _ in 0..3 {
+        for &(body, half) in &resting {
+            let height = D::height(world.body(body).unwrap().position());
+            assert!(
+                (height - half).abs() < 0.01,
+                "{}: a body resting at {half} m is at {height} m after the hitch",
+                D::NAME
+            );
+        }
+        world.step(DT);
+    }
+}
+
+#[test]
+fn a_one_second_hitch_leaves_resting_bodies_on_the_ground_2d() {
+    one_second_hitch::<D2>();
+}
+
+#[test]
+fn a_one_second_hitch_leaves_resting_bodies_on_the_ground_3d() {
+    one_second_hitch::<D3>();
+}
+
+/// A step longer than `max_step` is the same, bit for bit, as the equal
+/// steps it is split into; past `max_steps_per_call` steps the rest of the
+/// time is dropped.
+#[test]
+fn a_long_step_is_its_equal_steps_and_at_most_max_steps_per_call_of_them() {
+    let falling = || {
+        let mut world = World::<D3>::new(Settings::default());
+        add_ground::<D3>(&mut world, 0.0);
+        let body = world
+            .add_body(
+                BodyDesc::dynamic()
+                    .position(Vec3::new(0.0, 3.0, 0.0))
+                    .rotation(Quat::from_rotation_z(0.3))
+                    .linear_velocity(Vec3::new(1.0, 0.0, 0.5)),
+                ColliderDesc::new(D3::cube(0.5)),
+            )
+            .unwrap();
+        (world, body)
+    };
+    let pose = |world: &World<D3>, body| {
+        let b = world.body(body).unwrap();
+        (b.position(), b.rotation(), b.linear_velocity())
+    };
+    let (mut long, body) = falling();
+    let (mut short, _) = falling();
+    for _ in 0..20 {
+        long.step(0.05);
+        short.step(0.025);
+        short.step(0.025);
+    }
+    assert_eq!(pose(&long, body), pose(&short, body));
+    let (mut hitch, body) = falling();
+    let (mut capped, _) = falling();
+    hitch.step(10.0);
+    let settings = *capped.settings();
+    for _ in 0..settings.max_steps_per_call {
+        capped.step(settings.max_step);
+    }
+    assert_eq!(pose(&hitch, body), pose(&capped, body));
+}

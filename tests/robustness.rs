@@ -79,7 +79,7 @@ impl Chaos {
         };
         let d = Settings::<D>::default();
         let s = settings;
-        match self.below(15) {
+        match self.below(17) {
             0 if awkward => s.gravity = D::v(self.value(), self.value()),
             0 => s.gravity = d.gravity * near(self, 1.0),
             1 => s.substeps = [0, 1, 2, 4, 8, 64, 65, u32::MAX][self.below(8) as usize],
@@ -95,6 +95,8 @@ impl Chaos {
             11 => s.time_to_sleep = near(self, d.time_to_sleep),
             12 => s.linear_sleep_tolerance = near(self, d.linear_sleep_tolerance),
             13 => s.angular_sleep_tolerance = near(self, d.angular_sleep_tolerance),
+            14 => s.max_step = near(self, d.max_step),
+            15 => s.max_steps_per_call = [0, 1, 2, 8, 64, 65][self.below(6) as usize],
             _ => s.sleep = !s.sleep,
         }
     }

@@ -10,6 +10,12 @@ use crate::math::{Dim, Vector};
 /// stalls it (`u32::MAX` would take days).
 pub const MAX_SUBSTEPS: u32 = 64;
 
+/// The most steps one call to `step` splits a long time step into: a 1 s
+/// hitch at the default `max_step` would take 30, and a game stalled by a
+/// hitch must not stall longer catching up (the spiral of death). Past it
+/// the world runs slow for that frame.
+pub const MAX_STEPS_PER_CALL: u32 = 64;
+
 /// How a world steps. Public fields; [`Settings::default`] gives Box2D v3's
 /// tuning for 60 Hz steps of metre-sized bodies. [`Settings::validate`]
 /// says which values a world steps with.
@@ -19,6 +25,18 @@ pub struct Settings<D: Dim> {
     pub gravity: D::Vector,
     /// Solver substeps per step. Default 4.
     pub substeps: u32,
+    /// The longest step the world takes at once, seconds. A call to `step`
+    /// with a longer `dt` (a frame hitch) takes as many equal steps of at
+    /// most this as `dt` needs, up to `max_steps_per_call`; a step of a
+    /// second through gravity's pull moves a resting body metres into the
+    /// ground before any contact acts (`a_one_second_hitch_leaves_resting_bodies_on_the_ground_3d`).
+    /// Default 1/30 s: a 60 Hz game's steps are taken as they are.
+    pub max_step: f32,
+    /// At most this many steps per call, 1 to [`MAX_STEPS_PER_CALL`]; a
+    /// `dt` longer than this many `max_step`s is cut to them, and the world
+    /// runs slower than the game's clock for that frame. Default 8: a 1 s
+    /// hitch simulates 8/30 s.
+    pub max_steps_per_call: u32,
     /// Contact stiffness, Hz: how fast overlap is pushed out. Default 30.
     pub contact_hertz: f32,
     /// Contact damping ratio. Default 10 (heavily damped, no bounce from the spring).
@@ -69,6 +87,8 @@ impl<D: Dim> Default for Settings<D> {
         Self {
             gravity: D::Vector::unit_y() * -9.81,
             substeps: 4,
+            max_step: 1.0 / 30.0,
+            max_steps_per_call: 8,
             contact_hertz: 30.0,
             contact_damping_ratio: 10.0,
             max_push_out_speed: 3.0,
@@ -117,8 +137,15 @@ impl<D: Dim> Settings<D> {
                 value: self.substeps as f32,
             });
         }
+        if !(1..=MAX_STEPS_PER_CALL).contains(&self.max_steps_per_call) {
+            return Err(WorldError::OutOfRange {
+                what: "settings.max_steps_per_call",
+                value: self.max_steps_per_call as f32,
+            });
+        }
         // (name, value, zero refused)
         let numbers = [
+            ("settings.max_step", self.max_step, true),
             ("settings.contact_hertz", self.contact_hertz, true),
             (
                 "settings.contact_damping_ratio",

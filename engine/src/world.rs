@@ -242,6 +242,33 @@ pub struct StepProfile {
     pub total: f64,
 }
 
+impl StepProfile {
+    /// Adds another step's times to these.
+    fn add(&mut self, other: &Self) {
+        self.broad_phase += other.broad_phase;
+        self.narrow_phase += other.narrow_phase;
+        self.solver += other.solver;
+        self.islands += other.islands;
+        self.total += other.total;
+    }
+}
+
+/// How a call's `dt` is stepped: the count of equal steps and their length.
+/// As few steps as keep each within `max_step` (for a `dt` within it, one
+/// step of exactly `dt`), at most `max_steps`, each then `max_step` long.
+fn split_step(dt: f32, max_step: f32, max_steps: u32) -> (u32, f32) {
+    if dt <= max_step {
+        return (1, dt);
+    }
+    let needed = (dt / max_step).ceil();
+    if needed > max_steps as f32 {
+        (max_steps, max_step)
+    } else {
+        let steps = needed as u32;
+        (steps, dt / steps as f32)
+    }
+}
+
 /// Either kind of event, while a step sorts them.
 enum Event<D: Dim> {
     Contact(ContactEvent<D>),
@@ -558,6 +585,11 @@ impl<D: Dim> World<D> {
     /// The pipeline: broad phase, narrow phase with manifolds, then the
     /// solver, whose substeps integrate velocities, solve contacts and
     /// integrate positions (stages 1, 5 and 6 interleaved, Box2D v3's soft step).
+    ///
+    /// A `dt` longer than [`Settings::max_step`] is taken as equal steps of
+    /// at most that, and at most [`Settings::max_steps_per_call`] of them
+    /// (a longer `dt` is cut: the world runs slow for that frame). Events
+    /// and the profile then cover all of them.
     pub fn try_step(&mut self, dt: f32) -> Result<(), WorldError> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(WorldError::OutOfRange {
@@ -566,10 +598,23 @@ impl<D: Dim> World<D> {
             });
         }
         self.settings.validate()?;
-        let start = Instant::now();
-        let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+        let (steps, h) = split_step(dt, self.settings.max_step, self.settings.max_steps_per_call);
         self.contact_events.clear();
         self.sensor_events.clear();
+        let mut profile = StepProfile::default();
+        for _ in 0..steps {
+            self.step_once(h);
+            profile.add(&self.profile);
+        }
+        self.profile = profile;
+        Ok(())
+    }
+
+    /// One step of `dt` seconds, the pipeline's stages in order; events
+    /// are added to the call's.
+    fn step_once(&mut self, dt: f32) {
+        let start = Instant::now();
+        let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         let (mut teleports, mut sleepers) = (false, false);
         for body in self.bodies.values_mut() {
             body.aim_at_target(dt);
@@ -606,7 +651,6 @@ impl<D: Dim> World<D> {
             islands,
             total: since(start),
         };
-        Ok(())
     }
 
     /// Stage 2: refit moved bodies' boxes (stretched ahead by their last
