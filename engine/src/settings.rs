@@ -65,7 +65,9 @@ pub struct Settings<D: Dim> {
     /// to the other since the last query, metres. Default 0.1 × slop; zero
     /// queries every pair every step.
     pub manifold_reuse_distance: f32,
-    /// Broad-phase boxes are grown by this much so pairs persist, metres. Default 0.1.
+    /// Broad-phase boxes are grown by this much so pairs persist, metres.
+    /// Default 0.1. A change applies to boxes stored from the next step on
+    /// (a box is stored anew when its collider leaves the old one).
     pub aabb_margin: f32,
     /// Let bodies at rest fall asleep (Box2D's default: on). Turn it off to
     /// time every body every step.

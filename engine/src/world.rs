@@ -412,7 +412,7 @@ impl<D: Dim> World<D> {
     }
 
     /// The settings to change; changes apply from the next step
-    /// (`aabb_margin` only to bodies added afterwards), which
+    /// (`aabb_margin` to boxes the broad phase stores from then on), which
     /// [`World::try_step`] refuses while [`Settings::validate`] does.
     pub fn settings_mut(&mut self) -> &mut Settings<D> {
         &mut self.settings
@@ -614,6 +614,7 @@ impl<D: Dim> World<D> {
     /// are added to the call's.
     fn step_once(&mut self, dt: f32) {
         let start = Instant::now();
+        self.broad_phase.set_margin(self.settings.aabb_margin);
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         let (mut teleports, mut sleepers) = (false, false);
         for body in self.bodies.values_mut() {

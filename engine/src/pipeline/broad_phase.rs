@@ -221,16 +221,11 @@ impl<D: Dim> BroadPhase<D> {
     /// An empty broad phase whose fat boxes extend `margin` metres beyond the
     /// boxes given (e.g. 0.1). A negative or NaN margin counts as zero.
     pub fn new(margin: f32) -> Self {
-        let margin = if margin >= 0.0 {
-            margin.min(f32::MAX)
-        } else {
-            0.0
-        };
-        Self {
+        let mut broad_phase = Self {
             nodes: Vec::new(),
             free: Vec::new(),
             root: NULL,
-            margin,
+            margin: 0.0,
             proxy_count: 0,
             move_buffer: Vec::new(),
             pairs: Vec::new(),
@@ -239,7 +234,20 @@ impl<D: Dim> BroadPhase<D> {
             removed: Vec::new(),
             touched: Vec::new(),
             fresh: Vec::new(),
-        }
+        };
+        broad_phase.set_margin(margin);
+        broad_phase
+    }
+
+    /// Sets the margin of fat boxes stored from now on (boxes already
+    /// stored keep theirs until re-inserted). A negative or NaN margin
+    /// counts as zero.
+    pub fn set_margin(&mut self, margin: f32) {
+        self.margin = if margin >= 0.0 {
+            margin.min(f32::MAX)
+        } else {
+            0.0
+        };
     }
 
     /// Adds a proxy for the caller's stable `key` (e.g. a collider index) with
