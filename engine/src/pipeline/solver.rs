@@ -238,9 +238,10 @@ struct PointLanes<D: Dim> {
     /// Accumulated impulses, N·s.
     normal_impulse: Vec4,
     tangent_impulse: D::PerTangent<Vec4>,
-    max_normal_impulse: Vec4,
     /// Normal impulse applied over the step so far, every warm start,
-    /// solve, relax and bounce added up, N·s (for contact events).
+    /// solve, relax and bounce added up, N·s: for contact events, and
+    /// positive where the point pushed, which restitution asks of a point
+    /// it bounces (Box2D's `maxNormalImpulse > 0`).
     total_normal_impulse: Vec4,
     /// Normal velocity before solving, m/s (negative when approaching):
     /// the most negative one the solve passes saw, for restitution.
@@ -990,7 +991,6 @@ fn solve_normals_together<D: Dim>(
         let total = (p.normal_impulse + lambda).max(Vec4::ZERO);
         let added = total - p.normal_impulse;
         p.normal_impulse = total;
-        p.max_normal_impulse = p.max_normal_impulse.max(added);
         p.total_normal_impulse += added;
         impulse.add_row(&row, added);
         sum += added;
@@ -1050,7 +1050,7 @@ fn apply_restitution<D: Dim>(
         let bounces = bouncy
             & p.in_use()
             & p.approach_speed.cmple(Vec4::splat(-threshold))
-            & p.max_normal_impulse.cmpne(Vec4::ZERO);
+            & p.total_normal_impulse.cmpgt(Vec4::ZERO);
         if !bounces.any() {
             continue;
         }
