@@ -13,7 +13,7 @@ use crate::events::{ContactEvent, SensorEvent};
 use crate::math::{Angular, Dim, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::{self, SolverBody};
-use crate::pipeline::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
+use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactInput, Contacts};
 use crate::settings::Settings;
@@ -160,9 +160,13 @@ impl<D: Dim> ContactPair<D> {
     /// hops a fraction of a millimetre after its impact, does not stop and
     /// start again (`a_dropped_box_starts_touching_once_and_stops_once_lifted_2d`).
     fn touches_after_solve(&self, speculative_distance: f32) -> bool {
-        let points = self.manifold.points();
-        points.iter().any(ManifoldPoint::touches)
-            || (self.touching && points.iter().any(|p| p.separation <= speculative_distance))
+        self.manifold.touches()
+            || (self.touching
+                && self
+                    .manifold
+                    .points()
+                    .iter()
+                    .any(|p| p.separation <= speculative_distance))
     }
 
     /// The event for this pair starting to touch: where it pushed hardest
@@ -170,23 +174,26 @@ impl<D: Dim> ContactPair<D> {
     /// impulse and fastest approach; `None` if a body is gone.
     fn started(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> Option<ContactEvent<D>> {
         let [(_, pose_a), (_, pose_b)] = self.colliders(bodies)?;
-        let points = self.manifold.points();
-        let strongest = (0..points.len()).max_by(|&i, &j| {
-            let (p, q) = (&points[i], &points[j]);
-            p.total_normal_impulse
-                .total_cmp(&q.total_normal_impulse)
-                .then(q.separation.total_cmp(&p.separation))
-        })?;
-        let (on_a, on_b) = self.manifold.world_points(&pose_a, &pose_b, strongest);
+        let manifold = &self.manifold;
+        let points = manifold.points();
+        let deepest = || {
+            (0..points.len()).min_by(|&i, &j| points[i].separation.total_cmp(&points[j].separation))
+        };
+        let point = if manifold.total_normal_impulse() > 0.0 {
+            manifold.strongest_point()
+        } else {
+            deepest()
+        }?;
+        let (on_a, on_b) = manifold.world_points(&pose_a, &pose_b, point);
         Some(ContactEvent::Started {
             body_a: self.body_a,
             body_b: self.body_b,
             collider_a: self.collider_a,
             collider_b: self.collider_b,
             point: (on_a + on_b) * 0.5,
-            normal: self.manifold.normal,
-            impulse: points.iter().map(|p| p.total_normal_impulse).sum(),
-            approach_speed: points.iter().map(|p| p.approach_speed).fold(0.0, f32::max),
+            normal: manifold.normal,
+            impulse: manifold.total_normal_impulse(),
+            approach_speed: manifold.approach_speed(),
         })
     }
 

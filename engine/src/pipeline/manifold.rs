@@ -34,14 +34,6 @@ use crate::math::{Dim, Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, Contact};
 
-impl<V> ManifoldPoint<V> {
-    /// True when the point touched in its last step: it overlaps, or it
-    /// pushed (a speculative point struck mid-step).
-    pub fn touches(&self) -> bool {
-        self.separation <= 0.0 || self.total_normal_impulse > 0.0
-    }
-}
-
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct ManifoldPoint<V> {
@@ -55,11 +47,6 @@ pub struct ManifoldPoint<V> {
     pub normal_impulse: f32,
     /// Accumulated friction impulses along the tangents, N·s.
     pub tangent_impulse: [f32; 2],
-    /// Normal impulse the point applied over the last step it was solved
-    /// in, every substep and the bounce, N·s: positive when it pushed.
-    pub total_normal_impulse: f32,
-    /// The fastest the point closed along the normal during that step, m/s (>= 0).
-    pub approach_speed: f32,
     /// Where the solver applies the point's impulses: the midpoint of its
     /// two ends, relative to each collider's origin, in world axes, frozen
     /// at the pair's last GJK/EPA query (see [`Manifold::freeze_levers`]).
@@ -76,6 +63,22 @@ pub struct Manifold<D: Dim> {
     len: usize,
     /// What the last GJK/EPA query found.
     last_query: LastQuery<D>,
+    /// What the pair's last solved step did (kept with the pair, not per
+    /// point: the pairs are read front to back every step, and these fit
+    /// in the manifold's padding).
+    pushed: Pushed,
+}
+
+/// What a manifold's points did in the last step it was solved in.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub(crate) struct Pushed {
+    /// Normal impulse of all points over the step, every substep and the
+    /// bounce, N·s: positive when the pair pushed.
+    pub total_normal_impulse: f32,
+    /// The fastest a point closed along the normal during the step, m/s (>= 0).
+    pub approach_speed: f32,
+    /// The point with the largest share of the impulse.
+    pub strongest: u8,
 }
 
 /// What a manifold's last GJK/EPA query found, with where B was in A's frame.
@@ -100,6 +103,7 @@ impl<D: Dim> Default for Manifold<D> {
             points: Default::default(),
             len: 0,
             last_query: LastQuery::None,
+            pushed: Pushed::default(),
         }
     }
 }
@@ -128,6 +132,34 @@ impl<D: Dim> Manifold<D> {
     /// The points in use.
     pub fn points(&self) -> &[ManifoldPoint<D::Vector>] {
         &self.points.as_ref()[..self.len]
+    }
+
+    /// Normal impulse between the pair over the last step it was solved
+    /// in, all points, every substep and the bounce, N·s.
+    pub fn total_normal_impulse(&self) -> f32 {
+        self.pushed.total_normal_impulse
+    }
+
+    /// The fastest a point closed along the normal during that step, m/s (>= 0).
+    pub fn approach_speed(&self) -> f32 {
+        self.pushed.approach_speed
+    }
+
+    /// The point that took the largest share of that impulse, if any is left.
+    pub fn strongest_point(&self) -> Option<usize> {
+        let i = self.pushed.strongest as usize;
+        (i < self.len).then_some(i)
+    }
+
+    /// True when the pair touched in its last solved step: a point
+    /// overlaps, or the pair pushed (a speculative point struck mid-step).
+    pub fn touches(&self) -> bool {
+        self.pushed.total_normal_impulse > 0.0 || self.points().iter().any(|p| p.separation <= 0.0)
+    }
+
+    /// Records what the solver's step did (see [`Pushed`]).
+    pub(crate) fn set_pushed(&mut self, pushed: Pushed) {
+        self.pushed = pushed;
     }
 
     /// The points in use, for the solver to store impulses.
@@ -295,8 +327,6 @@ impl<D: Dim> Manifold<D> {
             separation: (c.point_b - point_a).dot(self.normal),
             normal_impulse: 0.0,
             tangent_impulse: [0.0; 2],
-            total_normal_impulse: 0.0,
-            approach_speed: 0.0,
             lever_a: D::Vector::ZERO,
             lever_b: D::Vector::ZERO,
         };

@@ -39,7 +39,7 @@ use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{
     integrate_positions, integrate_velocities, starting_state, BodyState, SolverBody,
 };
-use super::manifold::Manifold;
+use super::manifold::{Manifold, Pushed};
 use super::stages::{run_stages, Shared};
 use crate::math::{Dim, InertiaLanes, Lanes, Pose, RotationLanes};
 use crate::settings::Settings;
@@ -238,8 +238,9 @@ struct PointLanes<D: Dim> {
     /// Accumulated impulses, N·s.
     normal_impulse: Vec4,
     tangent_impulse: D::PerTangent<Vec4>,
-    /// Normal impulse applied over the step so far, every warm start,
-    /// solve, relax and bounce added up, N·s: for contact events, and
+    /// Normal impulse applied over the step so far, N·s: each substep's
+    /// (the accumulated impulse once relaxed: the warm start plus every
+    /// solve's addition) and the bounce's, added up. For contact events, and
     /// positive where the point pushed, which restitution asks of a point
     /// it bounces (Box2D's `maxNormalImpulse > 0`).
     total_normal_impulse: Vec4,
@@ -659,14 +660,21 @@ impl<D: Dim> Contacts<D> {
         };
         let points = D::MAX_MANIFOLD_POINTS;
         let lanes = &self.points[bundle * points..(bundle + 1) * points];
-        for (mp, rows) in manifold.points_mut().iter_mut().zip(lanes) {
+        let mut pushed = Pushed::default();
+        let mut strongest = 0.0;
+        for (i, (mp, rows)) in manifold.points_mut().iter_mut().zip(lanes).enumerate() {
+            let total = rows.total_normal_impulse[lane];
+            pushed.total_normal_impulse += total;
+            pushed.approach_speed = pushed.approach_speed.max(-rows.approach_speed[lane]);
+            if total > strongest {
+                (strongest, pushed.strongest) = (total, i as u8);
+            }
             mp.normal_impulse = rows.normal_impulse[lane];
-            mp.total_normal_impulse = rows.total_normal_impulse[lane];
-            mp.approach_speed = (-rows.approach_speed[lane]).max(0.0);
             for k in 0..D::TANGENTS {
                 mp.tangent_impulse[k] = rows.tangent_impulse[k][lane];
             }
         }
+        manifold.set_pushed(pushed);
     }
 }
 
@@ -793,11 +801,10 @@ fn warm_start<D: Dim>(
     }
     let mut impulse = Impulse::default();
     let mut normal = Vec4::ZERO;
-    for p in points.iter_mut() {
+    for p in points.iter() {
         let row = p.row(&c.normal);
         impulse.add_row(&row, p.normal_impulse);
         normal += p.normal_impulse;
-        p.total_normal_impulse += p.normal_impulse;
     }
     impulse.along(&c.normal, normal);
     for k in 0..D::TANGENTS {
@@ -991,7 +998,11 @@ fn solve_normals_together<D: Dim>(
         let total = (p.normal_impulse + lambda).max(Vec4::ZERO);
         let added = total - p.normal_impulse;
         p.normal_impulse = total;
-        p.total_normal_impulse += added;
+        if pass.relax {
+            // The substep's impulse: its warm start and every solve's
+            // addition, which is what the row holds once it is relaxed.
+            p.total_normal_impulse += total;
+        }
         impulse.add_row(&row, added);
         sum += added;
     }
