@@ -96,6 +96,16 @@ pub const SCENES: &[SceneEntry] = &[
         about: "2D: 400 boxes dropped in a loose grid",
         build: Build::D2(falling_boxes_2d),
     },
+    SceneEntry {
+        name: "sleeping_city",
+        about: "3D: 20,000 cubes asleep on the ground beside 100 kept awake (sleeping on)",
+        build: Build::D3(|| sleeping_city(true)),
+    },
+    SceneEntry {
+        name: "sleeping_city_awake_only",
+        about: "3D: sleeping_city's 100 awake cubes alone, the bar its city is measured against",
+        build: Build::D3(|| sleeping_city(false)),
+    },
 ];
 
 /// The scene called `name`, if any.
@@ -411,6 +421,55 @@ pub fn mixed_shapes_3d() -> Scene<D3> {
                 n += 1;
                 bodies.push(add_turned_3d(&mut world, shape, at, rotation));
             }
+        }
+    }
+    Scene { world, bodies }
+}
+
+/// Cubes of [`sleeping_city`]'s city along each side of its square.
+const CITY_SIDE: usize = 142;
+
+/// 3D, sleeping on: with `city`, a city of 142 x 142 (20,164) unit cubes
+/// asleep on the ground, each alone (1 m gaps: one island each), stepped
+/// here until every one sleeps; beside it, 100 cubes that never sleep,
+/// dropped in a 10 x 10 grid 1 m above a patch of ground of their own, 20 m
+/// from the city, so nothing they do wakes it. Without `city`, those 100
+/// alone: what a step should cost, whatever sleeps beside them.
+pub fn sleeping_city(city: bool) -> Scene<D3> {
+    let half = CITY_SIDE as f32 + 60.0;
+    let mut world = ground_3d(Settings::default(), half);
+    let mut bodies = Vec::new();
+    if city {
+        for i in 0..CITY_SIDE {
+            for k in 0..CITY_SIDE {
+                let at = Vec3::new(
+                    i as f32 * 2.0 - half + 10.0,
+                    0.5,
+                    k as f32 * 2.0 - half + 10.0,
+                );
+                bodies.push(add_box_3d(&mut world, at));
+            }
+        }
+        // Each cube rests from the start and sleeps after `time_to_sleep`
+        // (0.5 s); twice that is ample.
+        for _ in 0..60 {
+            world.step(1.0 / 60.0);
+        }
+        debug_assert!(bodies
+            .iter()
+            .all(|&b| world.body(b).is_some_and(|b| b.is_sleeping())));
+    }
+    let shape = d3::Shape::cuboid(Vec3::splat(0.5)).expect("valid cube");
+    for i in 0..10 {
+        for k in 0..10 {
+            let at = Vec3::new(half - 30.0 + i as f32 * 2.0, 1.5, k as f32 * 2.0);
+            let body = world
+                .add_body(
+                    d3::BodyDesc::dynamic().position(at).can_sleep(false),
+                    d3::ColliderDesc::new(shape.clone()),
+                )
+                .expect("valid cube");
+            bodies.push(body);
         }
     }
     Scene { world, bodies }
