@@ -7,17 +7,23 @@
 //!    along the new normal; drop it when it separates farther than the
 //!    breaking threshold or slides farther than the merging radius (the
 //!    threshold, or less between small shapes: `ManifoldTuning::merge`);
+//!    guarded by `refresh_drops_points_that_separate_or_slide`;
 //! 2. merge: the narrow phase's new point replaces a kept point within the
 //!    merging radius (keeping its accumulated impulses, for warm starting)
-//!    or is added;
+//!    or is added (`merge_keeps_a_near_point_impulses_and_adds_a_far_one`);
 //! 3. perturb: while the manifold is not full and both shapes are polyhedral,
-//!    gather more points from tilted copies of the pair (`perturb`);
+//!    gather more points from tilted copies of the pair (`perturb`), so a
+//!    box landing flat has all its corners at once
+//!    (`box_landing_flat_has_its_four_corners_in_the_first_frame`);
 //! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
 //!    those spanning the largest area with it, points bearing load before
 //!    points still apart; points about level with the
 //!    deepest count as deepest, and of those the outermost is kept (on a
 //!    flat contact every point is equally deep, and EPA's may lie inside
-//!    the face: starting from it would drop a corner).
+//!    the face: starting from it would drop a corner); guarded by
+//!    `reduce_keeps_a_deep_point_over_lifted_ones`,
+//!    `reduce_keeps_points_bearing_load_over_a_farther_lifted_one`,
+//!    `reduce_keeps_the_points_spanning_the_largest_area`.
 //!
 //! GJK and EPA give no feature ids, so points are matched by position.
 //!
@@ -26,9 +32,12 @@
 //! that found contact, the fresh point would land on a kept one, so only
 //! step 1 runs, with the normal carried in A's frame (as parry's
 //! `try_update_contacts`): a resting stack costs a few dot products per
-//! point instead of GJK, EPA and perturbation. While a pair that was found
-//! apart has moved less than its distance beyond the margin (GJK's lower
-//! bound), it is still apart and is not queried either.
+//! point instead of GJK, EPA and perturbation
+//! (`a_resting_pair_reuses_its_points_and_agrees_with_a_fresh_query`).
+//! While a pair found apart by its last query has moved less than its
+//! distance beyond the margin (GJK's lower bound), it is still apart and is
+//! not queried either
+//! (`a_pair_found_apart_is_queried_again_only_once_it_may_be_near`).
 
 use crate::math::{Dim, Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
@@ -109,7 +118,10 @@ impl<D: Dim> Default for Manifold<D> {
 }
 
 /// How close in separation to a full manifold's deepest point another point
-/// must be to count as level with it, as a share of the merging radius.
+/// must be to count as level with it, as a share of the merging radius: a
+/// tenth (2 mm at the default 2 cm breaking threshold), so that the points
+/// of a flat contact, level to rounding, count as level, and the points a
+/// tilted contact lifts by several millimetres do not.
 const LEVEL_SHARE: f32 = 0.1;
 
 /// Distances that govern a manifold, metres.
@@ -279,6 +291,8 @@ impl<D: Dim> Manifold<D> {
     /// would turn with their bodies, and a heavy warm-started impulse at an
     /// arm that turns with a lean pushes further into the lean: a wall of
     /// cubes buckles out of its plane (rapier freezes its arms likewise).
+    /// Guarded by `lever_arms_are_taken_at_a_query_and_kept_in_world_axes_until_the_next`
+    /// and `wall_of_cubes_nudged_out_of_plane_rocks_back` (`tests/stacking.rs`).
     fn freeze_levers(&mut self, pair: &PairView<'_, D>) {
         for i in 0..self.len {
             let (pa, pb) = self.world_points(&pair.pose_a, &pair.pose_b, i);
@@ -311,9 +325,11 @@ impl<D: Dim> Manifold<D> {
 
     /// Step 2: a new point replaces the nearest kept one within `radius`
     /// (keeping its impulses) or joins the manifold, reduced when over
-    /// capacity. Bullet's radius: two kept points closer than that push on
-    /// one spot with a full mass each, and a hull resting on three corners
-    /// with one of them held twice rocked on it for good.
+    /// capacity. Bullet's radius (the breaking threshold, or less between
+    /// small shapes): two kept points closer than that push on one spot
+    /// with a full mass each, and a hull resting on three corners with one
+    /// of them held twice rocks on that corner for good. Guarded by
+    /// `merge_keeps_a_near_point_impulses_and_adds_a_far_one`.
     fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, radius: f32) {
         // EPA's witnesses on a flat side may sit apart across the normal;
         // anchor both at B's point so the two ends of a point face each other.
@@ -359,11 +375,13 @@ impl<D: Dim> Manifold<D> {
     /// `level` of the deepest count as level with it, and of those the one
     /// farthest from the centroid comes first: on a flat contact EPA's
     /// point may lie inside the face, and starting from it would drop a
-    /// corner. Starting from the outermost alone, a corner pressed deep
-    /// into a tilted face lost to points a centimetre above it, and sank
-    /// unseen until a kept point broke away (a cube so balanced never
-    /// settled). Works on the stack: the narrow phase calls it for many
-    /// pairs at once.
+    /// corner. A point level with the deepest comes first, not simply the
+    /// outermost: otherwise a corner pressed into a tilted face loses to
+    /// points a centimetre above it and sinks unseen until a kept point
+    /// breaks away, so a cube balanced so never settles:
+    /// `reduce_keeps_a_deep_point_over_lifted_ones`, and
+    /// `a_pile_of_turned_cubes_falls_asleep` (`tests/sleeping.rs`). Works on
+    /// the stack: the narrow phase calls it for many pairs at once.
     fn reduce_with(&mut self, pair: &PairView<'_, D>, new: ManifoldPoint<D::Vector>, level: f32) {
         let mut candidates = D::PerPointAndOne::<ManifoldPoint<D::Vector>>::default();
         let candidates = candidates.as_mut();
@@ -394,10 +412,11 @@ impl<D: Dim> Manifold<D> {
             count = 1;
         }
         // Points bearing load (about level with the deepest, or touching)
-        // come before points still apart: a polygon resting on a vertex
-        // and on a box's corner kept, by distance, a vertex 7 mm above the
-        // box instead of the one it stood on, tipped onto the corner, and
-        // rocked back and forth for good.
+        // come before points still apart: chosen by distance alone, a
+        // polygon resting on a vertex and on a box's corner keeps a vertex
+        // 7 mm above the box instead of the one it stands on, tips onto the
+        // corner and rocks back and forth for good
+        // (`reduce_keeps_points_bearing_load_over_a_farther_lifted_one`).
         let bears = |i: usize| candidates[i].separation <= (deepest + level).max(0.0);
         while count < D::MAX_MANIFOLD_POINTS {
             let so_far = &chosen.as_ref()[..count];
