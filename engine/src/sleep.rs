@@ -5,16 +5,24 @@
 //!    found by union-find in pair order (deterministic). Fixed bodies do not
 //!    join islands, so a floor does not make one island of everything on it.
 //! 2. Before the solver: an island with any awake body wakes whole, so a box
-//!    landing on a sleeping pile wakes the pile it touches.
+//!    landing on a sleeping pile wakes the pile it touches
+//!    (`a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit` in
+//!    `tests/sleeping.rs`).
 //! 3. After the solver: each awake body slower than the tolerances gathers
 //!    rest time (its spin counts as rest below the angular tolerance, or
-//!    while its farthest point moves slower than the linear one); an island whose every body has rested `time_to_sleep` and
-//!    may sleep falls asleep, velocities zeroed.
+//!    while its farthest point moves slower than the linear one:
+//!    `a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`); an island
+//!    whose every body has rested `time_to_sleep` and may sleep falls
+//!    asleep, velocities zeroed.
 //!
 //! A moving kinematic body touching an island keeps it awake. Removing a
-//! body wakes what touched it; so does moving it with `set_position` or
-//! `set_rotation`, and a fixed body moved so also wakes what its box now
-//! meets (`World::wake_beside_teleported`).
+//! body wakes what touched it
+//! (`removing_a_sleeping_box_ends_its_pairs_and_wakes_only_its_column`);
+//! so does moving it with `set_position` or `set_rotation`, and a fixed
+//! body moved so also wakes what its box now meets
+//! (`World::wake_beside_teleported`;
+//! `a_moved_fixed_platform_catches_and_drops_boxes_2d`/`_3d` in
+//! `tests/game_api.rs`).
 
 use crate::body::{Body, BodyKind};
 use crate::math::{Angular, Dim, Vector};
@@ -124,8 +132,10 @@ impl<D: Dim> World<D> {
         {
             // Spin counts as rest below the angular tolerance, or while it
             // moves the body's farthest point slower than the linear one
-            // (Box2D v3's measure): a resting rock of 0.65 m whose solver
-            // velocities kept a residue of 0.047 rad/s never slept on 2°/s.
+            // (Box2D v3's measure): a resting rock of 0.65 m can keep a
+            // solver residue of 0.047 rad/s, above 2°/s (0.035 rad/s), yet
+            // its surface creeps at 0.03 m/s, under the linear tolerance
+            // (`a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`).
             let spin = angular.max(linear / body.extent());
             let resting = body.linear_velocity.length_squared() <= linear * linear
                 && body.angular_velocity.dot(body.angular_velocity) <= spin * spin;
