@@ -241,8 +241,8 @@ fn a_sliding_ball_starts_rolling_at_the_speed_its_inertia_gives_3d() {
 
 /// A frame that takes a whole second (a game's hitch), given to `step` as
 /// it is: boxes and balls resting (awake) on the ground stay on it. The step is
-/// taken as steps of at most `Settings::max_step`; one step of a second
-/// moved them metres into the ground before any contact acted.
+/// taken as steps of at most `Settings::max_step`: taken whole, one step of
+/// a second leaves the boxes centimetres into the ground.
 fn one_second_hitch<D: Random>() {
     let mut world = World::<D>::new(Settings::default());
     add_ground::<D>(&mut world, 0.0);

@@ -97,11 +97,13 @@ fn a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit() {
 
 /// Cubes dropped turned every which way land on edges and corners of the
 /// cubes below and come to rest at odd angles, some bridging two or three
-/// others; the whole pile still falls asleep soon after it settles. (A cube
-/// tilted on the edge of another once rocked for good: the manifold kept
-/// two points a centimetre above the face over the corner pressed into it,
-/// which sank unseen until a kept point broke away and the corner was
-/// found 6 mm deep and pushed out.)
+/// others; the whole pile still falls asleep soon after it settles. Guards
+/// manifold reduction keeping a point level with the deepest first
+/// (`reduce_keeps_a_deep_point_over_lifted_ones`): by area alone, a cube
+/// tilted on the edge of another keeps two points a centimetre above the
+/// face over the corner pressed into it, the corner sinks unseen until a
+/// kept point breaks away and it is found deep and pushed out, and the
+/// cube rocks for good.
 #[test]
 fn a_pile_of_turned_cubes_falls_asleep() {
     let mut scene = tumble_scenes::falling_boxes_small_3d();
@@ -110,7 +112,7 @@ fn a_pile_of_turned_cubes_falls_asleep() {
 }
 
 /// In the step a sleeping column is woken by a hit, its contacts are solved
-/// too: the narrow phase skipped them (both bodies asleep), and without
+/// too, though the narrow phase skips them while both bodies sleep: without
 /// them every cube would fall freely for that step, at `g·dt` = 0.16 m/s.
 #[test]
 fn a_column_woken_by_a_hit_keeps_its_supports_in_the_step_it_wakes() {
@@ -188,10 +190,12 @@ fn a_slow_spin_sleeps_by_the_speed_of_the_farthest_point() {
 
 /// Random 2D piles of boxes and polygons (`tumble_scenes::random_pile_2d`)
 /// all fall asleep within 10 s, and no body ever goes faster than its fall
-/// from the top of the pile (about 19 m/s). A polygon rocked on a box for
-/// good before manifold reduction kept the points bearing load, and
-/// before the speculative margin followed the speed bodies were knocked
-/// off the ground.
+/// from the top of the pile (about 19 m/s). Guards two rules: manifold
+/// reduction keeps the points bearing load, else a polygon rocks on a box
+/// for good (`reduce_keeps_points_bearing_load_over_a_farther_lifted_one`);
+/// and the speculative margin grows with each pair's closing speed, else
+/// bodies are knocked off the ground (`fast_box_is_caught_at_the_ground` in
+/// `tests/scenarios.rs`).
 #[test]
 fn random_2d_piles_fall_asleep_with_no_body_flung() {
     let top_of_the_fall = (2.0f32 * 9.81 * 23.0).sqrt();

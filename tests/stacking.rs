@@ -104,9 +104,10 @@ fn large_pyramids_of_5050_boxes_stand() {
 
 /// A wall one cube thick (the 3D pyramid of base 40, 820 cubes), settled,
 /// then nudged out of its plane by a lean velocity of 1 mm/s per metre of
-/// height: it must rock back, not buckle. (With lever arms re-taken from the
-/// poses every step, the top was 80 m out by step 1200; rapier 0.36 rocks
-/// within 0.11 m.)
+/// height: it must rock back, not buckle, as rapier 0.36's does (within
+/// 0.11 m). Guards the lever arms kept in world axes between queries
+/// (`Manifold::freeze_levers`): re-taken from the poses every step, they
+/// turn with the lean and the warm-started impulses feed it.
 #[test]
 fn wall_of_cubes_nudged_out_of_plane_rocks_back() {
     let mut scene = tumble_scenes::pyramid_3d(40);
@@ -137,10 +138,12 @@ fn wall_of_cubes_nudged_out_of_plane_rocks_back() {
 }
 
 /// A cube dropped flat from 1 m lands on its four corners at once: their
-/// impulses stay equal and it does not start to spin. (When each corner's
-/// row chose rigid or soft by the sign of its own separation, rounding
-/// split the corners of such a landing at (0, -1) and (13, -1) between the
-/// two, their impulses differed by 8-12%, and dropped columns toppled.)
+/// impulses stay equal and it does not start to spin. Guards the solver's
+/// one choice per manifold: its normal rows are soft once any point
+/// overlaps, rigid while all are apart. Chosen per corner by the sign of
+/// its own separation, rounding splits the corners of such a landing (at
+/// (0, -1) and (13, -1) among the spots below) between rigid and soft rows,
+/// their impulses differ, and dropped columns topple.
 #[test]
 fn cube_dropped_flat_lands_on_four_equal_corners_without_spin() {
     for (x, z) in [(0.0, -1.0), (13.0, -1.0), (-19.0, 7.0)] {
@@ -174,11 +177,12 @@ fn cube_dropped_flat_lands_on_four_equal_corners_without_spin() {
 }
 
 /// A random hull (14 points, about 1.1 m across) resting on four points of
-/// a narrow base, as it came to rest in a pile: it settles. While every
-/// point pushed out with its own full mass, all at once, the pushes
-/// overshot the body's rocking mode (gain past 2) and it rocked from one
-/// end of the base to the other at 0.05-0.08 rad/s for ever, which kept
-/// its pile awake.
+/// a narrow base, as it came to rest in a pile: it settles. Guards the
+/// push-out masses lowered, one factor per manifold, where points pushing
+/// out together at their full masses would overshoot the body's rocking
+/// mode (gain past 2, `PUSH_OUT_GAIN` in `solver/prepare.rs`): at full
+/// masses this hull rocks from one end of the base to the other for ever,
+/// which keeps its pile awake.
 #[test]
 fn hull_on_a_narrow_base_comes_to_rest() {
     let rock = [
