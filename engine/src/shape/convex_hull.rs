@@ -708,8 +708,9 @@ mod tests {
         let mut rng = Lcg(7);
         let scale = Vec3::new(1.0, 2.0, 0.5);
         let random: Vec<Vec3> = (0..200).map(|_| rng.in_cube() * scale).collect();
-        // A slab whose sharp rims once left points far outside, and a box
-        // whose faces carry points off them by float noise only.
+        // A slab whose sharp rims leave points far outside unless waiting
+        // points are re-checked (step 5), and a box whose faces carry
+        // points off them by float noise only.
         let flat = Vec3::new(1.0, 1e-4, 1.0);
         let slab: Vec<Vec3> = (0..300).map(|_| rng.in_cube() * flat).collect();
         let mut noisy = box_corners(Vec3::ONE);

@@ -373,8 +373,9 @@ mod tests {
     #[test]
     fn nearly_aligned_cubes_give_the_face_normal_and_depth() {
         // Rotations of 1e-7 rad leave GJK on a segment through the origin and
-        // a sliver face with a noisy normal stops EPA early; the answer was
-        // depth 0 along a diagonal.
+        // a sliver face with a noisy normal stops EPA early: the polytope's
+        // closest face (depth 0 along a diagonal) is then only a lower bound,
+        // and `best_separating` must still find the face normal and depth.
         let a = pose3(
             Vec3::new(19.0, 1.506_499_2, 11.0),
             Quat::from_xyzw(1.111_161_5e-7, -2.861_492_2e-15, 1.161_123_8e-7, 1.0),
@@ -566,7 +567,8 @@ mod tests {
         // A cube straight above another, pressed in: GJK's simplex can end
         // as a segment through the origin, so EPA starts with the origin on
         // an edge of its tetrahedron and a new face may be closer than the
-        // one it replaces. Stopping there answered a diagonal normal.
+        // one it replaces: EPA must expand on past it (`Polytope::expand`),
+        // since stopping there answers a diagonal normal.
         let rotation_a = Quat::from_xyzw(7.138797e-8, 4.4425533e-14, 6.0369466e-8, 1.0).normalize();
         let rotation_b =
             Quat::from_xyzw(-2.2118087e-7, 1.739566e-14, -2.2475737e-7, 1.0).normalize();
