@@ -23,26 +23,31 @@
 //!    other by two, the taller child is rotated up, keeping its own taller
 //!    child), refitted, and then improved: a child may trade places with a
 //!    grandchild of the same height when that shrinks the perimeter. The
-//!    height stays below 1.44 log2(n) + 2.
+//!    height stays below 1.44 log2(n) + 2 (`height_stays_logarithmic`).
 //! 4. Removing a leaf frees its parent and links the sibling to the
 //!    grandparent, then refits and balances upwards the same way.
 //! 5. [`BroadPhase::update`] re-inserts a proxy only when its tight box leaves
-//!    its fat box, so slow bodies stay put for many steps; the new fat box
-//!    also reaches ahead along the body's expected displacement. Moved
-//!    proxies are remembered in a move buffer. [`BroadPhase::update_many`]
-//!    does the same for a batch, but when more than a quarter of all
-//!    proxies leave their fat boxes at once (a pile falling together) it
-//!    rebuilds the tree top down instead, each node splitting its leaves in
-//!    halves at the median of their centres along the widest spread: that
-//!    costs less than as many re-insertions, and the tree queries faster.
+//!    its fat box, so slow bodies stay put for many steps
+//!    (`moves_within_margin_do_not_reinsert`); the new fat box also reaches
+//!    ahead along the body's expected displacement
+//!    (`moving_boxes_are_stretched_ahead_2d_and_3d`). Moved proxies are
+//!    remembered in a move buffer. [`BroadPhase::update_many`] does the
+//!    same for a batch, but when more than a quarter of all proxies leave
+//!    their fat boxes at once (a pile falling together) it rebuilds the
+//!    tree top down instead, each node splitting its leaves in halves at
+//!    the median of their centres along the widest spread: that costs less
+//!    than as many re-insertions, and the tree queries faster. Either way
+//!    the pairs are the same (`update_many_matches_update_2d_and_3d`).
 //! 6. [`BroadPhase::update_pairs`] queries the tree with each moved proxy's
 //!    fat box, on all threads of the current rayon pool (the queries only
 //!    read the tree): those are the pairs of the moved (and removed)
 //!    proxies now. When they are the pairs those proxies had (a proxy
-//!    re-inserted in a stack keeps its neighbours), nothing changed;
-//!    otherwise their old pairs are replaced by the new ones in the sorted
-//!    set. Two proxies that did not move cannot start or stop overlapping,
-//!    so the result always equals the brute-force set, at a cost of
+//!    re-inserted in a stack keeps its neighbours), nothing changed
+//!    (`reinsertion_among_the_same_neighbours_changes_nothing`); otherwise
+//!    their old pairs are replaced by the new ones in the sorted set. Two
+//!    proxies that did not move cannot start or stop overlapping, so the
+//!    result always equals the brute-force set
+//!    (`pairs_match_brute_force_and_are_deterministic`), at a cost of
 //!    O(pairs + moved log n) with a small constant: the scan over the pairs
 //!    reads one bit per node.
 //!
@@ -55,7 +60,10 @@
 //! by later insertions, so a stale [`ProxyId`] may name a newer proxy; one
 //! that names no proxy is ignored. Keys are expected to be unique; two
 //! proxies with the same key never pair with each other. A box with a NaN
-//! coordinate is stored as an empty box that overlaps nothing.
+//! coordinate is stored as an empty box that overlaps nothing
+//! (`huge_finite_boxes_pair_and_nan_boxes_do_not`); random sequences of
+//! calls, stale handles and NaN boxes among them, never panic
+//! (`arbitrary_calls_never_panic`).
 //!
 //! References: E. Catto, "Dynamic AABB Trees", GDC 2019, and the dynamic
 //! tree of Box2D (v2.4 `b2_dynamic_tree`, v3 `dynamic_tree.c`); J. Goldsmith
@@ -70,11 +78,17 @@ use crate::math::{Dim, Vector};
 use crate::shape::Aabb;
 
 /// [`BroadPhase::update_many`] rebuilds the tree when more than one in this
-/// many proxies leave their fat boxes at once.
+/// many proxies leave their fat boxes at once. A rebuild passes over every
+/// proxy however few moved, a re-insertion walks one path per moved proxy;
+/// a quarter keeps rebuilds to steps where a pile moves together, as
+/// falling_boxes' 4000 cubes do every few steps while they fall, and there
+/// the rebuild takes about a quarter of the re-insertions' time (figures in
+/// `benches/RESULTS.md`).
 pub const REBUILD_DIVISOR: usize = 4;
 
 /// Fewest moved proxies per rayon task in [`BroadPhase::update_pairs`]'s
-/// queries: a query takes about a microsecond.
+/// queries: a query takes about a microsecond, so a task of 64 runs for
+/// tens of microseconds, well above what handing it to another thread costs.
 const QUERIES_PER_TASK: usize = 64;
 
 /// Index meaning "no node".
