@@ -7,9 +7,14 @@
 //! lowest free one first, so the colouring (and with it the solve order)
 //! depends only on the pairs, never on the thread count: one thread or many
 //! give the same bits. A constraint that finds no free colour among the
-//! first [`COLOURS`] goes to the overflow, solved on one thread.
+//! first [`COLOURS`] goes to the overflow, solved on one thread. Guarded by
+//! `a_chain_takes_two_colours_and_shares_no_moving_body` and
+//! `a_fixed_body_is_shared_freely_and_a_busy_one_overflows`. How the
+//! solver uses the colours: `docs/parallel-solver.md`.
 
-/// Colours before the overflow (Box2D v3 uses 24).
+/// Colours before the overflow (Box2D v3 uses 24): a body's taken colours
+/// fit one `u32`, and only constraints around a body touching more than
+/// about two dozen moving bodies overflow.
 pub(crate) const COLOURS: usize = 24;
 
 /// Which colours each body is taken in, one bit per colour.

@@ -10,7 +10,11 @@
 //! stage counter and claim blocks as they appear. The driver never waits
 //! for a block nobody has claimed, so the loop finishes even if no helper
 //! ever starts (one thread, or a busy pool); which thread runs a block
-//! never changes the result.
+//! never changes the result (`stages_run_in_order_on_any_thread_count`).
+//! Helpers that find no new stage for a while yield their core; the driver
+//! only spins, since a yield while it waits for a helper's last block
+//! hands its core to whatever else runs on the machine, and the next stage
+//! then waits for the driver.
 
 use core::hint::spin_loop;
 use core::marker::PhantomData;
@@ -20,7 +24,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The stage counter's value once the driver is done.
 const FINISHED: usize = usize::MAX;
 
-/// Spins before a waiting helper starts yielding its core.
+/// Spins before a waiting helper starts yielding its core. While a step
+/// runs, a helper waits for the next stage about one block's time at most
+/// (tens of microseconds); 4096 spin hints last about that long or longer
+/// (a hint takes from a few to over a hundred cycles, by CPU), so a helper
+/// yields mostly once the stages have stopped coming.
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
 /// Runs `run(stage, block)` for every block `0..blocks[stage]` of every
