@@ -18,10 +18,12 @@
 //!    through rounding on near-degenerate input) the eye is skipped.
 //! 5. When no candidate is left, flood-fill from each waiting point over the
 //!    faces it sees; one now more than the tolerance below it makes it a
-//!    candidate again (thin shapes have sharp edges), and step 4 resumes.
+//!    candidate again (thin shapes have sharp edges), and step 4 resumes
+//!    (`random_thin_and_noisy_clouds_are_closed_and_contain_every_point`).
 //!    At most `3 × points + 16` eyes are tried; the hull built by then stands.
 //! 6. Keep the vertices the triangles use; hulls of more than 32 vertices
-//!    record vertex adjacency for a hill-climbing support.
+//!    record vertex adjacency for a hill-climbing support
+//!    (`sphere_volume_and_hill_climb_support`).
 //!
 //! Mass properties sum tetrahedra from the vertex mean to each triangle in
 //! `f64` (volume, first and second moments), then shift to the centroid.

@@ -13,7 +13,8 @@
 //! 4. Drop nearly collinear vertices: walking from the sharpest corner, a
 //!    vertex is merged into a longer edge when it (and every vertex merged
 //!    before it into that edge) lies within `1e-6 × extent` of the edge, so the
-//!    result never moves the outline by more than that tolerance.
+//!    result never moves the outline by more than that tolerance
+//!    (`nearly_collinear_points_are_merged`, `dense_circle_stays_round`).
 //! 5. Refuse the result as degenerate when its area is at most
 //!    `1e-6 × extent²` (`extent` is the diagonal of the points' bounding box).
 //!

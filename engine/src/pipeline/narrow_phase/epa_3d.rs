@@ -17,9 +17,12 @@
 //!
 //! Limits: [`MAX_ITERATIONS`]; a degenerate new face, a broken horizon or a
 //! new face with the origin outside it (rounding) stops the expansion. In
-//! every such case the closest face so far is the answer, never NaN. Unlike
-//! in 2D, a new face may be closer than the face it replaces (see
-//! `Polytope::expand`), so that alone does not stop it.
+//! every such case the answer comes from the closest face so far and the
+//! best separating direction (`Polytope::best_separating`), never NaN
+//! (`nearly_aligned_cubes_give_the_face_normal_and_depth`,
+//! `epa_at_its_cap_returns_a_finite_lower_bound`). Unlike in 2D, a new face
+//! may be closer than the face it replaces (see `Polytope::expand`), so
+//! that alone does not stop it (`cube_pressed_into_an_aligned_cube`).
 
 use std::cell::Cell;
 use std::collections::BinaryHeap;

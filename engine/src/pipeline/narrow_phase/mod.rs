@@ -2,7 +2,7 @@
 //!
 //! How [`contact`] works:
 //! 1. Express B in A's local frame, so f32 keeps its precision far from the
-//!    world origin.
+//!    world origin (`far_from_the_origin_matches_near_it`).
 //! 2. Run GJK ([`gjk`]) on the shapes' *cores* (a ball's centre, a capsule's
 //!    segment, a polytope itself). When the cores are apart by more than the
 //!    summed radii there is no contact; when they are apart by less, the
@@ -13,12 +13,17 @@
 //!    difference is always a polytope (possibly flat, as for two crossing
 //!    segments, where EPA reports the flat set's normal), so EPA converges
 //!    exactly and never has to chase a curved surface; concentric balls,
-//!    whose difference is round, would need millions of faces.
+//!    whose difference is round, would need millions of faces
+//!    (`nearly_concentric_balls_and_boxes`).
 //! 4. Push each witness out by its shape's radius; map back to world space.
 //!
 //! Conventions: the normal points from A to B; moving B by `depth * normal`
 //! separates the pair. `point_a` lies on A's surface, `point_b` on B's, and
 //! `point_a - point_b = depth * normal`.
+//!
+//! Accuracy is guarded by `corpus_3d_meets_the_bar` and
+//! `corpus_2d_meets_the_bar` (`tests/narrowphase_corpus.rs`: exact f64
+//! answers for 5000 pairs) and EPA's progress by `tests/epa_trace.rs`.
 
 pub mod cast;
 pub mod epa_2d;
