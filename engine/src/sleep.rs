@@ -1,19 +1,24 @@
 //! Islands and sleep: bodies that rest, with everything they touch, stop
 //! being simulated until something disturbs them (Box2D's `island.c`).
 //!
-//! 1. Islands: dynamic bodies joined by contact pairs that have points,
-//!    found by union-find in pair order (deterministic). Fixed bodies do not
-//!    join islands, so a floor does not make one island of everything on it.
-//! 2. Before the solver: an island with any awake body wakes whole, so a box
-//!    landing on a sleeping pile wakes the pile it touches
+//! 1. Islands: the awake dynamic bodies joined by the pairs the solver
+//!    took (pairs with points), found by union-find over their solver
+//!    indices after each solve (deterministic). Fixed bodies do not join
+//!    islands, so a floor does not make one island of everything on it.
+//! 2. An island whose every body has rested `time_to_sleep` falls asleep
+//!    whole (velocities zeroed) and is kept as a sleeping island of its
+//!    own ([`SleepingIslands`]): its bodies leave the solver and no stage
+//!    of the step looks at them or their pairs again.
+//! 3. Rest: each awake body slower than the tolerances gathers rest time
+//!    (its spin counts as rest below the angular tolerance, or while its
+//!    farthest point moves slower than the linear one:
+//!    `a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`).
+//! 4. Waking: before the solver, a sleeping island that an awake body
+//!    touches (a pair with points) wakes whole, so a box landing on a
+//!    sleeping pile wakes the pile it touches
 //!    (`a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit` in
-//!    `tests/sleeping.rs`).
-//! 3. After the solver: each awake body slower than the tolerances gathers
-//!    rest time (its spin counts as rest below the angular tolerance, or
-//!    while its farthest point moves slower than the linear one:
-//!    `a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`); an island
-//!    whose every body has rested `time_to_sleep` and may sleep falls
-//!    asleep, velocities zeroed.
+//!    `tests/sleeping.rs`); a body the game wakes (an impulse, a force, a
+//!    placement) wakes its island at the start of the next step.
 //!
 //! A moving kinematic body touching an island keeps it awake. Removing a
 //! body wakes what touched it
@@ -23,8 +28,15 @@
 //! (`World::wake_beside_teleported`;
 //! `a_moved_fixed_platform_catches_and_drops_boxes_2d`/`_3d` in
 //! `tests/game_api.rs`).
+//!
+//! Limits: the islands of awake bodies are found anew after each solve
+//! (union-find over the awake bodies and their pairs), not kept
+//! incrementally as Box2D v3 does; finding the pairs that touch a sleeping
+//! island reads every pair.
 
-use crate::body::{Body, BodyKind};
+use slotmap::{new_key_type, SecondaryMap, SlotMap};
+
+use crate::body::{Body, BodyHandle, BodyKind};
 use crate::math::{Angular, Dim, Vector};
 use crate::world::World;
 
@@ -68,54 +80,108 @@ fn joins<D: Dim>(body: &Body<D>) -> bool {
     }
 }
 
-impl<D: Dim> World<D> {
-    /// The islands of the current contacts, over the world's body order.
-    fn islands(&self) -> (Vec<crate::body::BodyHandle>, Vec<usize>) {
-        let handles: Vec<_> = self.bodies.keys().collect();
-        let mut index = slotmap::SecondaryMap::with_capacity(handles.len());
-        for (i, &h) in handles.iter().enumerate() {
-            index.insert(h, i);
+/// Islands that sleep, each kept whole until something wakes it: waking
+/// one member wakes them all, without looking at any other body.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SleepingIslands {
+    members: SlotMap<IslandKey, Vec<BodyHandle>>,
+    island_of: SecondaryMap<BodyHandle, IslandKey>,
+}
+
+new_key_type! {
+    /// A sleeping island.
+    pub(crate) struct IslandKey;
+}
+
+impl SleepingIslands {
+    /// The sleeping island `body` belongs to, if any.
+    pub(crate) fn island_of(&self, body: BodyHandle) -> Option<IslandKey> {
+        self.island_of.get(body).copied()
+    }
+
+    /// Puts `bodies` to sleep together as one island.
+    fn add(&mut self, bodies: Vec<BodyHandle>) {
+        let key = self.members.insert(Vec::new());
+        for &h in &bodies {
+            self.island_of.insert(h, key);
         }
-        let mut islands = Islands::new(handles.len());
-        for pair in self
+        self.members[key] = bodies;
+    }
+
+    /// The members of `island`, which no longer sleeps.
+    fn take(&mut self, island: IslandKey) -> Vec<BodyHandle> {
+        let members = self.members.remove(island).unwrap_or_default();
+        for &h in &members {
+            self.island_of.remove(h);
+        }
+        members
+    }
+
+    /// A removed body leaves its island (the others sleep on).
+    pub(crate) fn forget(&mut self, body: BodyHandle) {
+        if let Some(island) = self.island_of.remove(body) {
+            if let Some(members) = self.members.get_mut(island) {
+                members.retain(|&h| h != body);
+            }
+        }
+    }
+}
+
+impl<D: Dim> World<D> {
+    /// Wakes the whole sleeping islands of `bodies`; returns the bodies
+    /// that woke, island by island in the order of `bodies`.
+    pub(crate) fn wake_islands_of(&mut self, bodies: &[BodyHandle]) -> Vec<BodyHandle> {
+        let mut woken = Vec::new();
+        for &h in bodies {
+            let Some(island) = self.sleep_islands.island_of(h) else {
+                continue;
+            };
+            for member in self.sleep_islands.take(island) {
+                if let Some(body) = self.bodies.get_mut(member) {
+                    if body.sleeping {
+                        body.wake_up();
+                    }
+                    woken.push(member);
+                }
+            }
+        }
+        woken
+    }
+
+    /// Step 2: wakes the sleeping islands an awake body now touches (a
+    /// pair with points between a body that joins islands and a sleeping
+    /// one), and gives their bodies places in the solver after the others;
+    /// true when a body woke.
+    pub(crate) fn wake_touched_islands(&mut self) -> bool {
+        let bodies = &self.bodies;
+        let touched: Vec<BodyHandle> = self
             .pairs
             .iter()
             .filter(|p| !p.is_sensor() && !p.manifold.points().is_empty())
-        {
-            let (a, b) = (&self.bodies[pair.body_a], &self.bodies[pair.body_b]);
-            if joins(a) && joins(b) {
-                islands.join(index[pair.body_a], index[pair.body_b]);
+            .filter_map(|p| {
+                let (a, b) = (bodies.get(p.body_a)?, bodies.get(p.body_b)?);
+                if a.sleeping && !b.sleeping && joins(b) {
+                    Some(p.body_a)
+                } else if b.sleeping && !a.sleeping && joins(a) {
+                    Some(p.body_b)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let woken = self.wake_islands_of(&touched);
+        let buffers = &mut self.buffers;
+        for &h in &woken {
+            if !buffers.index.contains_key(h) {
+                buffers.index.insert(h, buffers.order.len());
+                buffers.order.push(h);
             }
         }
-        let roots = (0..handles.len()).map(|i| islands.root(i)).collect();
-        (handles, roots)
+        !woken.is_empty()
     }
 
-    /// Step 2: wakes every island that has an awake member; true when a
-    /// body woke.
-    pub(crate) fn wake_touched_islands(&mut self) -> bool {
-        if !self.bodies.values().any(|b| b.sleeping) {
-            return false;
-        }
-        let (handles, roots) = self.islands();
-        let mut awake = vec![false; handles.len()];
-        for (i, &h) in handles.iter().enumerate() {
-            let body = &self.bodies[h];
-            if joins(body) && !body.sleeping {
-                awake[roots[i]] = true;
-            }
-        }
-        let mut woke = false;
-        for (i, &h) in handles.iter().enumerate() {
-            if awake[roots[i]] && self.bodies[h].sleeping {
-                self.bodies[h].wake_up();
-                woke = true;
-            }
-        }
-        woke
-    }
-
-    /// Step 3: rest times, then islands that have rested long enough sleep.
+    /// Step 3: rest times, then islands of the solved bodies that have
+    /// rested long enough sleep, each kept whole.
     pub(crate) fn fall_asleep(&mut self, dt: f32) {
         let settings = *self.settings();
         if !settings.sleep {
@@ -125,17 +191,17 @@ impl<D: Dim> World<D> {
             settings.linear_sleep_tolerance,
             settings.angular_sleep_tolerance,
         );
-        for body in self
-            .bodies
-            .values_mut()
-            .filter(|b| b.kind == BodyKind::Dynamic && !b.sleeping)
-        {
+        let order = &self.buffers.order;
+        for &h in order {
+            let Some(body) = self.bodies.get_mut(h) else {
+                continue;
+            };
+            if body.kind != BodyKind::Dynamic || body.sleeping {
+                continue;
+            }
             // Spin counts as rest below the angular tolerance, or while it
             // moves the body's farthest point slower than the linear one
-            // (Box2D v3's measure): a resting rock of 0.65 m can keep a
-            // solver residue of 0.047 rad/s, above 2°/s (0.035 rad/s), yet
-            // its surface creeps at 0.03 m/s, under the linear tolerance
-            // (`a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`).
+            // (Box2D v3's measure; `a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`).
             let spin = angular.max(linear / body.extent());
             let resting = body.linear_velocity.length_squared() <= linear * linear
                 && body.angular_velocity.dot(body.angular_velocity) <= spin * spin;
@@ -145,9 +211,19 @@ impl<D: Dim> World<D> {
                 0.0
             };
         }
-        let (handles, roots) = self.islands();
-        let mut ready = vec![true; handles.len()];
-        for (i, &h) in handles.iter().enumerate() {
+        // Islands of the solved bodies, by their solver indices, joined by
+        // the pairs the solver took (those with points between solved bodies).
+        let mut islands = Islands::new(order.len());
+        for input in self.buffers.inputs.iter().flatten() {
+            let [a, b] = input.bodies();
+            let (ba, bb) = (&self.bodies[order[a]], &self.bodies[order[b]]);
+            if joins(ba) && joins(bb) {
+                islands.join(a, b);
+            }
+        }
+        let roots: Vec<usize> = (0..order.len()).map(|i| islands.root(i)).collect();
+        let mut ready = vec![true; order.len()];
+        for (i, &h) in order.iter().enumerate() {
             let body = &self.bodies[h];
             let restless = match body.kind {
                 BodyKind::Dynamic => !body.sleeping && body.rest_time < settings.time_to_sleep,
@@ -158,13 +234,19 @@ impl<D: Dim> World<D> {
                 ready[roots[i]] = false;
             }
         }
-        for (i, &h) in handles.iter().enumerate() {
+        let mut asleep: Vec<Vec<BodyHandle>> = vec![Vec::new(); order.len()];
+        for (i, &h) in order.iter().enumerate() {
             let body = &mut self.bodies[h];
             if body.kind == BodyKind::Dynamic && !body.sleeping && ready[roots[i]] {
                 body.sleeping = true;
                 body.linear_velocity = D::Vector::ZERO;
                 body.angular_velocity = D::AngularVector::default();
+                asleep[roots[i]].push(h);
             }
+        }
+        for island in asleep.into_iter().filter(|m| !m.is_empty()) {
+            self.sleep_islands.add(island);
+            self.buffers.index_stale = true;
         }
     }
 }

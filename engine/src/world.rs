@@ -18,6 +18,7 @@ use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactInput, Contacts};
 use crate::settings::Settings;
 use crate::shape::Aabb;
+use crate::sleep::SleepingIslands;
 
 /// Bodies per rayon task when the solver's body states are read and written.
 const BODIES_PER_TASK: usize = 1024;
@@ -322,22 +323,29 @@ pub struct World<D: Dim> {
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
     contacts: Contacts<D>,
-    buffers: SolveBuffers<D>,
+    pub(crate) buffers: SolveBuffers<D>,
+    /// The islands that sleep, each kept whole.
+    pub(crate) sleep_islands: SleepingIslands,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
 /// allocations only (fresh ones each step cost page faults at every size
 /// that outgrows the allocator's free lists).
 #[derive(Clone)]
-struct SolveBuffers<D: Dim> {
-    /// Each body's index in the solver's arrays: its place in the bodies'
-    /// order, which only adding or removing a body changes.
-    index: SecondaryMap<BodyHandle, usize>,
-    /// A body was added or removed since `index` was built.
-    index_stale: bool,
+pub(crate) struct SolveBuffers<D: Dim> {
+    /// Each solved body's index in the solver's arrays: its place in
+    /// `order`. Only the bodies the solver needs have one: every fixed
+    /// body and every awake one; a sleeping body costs the solver nothing.
+    pub(crate) index: SecondaryMap<BodyHandle, usize>,
+    /// The solved bodies, in index order: the fixed and awake bodies in the
+    /// bodies' order, then any woken within the step, in the order they woke.
+    pub(crate) order: Vec<BodyHandle>,
+    /// A body was added, removed, fell asleep or woke since `index` was
+    /// built: rebuild it before the next narrow phase.
+    pub(crate) index_stale: bool,
     states: Vec<SolverBody<D>>,
     /// One per pair, taken in the narrow phase.
-    inputs: Vec<Option<ContactInput<D>>>,
+    pub(crate) inputs: Vec<Option<ContactInput<D>>>,
     /// The pairs whose touching changed in the step, in pair order.
     touch_changed: Vec<usize>,
 }
@@ -346,6 +354,7 @@ impl<D: Dim> Default for SolveBuffers<D> {
     fn default() -> Self {
         Self {
             index: SecondaryMap::new(),
+            order: Vec::new(),
             index_stale: true,
             states: Vec::new(),
             inputs: Vec::new(),
@@ -379,6 +388,12 @@ fn closing_distance<D: Dim>(a: &Body<D>, b: &Body<D>, dt: f32) -> f32 {
     }
 }
 
+/// Whether the solver takes `body` this step: every fixed body (others
+/// rest on it) and every awake one; a sleeping body costs it nothing.
+fn in_solver<D: Dim>(body: &Body<D>) -> bool {
+    body.kind == BodyKind::Fixed || !body.sleeping
+}
+
 fn key_of(handle: ColliderHandle) -> u64 {
     handle.data().as_ffi()
 }
@@ -404,6 +419,7 @@ impl<D: Dim> World<D> {
             profile: StepProfile::default(),
             contacts: Contacts::default(),
             buffers: SolveBuffers::default(),
+            sleep_islands: SleepingIslands::default(),
         }
     }
 
@@ -488,6 +504,7 @@ impl<D: Dim> World<D> {
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
         let body = self.bodies.remove(handle)?;
         self.buffers.index_stale = true;
+        self.sleep_islands.forget(handle);
         let mut keys = Vec::new();
         for collider in &body.colliders {
             let Some(slot) = self.colliders.remove(collider.handle) else {
@@ -624,11 +641,21 @@ impl<D: Dim> World<D> {
         self.broad_phase.set_margin(self.settings.aabb_margin);
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
         let (mut teleports, mut sleepers) = (false, false);
-        for body in self.bodies.values_mut() {
+        let index = &self.buffers.index;
+        let mut stale = false;
+        let mut woken = Vec::new();
+        for (handle, body) in self.bodies.iter_mut() {
             body.aim_at_target(dt);
             teleports |= body.teleported;
             sleepers |= body.sleeping;
+            // A body the game woke (an impulse, a placement) joins the
+            // solver, and its sleeping island wakes with it.
+            stale |= in_solver(body) != index.contains_key(handle);
+            if !body.sleeping && self.sleep_islands.island_of(handle).is_some() {
+                woken.push(handle);
+            }
         }
+        self.buffers.index_stale |= stale || !self.wake_islands_of(&woken).is_empty();
         let wake_for_teleports = teleports && sleepers;
         self.update_broad_phase(dt, wake_for_teleports);
         if wake_for_teleports {
@@ -738,7 +765,7 @@ impl<D: Dim> World<D> {
         self.wake_sleeping(woken);
     }
 
-    /// The boxes of moving (or just placed) bodies' colliders that left
+    /// The boxes of awake (or just placed) bodies' colliders that left
     /// their fat boxes, or will in this step at their speed, with each
     /// body's displacement over `dt`, in body order. Most boxes stay inside, and checking is read-only, so all
     /// threads check and only the few that escaped are re-inserted, one at
@@ -749,7 +776,7 @@ impl<D: Dim> World<D> {
         let bodies: Vec<&Body<D>> = self
             .bodies
             .values()
-            .filter(|b| b.kind != BodyKind::Fixed || b.teleported)
+            .filter(|b| b.is_active() || b.teleported)
             .collect();
         bodies
             .par_iter()
@@ -787,8 +814,12 @@ impl<D: Dim> World<D> {
         let mut buffers = std::mem::take(&mut self.buffers);
         if buffers.index_stale {
             buffers.index.clear();
-            for (i, h) in self.bodies.keys().enumerate() {
-                buffers.index.insert(h, i);
+            buffers.order.clear();
+            for (h, body) in &self.bodies {
+                if in_solver(body) {
+                    buffers.index.insert(h, buffers.order.len());
+                    buffers.order.push(h);
+                }
             }
             buffers.index_stale = false;
         }
@@ -796,10 +827,11 @@ impl<D: Dim> World<D> {
         self.pairs
             .par_iter_mut()
             .map(|pair| {
-                let colliders = pair.colliders(bodies)?;
-                if !(bodies[pair.body_a].is_active() || bodies[pair.body_b].is_active()) {
+                let active = |h| bodies.get(h).is_some_and(Body::is_active);
+                if !(active(pair.body_a) || active(pair.body_b)) {
                     return None;
                 }
+                let colliders = pair.colliders(bodies)?;
                 let [(a, pose_a), (b, pose_b)] = colliders;
                 if pair.sensor {
                     pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
@@ -853,6 +885,7 @@ impl<D: Dim> World<D> {
     fn solve(&mut self, dt: f32) {
         let SolveBuffers {
             index,
+            order,
             index_stale,
             mut states,
             inputs,
@@ -860,13 +893,12 @@ impl<D: Dim> World<D> {
         } = std::mem::take(&mut self.buffers);
         let settings = &self.settings;
         let speculative_distance = settings.speculative_distance;
-        let bodies: Vec<&Body<D>> = self.bodies.values().collect();
-        bodies
+        let all = &self.bodies;
+        order
             .par_iter()
             .with_min_len(BODIES_PER_TASK)
-            .map(|body| Self::solver_body(settings, body))
+            .map(|&h| Self::solver_body(settings, &all[h]))
             .collect_into_vec(&mut states);
-        drop(bodies);
         let mut contacts = std::mem::take(&mut self.contacts);
         contacts.prepare(&inputs, &states);
         contacts.solve(&states, &self.settings, dt);
@@ -880,7 +912,13 @@ impl<D: Dim> World<D> {
                 .filter_map(|(k, pair)| {
                     // One pass over the pairs does both: store the impulses
                     // and settle whether the pair touches; the pairs whose
-                    // touching changed are kept, in pair order.
+                    // touching changed are kept, in pair order. A pair
+                    // left out of the solve (its bodies asleep, or apart)
+                    // keeps its touching unless the narrow phase set it
+                    // (a sensor).
+                    if !(solved.solved(k) || pair.sensor) {
+                        return None;
+                    }
                     solved.store_impulses(k, &mut pair.manifold);
                     if !pair.sensor {
                         pair.touching = pair.touches_after_solve(speculative_distance);
@@ -888,13 +926,22 @@ impl<D: Dim> World<D> {
                     (pair.touching != pair.reported).then_some(k)
                 }),
         );
-        let mut bodies: Vec<&mut Body<D>> = self.bodies.values_mut().collect();
-        bodies
+        // Each solved body by its index (`order` puts bodies woken within
+        // the step after the others, out of the bodies' order).
+        let mut by_index: Vec<Option<&mut Body<D>>> = Vec::new();
+        by_index.resize_with(order.len(), || None);
+        for (h, body) in self.bodies.iter_mut() {
+            if let Some(&i) = index.get(h) {
+                by_index[i] = Some(body);
+            }
+        }
+        by_index
             .par_iter_mut()
             .zip(&states)
             .zip(contacts.body_states())
             .with_min_len(BODIES_PER_TASK)
             .for_each(|((body, start), solved)| {
+                let Some(body) = body else { return };
                 let mut state = *start;
                 integrate::store(solved, &mut state);
                 Self::write_back(body, &state);
@@ -903,6 +950,7 @@ impl<D: Dim> World<D> {
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,
+            order,
             index_stale,
             states,
             inputs,

@@ -299,6 +299,11 @@ struct InputPoint<D: Dim> {
 }
 
 impl<D: Dim> ContactInput<D> {
+    /// The two bodies' indices in the solver's arrays.
+    pub(crate) fn bodies(&self) -> [usize; 2] {
+        [self.body_a as usize, self.body_b as usize]
+    }
+
     /// The solver's input for `manifold` between bodies `body_a` and
     /// `body_b` (their indices in the solver's bodies), whose colliders
     /// are at `pose_a` and `pose_b`.
@@ -650,6 +655,11 @@ impl<D: Dim> Contacts<D> {
                 }
             });
         sizes.collect()
+    }
+
+    /// True when the `k`th input was solved this step.
+    pub(crate) fn solved(&self, k: usize) -> bool {
+        self.placed.get(k).is_some_and(|&p| p != UNSOLVED)
     }
 
     /// Step 4: the accumulated impulses of the `k`th input's manifold added
