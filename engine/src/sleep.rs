@@ -31,8 +31,7 @@
 //!
 //! Limits: the islands of awake bodies are found anew after each solve
 //! (union-find over the awake bodies and their pairs), not kept
-//! incrementally as Box2D v3 does; finding the pairs that touch a sleeping
-//! island reads every pair.
+//! incrementally as Box2D v3 does.
 
 use slotmap::{new_key_type, SecondaryMap, SlotMap};
 
@@ -148,15 +147,18 @@ impl<D: Dim> World<D> {
         woken
     }
 
-    /// Step 2: wakes the sleeping islands an awake body now touches (a
-    /// pair with points between a body that joins islands and a sleeping
-    /// one), and gives their bodies places in the solver after the others;
-    /// true when a body woke.
+    /// Step 2: wakes the sleeping islands an awake body now touches (an
+    /// awake pair with points between a body that joins islands and a
+    /// sleeping one), and gives their bodies places in the solver after
+    /// the others; true when a body woke.
     pub(crate) fn wake_touched_islands(&mut self) -> bool {
         let bodies = &self.bodies;
+        let pairs = &self.pairs;
         let touched: Vec<BodyHandle> = self
-            .pairs
+            .buffers
+            .awake_pairs
             .iter()
+            .map(|&k| &pairs[k])
             .filter(|p| !p.is_sensor() && !p.manifold.points().is_empty())
             .filter_map(|p| {
                 let (a, b) = (bodies.get(p.body_a)?, bodies.get(p.body_b)?);

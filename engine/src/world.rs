@@ -25,6 +25,9 @@ const BODIES_PER_TASK: usize = 1024;
 /// Pairs per rayon task when impulses are stored back into manifolds.
 const PAIRS_PER_TASK: usize = 1024;
 
+/// A pair's slot when it is not among the awake pairs.
+const ASLEEP: u32 = u32::MAX;
+
 /// A pair's merging radius (`ManifoldTuning::merge`) is at most this share
 /// of its thinner shape's thickness: a box's corners are a side apart, so a
 /// quarter keeps them apart with room for the points' drift, while a
@@ -343,8 +346,17 @@ pub(crate) struct SolveBuffers<D: Dim> {
     /// A body was added, removed, fell asleep or woke since `index` was
     /// built: rebuild it before the next narrow phase.
     pub(crate) index_stale: bool,
+    /// The pairs the narrow phase and the solver look at: those with an
+    /// awake body, in pair order, then any whose bodies woke within the
+    /// step. A pair between sleeping (or fixed) bodies costs nothing.
+    pub(crate) awake_pairs: Vec<usize>,
+    /// Each pair's place in `awake_pairs`, or [`ASLEEP`].
+    slot: Vec<u32>,
+    /// The pairs changed, or bodies slept or woke, since `awake_pairs` was
+    /// built.
+    awake_pairs_stale: bool,
     states: Vec<SolverBody<D>>,
-    /// One per pair, taken in the narrow phase.
+    /// One per awake pair (`awake_pairs`), taken in the narrow phase.
     pub(crate) inputs: Vec<Option<ContactInput<D>>>,
     /// The pairs whose touching changed in the step, in pair order.
     touch_changed: Vec<usize>,
@@ -356,6 +368,9 @@ impl<D: Dim> Default for SolveBuffers<D> {
             index: SecondaryMap::new(),
             order: Vec::new(),
             index_stale: true,
+            awake_pairs: Vec::new(),
+            slot: Vec::new(),
+            awake_pairs_stale: true,
             states: Vec::new(),
             inputs: Vec::new(),
             touch_changed: Vec::new(),
@@ -735,6 +750,7 @@ impl<D: Dim> World<D> {
         }
         old.for_each(&mut end);
         self.pairs = pairs;
+        self.buffers.awake_pairs_stale = true;
         for event in ended {
             self.record(event);
         }
@@ -822,60 +838,85 @@ impl<D: Dim> World<D> {
                 }
             }
             buffers.index_stale = false;
+            buffers.awake_pairs_stale = true;
         }
-        let (bodies, index) = (&self.bodies, &buffers.index);
-        self.pairs
-            .par_iter_mut()
-            .map(|pair| {
-                let active = |h| bodies.get(h).is_some_and(Body::is_active);
-                if !(active(pair.body_a) || active(pair.body_b)) {
-                    return None;
+        let bodies = &self.bodies;
+        let awake = |pair: &ContactPair<D>| {
+            let active = |h| bodies.get(h).is_some_and(Body::is_active);
+            active(pair.body_a) || active(pair.body_b)
+        };
+        if buffers.awake_pairs_stale {
+            buffers.awake_pairs.clear();
+            buffers.slot.clear();
+            for (k, pair) in self.pairs.iter().enumerate() {
+                if awake(pair) {
+                    buffers.slot.push(buffers.awake_pairs.len() as u32);
+                    buffers.awake_pairs.push(k);
+                } else {
+                    buffers.slot.push(ASLEEP);
                 }
-                let colliders = pair.colliders(bodies)?;
-                let [(a, pose_a), (b, pose_b)] = colliders;
-                if pair.sensor {
-                    pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
-                    return None;
-                }
-                let view = PairView {
-                    shape_a: &a.shape,
-                    pose_a,
-                    shape_b: &b.shape,
-                    pose_b,
-                };
-                let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
-                let tuning = ManifoldTuning {
-                    margin: tuning.margin.max(closing),
-                    merge: tuning.merge.min(
-                        MERGE_SHARE_OF_THICKNESS * a.shape.thickness().min(b.shape.thickness()),
-                    ),
-                    ..tuning
-                };
-                pair.manifold.update(&view, tuning);
-                pair.solver_input(index, colliders)
-            })
-            .collect_into_vec(&mut buffers.inputs);
+            }
+            buffers.awake_pairs_stale = false;
+        }
+        let (index, slot) = (&buffers.index, &buffers.slot);
+        buffers.inputs.clear();
+        buffers.inputs.par_extend(
+            self.pairs
+                .par_iter_mut()
+                .zip(slot.par_iter())
+                .filter(|(_, &slot)| slot != ASLEEP)
+                .map(|(pair, _)| {
+                    let colliders = pair.colliders(bodies)?;
+                    let [(a, pose_a), (b, pose_b)] = colliders;
+                    if pair.sensor {
+                        pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
+                        return None;
+                    }
+                    let view = PairView {
+                        shape_a: &a.shape,
+                        pose_a,
+                        shape_b: &b.shape,
+                        pose_b,
+                    };
+                    let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
+                    let tuning = ManifoldTuning {
+                        margin: tuning.margin.max(closing),
+                        merge: tuning.merge.min(
+                            MERGE_SHARE_OF_THICKNESS * a.shape.thickness().min(b.shape.thickness()),
+                        ),
+                        ..tuning
+                    };
+                    pair.manifold.update(&view, tuning);
+                    pair.solver_input(index, colliders)
+                }),
+        );
         self.buffers = buffers;
     }
 
-    /// The inputs of pairs whose bodies slept through the narrow phase and
-    /// were woken since (their manifolds are as they fell asleep).
+    /// The pairs of bodies woken since the narrow phase join the awake
+    /// pairs, after the others, with their inputs (their manifolds are as
+    /// they fell asleep).
     fn add_woken_inputs(&mut self) {
         let bodies = &self.bodies;
-        let SolveBuffers { index, inputs, .. } = &mut self.buffers;
-        self.pairs
-            .par_iter()
-            .zip(inputs.par_iter_mut())
-            .with_min_len(PAIRS_PER_TASK)
-            .filter(|(_, input)| input.is_none())
-            .for_each(|(pair, input)| {
-                *input = pair.colliders(bodies).and_then(|colliders| {
-                    let active = bodies[pair.body_a].is_active() || bodies[pair.body_b].is_active();
-                    active
-                        .then(|| pair.solver_input(index, colliders))
-                        .flatten()
-                });
-            });
+        let SolveBuffers {
+            index,
+            inputs,
+            awake_pairs,
+            slot,
+            ..
+        } = &mut self.buffers;
+        for (k, pair) in self.pairs.iter().enumerate() {
+            let woke = |h| index.contains_key(h) && bodies.get(h).is_some_and(Body::is_active);
+            if slot[k] != ASLEEP || !(woke(pair.body_a) || woke(pair.body_b)) {
+                continue;
+            }
+            slot[k] = awake_pairs.len() as u32;
+            awake_pairs.push(k);
+            inputs.push(
+                pair.colliders(bodies)
+                    .and_then(|colliders| pair.solver_input(index, colliders)),
+            );
+        }
     }
 
     /// Stages 1, 5, 6: the soft-step solver over dense body data, from the
@@ -887,6 +928,9 @@ impl<D: Dim> World<D> {
             index,
             order,
             index_stale,
+            awake_pairs,
+            slot,
+            awake_pairs_stale,
             mut states,
             inputs,
             mut touch_changed,
@@ -907,19 +951,23 @@ impl<D: Dim> World<D> {
         touch_changed.par_extend(
             self.pairs
                 .par_iter_mut()
+                .zip(slot.par_iter())
                 .enumerate()
                 .with_min_len(PAIRS_PER_TASK)
-                .filter_map(|(k, pair)| {
-                    // One pass over the pairs does both: store the impulses
-                    // and settle whether the pair touches; the pairs whose
-                    // touching changed are kept, in pair order. A pair
-                    // left out of the solve (its bodies asleep, or apart)
-                    // keeps its touching unless the narrow phase set it
-                    // (a sensor).
-                    if !(solved.solved(k) || pair.sensor) {
+                .filter_map(|(k, (pair, &slot))| {
+                    // One pass over the awake pairs does both: store the
+                    // impulses and settle whether the pair touches; the
+                    // pairs whose touching changed are kept, in pair order.
+                    // A pair left out of the solve (apart) keeps its
+                    // touching unless the narrow phase set it (a sensor).
+                    if slot == ASLEEP {
                         return None;
                     }
-                    solved.store_impulses(k, &mut pair.manifold);
+                    let j = slot as usize;
+                    if !(solved.solved(j) || pair.sensor) {
+                        return None;
+                    }
+                    solved.store_impulses(j, &mut pair.manifold);
                     if !pair.sensor {
                         pair.touching = pair.touches_after_solve(speculative_distance);
                     }
@@ -952,6 +1000,9 @@ impl<D: Dim> World<D> {
             index,
             order,
             index_stale,
+            awake_pairs,
+            slot,
+            awake_pairs_stale,
             states,
             inputs,
             touch_changed,
