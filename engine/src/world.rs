@@ -16,6 +16,7 @@ use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactInput, Contacts};
+use crate::pipeline::stages::Shared;
 use crate::settings::Settings;
 use crate::shape::Aabb;
 use crate::sleep::SleepingIslands;
@@ -858,38 +859,40 @@ impl<D: Dim> World<D> {
             }
             buffers.awake_pairs_stale = false;
         }
-        let (index, slot) = (&buffers.index, &buffers.slot);
-        buffers.inputs.clear();
-        buffers.inputs.par_extend(
-            self.pairs
-                .par_iter_mut()
-                .zip(slot.par_iter())
-                .filter(|(_, &slot)| slot != ASLEEP)
-                .map(|(pair, _)| {
-                    let colliders = pair.colliders(bodies)?;
-                    let [(a, pose_a), (b, pose_b)] = colliders;
-                    if pair.sensor {
-                        pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
-                        return None;
-                    }
-                    let view = PairView {
-                        shape_a: &a.shape,
-                        pose_a,
-                        shape_b: &b.shape,
-                        pose_b,
-                    };
-                    let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
-                    let tuning = ManifoldTuning {
-                        margin: tuning.margin.max(closing),
-                        merge: tuning.merge.min(
-                            MERGE_SHARE_OF_THICKNESS * a.shape.thickness().min(b.shape.thickness()),
-                        ),
-                        ..tuning
-                    };
-                    pair.manifold.update(&view, tuning);
-                    pair.solver_input(index, colliders)
-                }),
-        );
+        let (index, awake_pairs) = (&buffers.index, &buffers.awake_pairs);
+        let pairs = Shared::new(&mut self.pairs);
+        awake_pairs
+            .par_iter()
+            .map(|&k| {
+                // SAFETY: `awake_pairs` holds each pair's index at most
+                // once (built from an enumeration of the pairs, and
+                // extended only by pairs whose slot said they were not in
+                // it), so no two tasks reach the same pair.
+                let pair = unsafe { pairs.get_mut(k) };
+                let colliders = pair.colliders(bodies)?;
+                let [(a, pose_a), (b, pose_b)] = colliders;
+                if pair.sensor {
+                    pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
+                    return None;
+                }
+                let view = PairView {
+                    shape_a: &a.shape,
+                    pose_a,
+                    shape_b: &b.shape,
+                    pose_b,
+                };
+                let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
+                let tuning = ManifoldTuning {
+                    margin: tuning.margin.max(closing),
+                    merge: tuning.merge.min(
+                        MERGE_SHARE_OF_THICKNESS * a.shape.thickness().min(b.shape.thickness()),
+                    ),
+                    ..tuning
+                };
+                pair.manifold.update(&view, tuning);
+                pair.solver_input(index, colliders)
+            })
+            .collect_into_vec(&mut buffers.inputs);
         self.buffers = buffers;
     }
 
@@ -948,22 +951,20 @@ impl<D: Dim> World<D> {
         contacts.solve(&states, &self.settings, dt);
         let solved = &contacts;
         touch_changed.clear();
+        let pairs = Shared::new(&mut self.pairs);
         touch_changed.par_extend(
-            self.pairs
-                .par_iter_mut()
-                .zip(slot.par_iter())
+            awake_pairs
+                .par_iter()
                 .enumerate()
                 .with_min_len(PAIRS_PER_TASK)
-                .filter_map(|(k, (pair, &slot))| {
+                .filter_map(|(j, &k)| {
+                    // SAFETY: as in the narrow phase, each pair at most once.
+                    let pair = unsafe { pairs.get_mut(k) };
                     // One pass over the awake pairs does both: store the
                     // impulses and settle whether the pair touches; the
-                    // pairs whose touching changed are kept, in pair order.
-                    // A pair left out of the solve (apart) keeps its
-                    // touching unless the narrow phase set it (a sensor).
-                    if slot == ASLEEP {
-                        return None;
-                    }
-                    let j = slot as usize;
+                    // pairs whose touching changed are kept. A pair left
+                    // out of the solve (apart) keeps its touching unless
+                    // the narrow phase set it (a sensor).
                     if !(solved.solved(j) || pair.sensor) {
                         return None;
                     }
@@ -974,6 +975,9 @@ impl<D: Dim> World<D> {
                     (pair.touching != pair.reported).then_some(k)
                 }),
         );
+        // In pair order (the pairs of bodies woken within the step come
+        // after the others in `awake_pairs`).
+        touch_changed.sort_unstable();
         // Each solved body by its index (`order` puts bodies woken within
         // the step after the others, out of the bodies' order).
         let mut by_index: Vec<Option<&mut Body<D>>> = Vec::new();
