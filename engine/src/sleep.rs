@@ -93,6 +93,11 @@ new_key_type! {
 }
 
 impl SleepingIslands {
+    /// True when no island sleeps.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
     /// The sleeping island `body` belongs to, if any.
     pub(crate) fn island_of(&self, body: BodyHandle) -> Option<IslandKey> {
         self.island_of.get(body).copied()

@@ -29,6 +29,12 @@ const PAIRS_PER_TASK: usize = 1024;
 /// A pair's slot when it is not among the awake pairs.
 const ASLEEP: u32 = u32::MAX;
 
+/// The solved states are written back walking every body, on all threads,
+/// while at least one body in this many was solved; with fewer, the
+/// solved ones are reached one by one by handle (a world mostly asleep
+/// pays nothing for its sleepers).
+const WALK_ALL_SHARE: usize = 4;
+
 /// A pair's merging radius (`ManifoldTuning::merge`) is at most this share
 /// of its thinner shape's thickness: a box's corners are a side apart, so a
 /// quarter keeps them apart with room for the points' drift, while a
@@ -330,6 +336,8 @@ pub struct World<D: Dim> {
     pub(crate) buffers: SolveBuffers<D>,
     /// The islands that sleep, each kept whole.
     pub(crate) sleep_islands: SleepingIslands,
+    /// Bodies the game reached (`body_mut`) or added since the last step.
+    touched: Vec<BodyHandle>,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
@@ -436,6 +444,7 @@ impl<D: Dim> World<D> {
             contacts: Contacts::default(),
             buffers: SolveBuffers::default(),
             sleep_islands: SleepingIslands::default(),
+            touched: Vec::new(),
         }
     }
 
@@ -470,6 +479,7 @@ impl<D: Dim> World<D> {
         let new = Body::new(&body, ColliderHandle::default(), collider)?;
         let handle = self.bodies.insert(new);
         self.buffers.index_stale = true;
+        self.touched.push(handle);
         self.register_collider(handle, 0);
         Ok(handle)
     }
@@ -487,6 +497,7 @@ impl<D: Dim> World<D> {
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         target.attach(ColliderHandle::default(), collider)?;
         let index = target.colliders.len() - 1;
+        self.touched.push(body);
         Ok(self.register_collider(body, index))
     }
 
@@ -539,6 +550,7 @@ impl<D: Dim> World<D> {
         }
         keys.sort_unstable();
         keys.dedup();
+        let mut neighbours = Vec::new();
         for key in keys {
             let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) else {
                 continue;
@@ -549,10 +561,12 @@ impl<D: Dim> World<D> {
             for other in [pair.body_a, pair.body_b] {
                 if let Some(neighbour) = self.bodies.get_mut(other) {
                     neighbour.wake_up();
+                    neighbours.push(other);
                 }
             }
             self.record(event);
         }
+        self.wake_islands_of(&neighbours);
         Some(body)
     }
 
@@ -571,7 +585,11 @@ impl<D: Dim> World<D> {
 
     /// The body to change, or `None` for a stale handle.
     pub fn body_mut(&mut self, handle: BodyHandle) -> Option<&mut Body<D>> {
-        self.bodies.get_mut(handle)
+        let body = self.bodies.get_mut(handle)?;
+        // The next step looks at the bodies the game reached (it may have
+        // woken, placed or driven them) beside the awake ones.
+        self.touched.push(handle);
+        Some(body)
     }
 
     /// Every body with its handle, in a stable order.
@@ -656,14 +674,18 @@ impl<D: Dim> World<D> {
         let start = Instant::now();
         self.broad_phase.set_margin(self.settings.aabb_margin);
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
-        let (mut teleports, mut sleepers) = (false, false);
-        let index = &self.buffers.index;
-        let mut stale = false;
+        // The bodies this step may find changed: those the solver took
+        // last step (fixed and awake) and those the game reached since.
+        let (mut teleports, mut stale) = (false, false);
         let mut woken = Vec::new();
-        for (handle, body) in self.bodies.iter_mut() {
+        let index = &self.buffers.index;
+        for &handle in self.buffers.order.iter().chain(&self.touched) {
+            let Some(body) = self.bodies.get_mut(handle) else {
+                stale = true;
+                continue;
+            };
             body.aim_at_target(dt);
             teleports |= body.teleported;
-            sleepers |= body.sleeping;
             // A body the game woke (an impulse, a placement) joins the
             // solver, and its sleeping island wakes with it.
             stale |= in_solver(body) != index.contains_key(handle);
@@ -671,7 +693,10 @@ impl<D: Dim> World<D> {
                 woken.push(handle);
             }
         }
+        self.touched.clear();
         self.buffers.index_stale |= stale || !self.wake_islands_of(&woken).is_empty();
+        self.refresh_solver_index();
+        let sleepers = !self.sleep_islands.is_empty();
         let wake_for_teleports = teleports && sleepers;
         self.update_broad_phase(dt, wake_for_teleports);
         if wake_for_teleports {
@@ -702,6 +727,25 @@ impl<D: Dim> World<D> {
             islands,
             total: since(start),
         };
+    }
+
+    /// The solver's bodies anew, when a body came, went, slept or woke:
+    /// every fixed and every awake body, in the bodies' order.
+    fn refresh_solver_index(&mut self) {
+        let buffers = &mut self.buffers;
+        if !buffers.index_stale {
+            return;
+        }
+        buffers.index.clear();
+        buffers.order.clear();
+        for (h, body) in &self.bodies {
+            if in_solver(body) {
+                buffers.index.insert(h, buffers.order.len());
+                buffers.order.push(h);
+            }
+        }
+        buffers.index_stale = false;
+        buffers.awake_pairs_stale = true;
     }
 
     /// Stage 2: refit moved bodies' boxes (stretched ahead by their last
@@ -760,10 +804,8 @@ impl<D: Dim> World<D> {
 
     /// Wakes those of `bodies` that sleep; the others keep their rest time.
     fn wake_sleeping(&mut self, bodies: Vec<BodyHandle>) {
-        for h in bodies {
-            if let Some(body) = self.bodies.get_mut(h).filter(|b| b.sleeping) {
-                body.wake_up();
-            }
+        if !self.wake_islands_of(&bodies).is_empty() {
+            self.buffers.index_stale = true;
         }
     }
 
@@ -791,8 +833,11 @@ impl<D: Dim> World<D> {
         let (colliders, broad_phase, settings) =
             (&self.colliders, &self.broad_phase, &self.settings);
         let bodies: Vec<&Body<D>> = self
-            .bodies
-            .values()
+            .buffers
+            .order
+            .iter()
+            .chain(&self.touched)
+            .filter_map(|&h| self.bodies.get(h))
             .filter(|b| b.is_active() || b.teleported)
             .collect();
         bodies
@@ -829,18 +874,6 @@ impl<D: Dim> World<D> {
             reuse: self.settings.manifold_reuse_distance,
         };
         let mut buffers = std::mem::take(&mut self.buffers);
-        if buffers.index_stale {
-            buffers.index.clear();
-            buffers.order.clear();
-            for (h, body) in &self.bodies {
-                if in_solver(body) {
-                    buffers.index.insert(h, buffers.order.len());
-                    buffers.order.push(h);
-                }
-            }
-            buffers.index_stale = false;
-            buffers.awake_pairs_stale = true;
-        }
         let bodies = &self.bodies;
         let awake = |pair: &ContactPair<D>| {
             let active = |h| bodies.get(h).is_some_and(Body::is_active);
@@ -978,27 +1011,42 @@ impl<D: Dim> World<D> {
         // In pair order (the pairs of bodies woken within the step come
         // after the others in `awake_pairs`).
         touch_changed.sort_unstable();
-        // Each solved body by its index (`order` puts bodies woken within
-        // the step after the others, out of the bodies' order).
-        let mut by_index: Vec<Option<&mut Body<D>>> = Vec::new();
-        by_index.resize_with(order.len(), || None);
-        for (h, body) in self.bodies.iter_mut() {
-            if let Some(&i) = index.get(h) {
-                by_index[i] = Some(body);
+        let finish = |body: &mut Body<D>, start: &SolverBody<D>, solved: &D::BodyState| {
+            let mut state = *start;
+            integrate::store(solved, &mut state);
+            Self::write_back(body, &state);
+            body.arrive();
+        };
+        let solved_states = contacts.body_states();
+        if order.len() * WALK_ALL_SHARE >= self.bodies.len() {
+            // Most bodies were solved: each by its index, on all threads
+            // (`order` puts bodies woken within the step after the others,
+            // out of the bodies' order).
+            let mut by_index: Vec<Option<&mut Body<D>>> = Vec::new();
+            by_index.resize_with(order.len(), || None);
+            for (h, body) in self.bodies.iter_mut() {
+                if let Some(&i) = index.get(h) {
+                    by_index[i] = Some(body);
+                }
+            }
+            by_index
+                .par_iter_mut()
+                .zip(&states)
+                .zip(solved_states)
+                .with_min_len(BODIES_PER_TASK)
+                .for_each(|((body, start), solved)| {
+                    if let Some(body) = body {
+                        finish(body, start, solved);
+                    }
+                });
+        } else {
+            // Most bodies sleep: the solved ones alone, by handle.
+            for ((&h, start), solved) in order.iter().zip(&states).zip(solved_states) {
+                if let Some(body) = self.bodies.get_mut(h) {
+                    finish(body, start, solved);
+                }
             }
         }
-        by_index
-            .par_iter_mut()
-            .zip(&states)
-            .zip(contacts.body_states())
-            .with_min_len(BODIES_PER_TASK)
-            .for_each(|((body, start), solved)| {
-                let Some(body) = body else { return };
-                let mut state = *start;
-                integrate::store(solved, &mut state);
-                Self::write_back(body, &state);
-                body.arrive();
-            });
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,
