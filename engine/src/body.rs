@@ -5,7 +5,7 @@ use slotmap::new_key_type;
 
 use crate::collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
 use crate::error::WorldError;
-use crate::math::{Angular, Dim, Pose, Vector};
+use crate::math::{Angular, Axes, Dim, Pose, Vector};
 use crate::shape::{MassProperties, Shape};
 
 new_key_type! {
@@ -45,6 +45,72 @@ pub enum BodyKind {
     Kinematic,
 }
 
+/// Which of a dynamic body's motions are locked, about and along the
+/// world's axes (as rapier's `LockedAxes` and Jolt's allowed degrees of
+/// freedom): a locked axis has zero inverse mass (translation) or zero
+/// inverse inertia (rotation) along it, so no contact, force, gravity or
+/// impulse moves or turns the body that way, and its velocity along it
+/// stays exactly zero (`tests/controls.rs`:
+/// `a_capsule_player_with_locked_rotation_walks_upright_2d`,
+/// `a_body_locked_in_x_is_never_moved_in_x_by_a_hit_2d`). Translation
+/// locks hold the centre of mass. A 2D body moves along X and Y and turns
+/// about Z only; other axes are ignored. Fixed and kinematic bodies keep
+/// their locks and obey them once they are dynamic; a kinematic body moves
+/// as it is told.
+///
+/// A 3D rotation lock zeroes the locked world axes' rows and columns of
+/// the world-space inverse inertia, as rapier does: the body keeps its
+/// inverse inertia about the free axes as it was. That is exactly the
+/// inverse inertia of a body held to its free axes when they are principal
+/// axes of its inertia (an upright capsule or box turning about Y); for a
+/// body whose principal axes lean away from them it is an approximation,
+/// the locked axes exact all the same
+/// (`a_body_locked_about_x_and_z_spins_only_about_y_3d`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Locks {
+    /// World axes along which the body's centre of mass does not move.
+    pub translation: Axes,
+    /// World axes about which the body does not turn (Z in 2D).
+    pub rotation: Axes,
+}
+
+impl Locks {
+    /// Nothing locked.
+    pub const NONE: Self = Self {
+        translation: Axes::NONE,
+        rotation: Axes::NONE,
+    };
+
+    /// Translation along `axes` locked, nothing else.
+    pub const fn translation(axes: Axes) -> Self {
+        Self {
+            translation: axes,
+            rotation: Axes::NONE,
+        }
+    }
+
+    /// Rotation about `axes` locked, nothing else.
+    pub const fn rotation(axes: Axes) -> Self {
+        Self {
+            translation: Axes::NONE,
+            rotation: axes,
+        }
+    }
+
+    /// True when nothing is locked.
+    pub const fn is_empty(self) -> bool {
+        self.translation.is_empty() && self.rotation.is_empty()
+    }
+
+    /// The locks a body of dimension `D` can have: the others dropped.
+    fn within<D: Dim>(self) -> Self {
+        Self {
+            translation: self.translation.and(D::TRANSLATION_AXES),
+            rotation: self.rotation.and(D::ROTATION_AXES),
+        }
+    }
+}
+
 /// A body's description, built with chained setters and given to
 /// [`crate::World::add_body`], which checks every value.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -59,6 +125,7 @@ pub struct BodyDesc<D: Dim> {
     gravity_scale: f32,
     user_data: u64,
     can_sleep: bool,
+    locks: Locks,
 }
 
 impl<D: Dim> BodyDesc<D> {
@@ -74,6 +141,7 @@ impl<D: Dim> BodyDesc<D> {
             gravity_scale: 1.0,
             user_data: 0,
             can_sleep: true,
+            locks: Locks::NONE,
         }
     }
 
@@ -148,6 +216,34 @@ impl<D: Dim> BodyDesc<D> {
         self
     }
 
+    /// Locks translation along the world `axes` (see [`Locks`]), keeping
+    /// any rotation locks: `.lock_translation(Axes::Z)` keeps a 3D body in
+    /// its plane.
+    pub fn lock_translation(mut self, axes: Axes) -> Self {
+        self.locks.translation = axes;
+        self
+    }
+
+    /// Locks rotation about the world `axes` (see [`Locks`]), keeping any
+    /// translation locks: `.lock_rotation(Axes::X | Axes::Z)` lets a 3D
+    /// body turn about Y only. In 2D only Z counts; see
+    /// [`BodyDesc::fixed_rotation`].
+    pub fn lock_rotation(mut self, axes: Axes) -> Self {
+        self.locks.rotation = axes;
+        self
+    }
+
+    /// Locks every rotation: the body never turns (a character's capsule).
+    pub fn fixed_rotation(self) -> Self {
+        self.lock_rotation(Axes::ALL)
+    }
+
+    /// Sets every lock at once (default [`Locks::NONE`]).
+    pub fn locks(mut self, locks: Locks) -> Self {
+        self.locks = locks;
+        self
+    }
+
     /// Checks every value: finite, a rotation that names one, dampings non-negative.
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
         let finite = |ok: bool, what| {
@@ -207,6 +303,8 @@ pub struct Body<D: Dim> {
     /// step: the sleeping bodies it touched are woken, and, for a fixed
     /// body, those its box now meets.
     pub(crate) teleported: bool,
+    /// The motions it may not make while dynamic, within its dimension's axes.
+    pub(crate) locks: Locks,
 }
 
 impl<D: Dim> Body<D> {
@@ -244,8 +342,10 @@ impl<D: Dim> Body<D> {
             sleeping: false,
             rest_time: 0.0,
             teleported: true,
+            locks: desc.locks.within::<D>(),
         };
         body.update_mass()?;
+        body.hold_locked_velocities();
         Ok(body)
     }
 
@@ -299,6 +399,36 @@ impl<D: Dim> Body<D> {
         self.inv_mass = if dynamic { inv_mass } else { 0.0 };
         self.inv_inertia_local = inv_inertia_local;
         Ok(())
+    }
+
+    /// Replaces the locks (those of axes the dimension has) and wakes the
+    /// body; a dynamic body's velocities along the newly locked axes stop.
+    pub(crate) fn set_locks(&mut self, locks: Locks) {
+        self.locks = locks.within::<D>();
+        self.hold_locked_velocities();
+        self.wake_up();
+    }
+
+    /// A dynamic body's velocities along its locked axes set to zero.
+    fn hold_locked_velocities(&mut self) {
+        if self.kind == BodyKind::Dynamic && !self.locks.is_empty() {
+            self.linear_velocity = D::lock_linear(self.linear_velocity, self.locks.translation);
+            self.angular_velocity = D::lock_angular(self.angular_velocity, self.locks.rotation);
+        }
+    }
+
+    /// `v` less its components along a dynamic body's locked translation axes.
+    pub(crate) fn free_linear(&self, v: D::Vector) -> D::Vector {
+        if self.kind == BodyKind::Dynamic && !self.locks.translation.is_empty() {
+            D::lock_linear(v, self.locks.translation)
+        } else {
+            v
+        }
+    }
+
+    /// The motions the body may not make while dynamic.
+    pub fn locks(&self) -> Locks {
+        self.locks
     }
 
     /// True while the body sleeps: at rest with everything it touches, it is
@@ -421,7 +551,8 @@ impl<D: Dim> Body<D> {
         Ok(())
     }
 
-    /// Sets the velocity of the centre of mass (m/s); ignored for fixed bodies.
+    /// Sets the velocity of the centre of mass (m/s); ignored for fixed
+    /// bodies, and along a dynamic body's locked axes ([`Locks`]).
     pub fn set_linear_velocity(&mut self, v: D::Vector) -> Result<(), WorldError> {
         if !v.is_finite() {
             return Err(WorldError::NotFinite {
@@ -431,11 +562,13 @@ impl<D: Dim> Body<D> {
         if self.kind != BodyKind::Fixed {
             self.linear_velocity = v;
         }
+        self.hold_locked_velocities();
         self.wake_up();
         Ok(())
     }
 
-    /// Sets the angular velocity (rad/s); ignored for fixed bodies.
+    /// Sets the angular velocity (rad/s); ignored for fixed bodies, and
+    /// about a dynamic body's locked axes ([`Locks`]).
     pub fn set_angular_velocity(&mut self, w: D::AngularVector) -> Result<(), WorldError> {
         if !w.is_finite() {
             return Err(WorldError::NotFinite {
@@ -445,6 +578,7 @@ impl<D: Dim> Body<D> {
         if self.kind != BodyKind::Fixed {
             self.angular_velocity = w;
         }
+        self.hold_locked_velocities();
         self.wake_up();
         Ok(())
     }
@@ -535,7 +669,8 @@ impl<D: Dim> Body<D> {
     }
 
     /// Changes the velocity at once by an impulse (N·s) applied at the world
-    /// point `at`; ignored for fixed and kinematic bodies. Errors, changing
+    /// point `at`; ignored for fixed and kinematic bodies, and along and
+    /// about a dynamic body's locked axes ([`Locks`]). Errors, changing
     /// nothing, on NaN or infinity, or when the new velocity would overflow.
     pub fn apply_impulse(&mut self, impulse: D::Vector, at: D::Vector) -> Result<(), WorldError> {
         if !(impulse.is_finite() && at.is_finite()) {
@@ -545,7 +680,7 @@ impl<D: Dim> Body<D> {
             return Ok(());
         }
         let r = at - self.center_of_mass();
-        let linear = self.linear_velocity + impulse * self.inv_mass;
+        let linear = self.linear_velocity + self.free_linear(impulse * self.inv_mass);
         let angular =
             self.angular_velocity + D::mul_inertia(self.inv_inertia_world(), D::cross(r, impulse));
         if !(linear.is_finite() && angular.is_finite()) {
@@ -559,8 +694,14 @@ impl<D: Dim> Body<D> {
         Ok(())
     }
 
-    /// Inverse inertia in world space.
+    /// Inverse inertia in world space, with the rows and columns of locked
+    /// rotation axes zeroed ([`Locks`]).
     pub(crate) fn inv_inertia_world(&self) -> D::Inertia {
-        D::rotate_inertia(self.pose.rotation, self.inv_inertia_local)
+        let inverse = D::rotate_inertia(self.pose.rotation, self.inv_inertia_local);
+        if self.locks.rotation.is_empty() {
+            inverse
+        } else {
+            D::lock_inverse_inertia(inverse, self.locks.rotation)
+        }
     }
 }

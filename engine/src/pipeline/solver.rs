@@ -198,8 +198,10 @@ struct ContactBundle<D: Dim> {
     radius_b: Vec4,
     /// One body cannot move: the contact carries weight and is stiffer.
     against_static: BVec4A,
-    inv_mass_a: Vec4,
-    inv_mass_b: Vec4,
+    /// Each lane's bodies' inverse masses along the world axes: the same
+    /// along every axis but zero along a locked one (`Locks::translation`).
+    inv_mass_a: D::VectorLanes,
+    inv_mass_b: D::VectorLanes,
     inv_inertia_a: D::InertiaLanes,
     inv_inertia_b: D::InertiaLanes,
 }

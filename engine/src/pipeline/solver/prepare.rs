@@ -139,6 +139,18 @@ pub(super) fn build_bundle<D: Dim>(
         inv_inertia_b.set(i, l.b.inv_inertia);
     }
     let against_static = core::array::from_fn(|i| in_use[i] && !(moves_a[i] && moves_b[i]));
+    let per_axis = |body: for<'l> fn(&Lane<'l, D>) -> &'l SolverBody<D>| {
+        vectors(lanes, |l| {
+            let body = body(l);
+            D::lock_linear(D::Vector::splat(body.inv_mass), body.translation_lock)
+        })
+    };
+    let linear = LinearMasses {
+        sum: scalars(lanes, |l| l.a.inv_mass) + scalars(lanes, |l| l.b.inv_mass),
+        locked: BVec4A::from_array(flags(lanes, |l| {
+            !(l.a.translation_lock.is_empty() && l.b.translation_lock.is_empty())
+        })),
+    };
     let index = body_index(bodies.len());
     *bundle = ContactBundle {
         body_a: inputs.map(|input| input.map_or(index, |input| input.body_a)),
@@ -152,18 +164,47 @@ pub(super) fn build_bundle<D: Dim>(
         radius_a: scalars(lanes, |l| l.input.radii[0]),
         radius_b: scalars(lanes, |l| l.input.radii[1]),
         against_static: BVec4A::from_array(against_static),
-        inv_mass_a: scalars(lanes, |l| l.a.inv_mass),
-        inv_mass_b: scalars(lanes, |l| l.b.inv_mass),
+        inv_mass_a: per_axis(|l| l.a),
+        inv_mass_b: per_axis(|l| l.b),
         inv_inertia_a,
         inv_inertia_b,
     };
-    build_points(lanes, bundle, points);
+    build_points(lanes, bundle, &linear, points);
+}
+
+/// The linear part of the rows' effective masses, per lane.
+struct LinearMasses {
+    /// The two bodies' inverse masses summed.
+    sum: Vec4,
+    /// Lanes where a body has locked translation axes: there a row along
+    /// `d` gets `d · (M⁻¹ d)` for each body, with zero inverse mass along
+    /// the locked axes, and `sum` elsewhere (the same for a unit `d`).
+    locked: BVec4A,
+}
+
+impl LinearMasses {
+    /// The linear part of the effective mass of rows along `d` between
+    /// bodies of inverse masses `inv_mass_a` and `inv_mass_b` per axis.
+    #[inline]
+    fn along<D: Dim>(
+        &self,
+        d: &D::VectorLanes,
+        inv_mass_a: &D::VectorLanes,
+        inv_mass_b: &D::VectorLanes,
+    ) -> Vec4 {
+        if !self.locked.any() {
+            return self.sum;
+        }
+        let projected = d.dot(&(*inv_mass_a * *d)) + d.dot(&(*inv_mass_b * *d));
+        Vec4::select(self.locked, projected, self.sum)
+    }
 }
 
 /// The points' lever arms, separations, impulses and masses.
 fn build_points<D: Dim>(
     lanes: &[Lane<'_, D>; LANES],
     bundle: &ContactBundle<D>,
+    linear_masses: &LinearMasses,
     points: &mut [PointLanes<D>],
 ) {
     let counts = lanes
@@ -217,7 +258,11 @@ fn build_points<D: Dim>(
         };
         normal_rows[i] = row;
     }
-    set_masses(bundle, &normal_rows, &tangent_rows, &used, counts, points);
+    let rows = Rows {
+        normal: &normal_rows,
+        tangent: &tangent_rows,
+    };
+    set_masses(bundle, linear_masses, rows, &used, counts, points);
 }
 
 /// Each row's effective mass, and for approach and friction that mass
@@ -225,21 +270,21 @@ fn build_points<D: Dim>(
 /// of push it feels when the rows along the same direction act together.
 fn set_masses<D: Dim>(
     bundle: &ContactBundle<D>,
-    normal_rows: &[JacobianLanes<D>; POINTS],
-    tangent_rows: &D::PerTangent<[JacobianLanes<D>; POINTS]>,
+    linear: &LinearMasses,
+    rows: Rows<'_, D>,
     used: &[BVec4A; POINTS],
     counts: [usize; LANES],
     points: &mut [PointLanes<D>],
 ) {
     let masses = PairMasses::<D> {
-        inv_masses: bundle.inv_mass_a + bundle.inv_mass_b,
         inv_inertia_a: bundle.inv_inertia_a,
         inv_inertia_b: bundle.inv_inertia_b,
     };
-    let normals = masses.couplings(normal_rows, used);
+    let along = |d: &D::VectorLanes| linear.along::<D>(d, &bundle.inv_mass_a, &bundle.inv_mass_b);
+    let normals = masses.couplings(along(&bundle.normal), rows.normal, used);
     let mut frictions = D::PerTangent::<Couplings>::default();
     for k in 0..D::TANGENTS {
-        frictions[k] = masses.couplings(&tangent_rows[k], used);
+        frictions[k] = masses.couplings(along(&bundle.tangents[k]), &rows.tangent[k], used);
     }
     let stiffest = largest_eigenvalue::<D>(&normals, counts);
     let stiff = stiffest.is_finite_mask() & stiffest.cmpgt(Vec4::ZERO);
@@ -260,17 +305,30 @@ fn set_masses<D: Dim>(
     }
 }
 
-/// The bodies' inverse masses summed and their inverse inertias, per lane.
+/// A bundle's rows: along the normal, and along each tangent, a row per point.
+#[derive(Copy, Clone)]
+struct Rows<'r, D: Dim> {
+    normal: &'r [JacobianLanes<D>; POINTS],
+    tangent: &'r D::PerTangent<[JacobianLanes<D>; POINTS]>,
+}
+
+/// The bodies' inverse inertias, per lane.
 struct PairMasses<D: Dim> {
-    inv_masses: Vec4,
     inv_inertia_a: D::InertiaLanes,
     inv_inertia_b: D::InertiaLanes,
 }
 
 impl<D: Dim> PairMasses<D> {
-    /// The couplings between `rows` (one per point) in each lane.
+    /// The couplings between `rows` (one per point, all along one
+    /// direction) in each lane, whose linear part is `inv_masses`
+    /// ([`LinearMasses::along`]).
     #[inline]
-    fn couplings(&self, rows: &[JacobianLanes<D>; POINTS], used: &[BVec4A; POINTS]) -> Couplings {
+    fn couplings(
+        &self,
+        inv_masses: Vec4,
+        rows: &[JacobianLanes<D>; POINTS],
+        used: &[BVec4A; POINTS],
+    ) -> Couplings {
         let n = D::MAX_MANIFOLD_POINTS;
         let turned_a: [D::AngularLanes; POINTS] =
             core::array::from_fn(|j| self.inv_inertia_a.mul(&rows[j].a));
@@ -279,8 +337,7 @@ impl<D: Dim> PairMasses<D> {
         let mut k = [[Vec4::ZERO; POINTS]; POINTS];
         for i in 0..n {
             for j in 0..n {
-                let entry =
-                    self.inv_masses + rows[i].a.dot(&turned_a[j]) + rows[i].b.dot(&turned_b[j]);
+                let entry = inv_masses + rows[i].a.dot(&turned_a[j]) + rows[i].b.dot(&turned_b[j]);
                 k[i][j] = only(used[i] & used[j], entry);
             }
         }
@@ -495,7 +552,6 @@ mod tests {
         );
         let inertia_b = Mat3::from_diagonal(Vec3::new(0.5, 0.7, 0.9));
         let masses = PairMasses::<D3> {
-            inv_masses: Vec4::splat(1.5),
             inv_inertia_a: InertiaLanes::splat(inertia_a),
             inv_inertia_b: InertiaLanes::splat(inertia_b),
         };
@@ -512,7 +568,7 @@ mod tests {
         }
         // Lane 2 uses all three points; lane 0 only the first two.
         let used = [0, 1, 2, 3].map(|i| BVec4A::from_array([i < 2, false, i < 3, false]));
-        let k = masses.couplings(&rows, &used);
+        let k = masses.couplings(Vec4::splat(1.5), &rows, &used);
         for (i, ri) in arms.iter().enumerate() {
             for (j, rj) in arms.iter().enumerate() {
                 let (ai, bi) = (ri.cross(normal), (*ri + Vec3::X).cross(normal));
