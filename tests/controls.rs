@@ -1,11 +1,11 @@
 //! The body controls a game reaches for first: locked rotation and
-//! translation.
+//! translation, and mass overrides.
 
 mod common;
 
 use common::*;
 use tumble::shape::Shape;
-use tumble::{Axes, BodyDesc, BodyHandle, ColliderDesc, Locks, Settings, World};
+use tumble::{Axes, BodyDesc, BodyHandle, ColliderDesc, Locks, Settings, World, WorldError};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -282,4 +282,206 @@ fn a_body_locked_about_x_and_z_spins_only_about_y_3d() {
         free.z > 0.5 && free.y > 0.5,
         "the same hit turns a free box about Y and Z: {free}"
     );
+}
+
+/// An impulse through the centre changes the velocity by exactly `J / m`,
+/// with `m` the overridden mass, and moves the body that much less far; the
+/// shapes' inertia is scaled alike, so a spin is `m` times slower.
+fn mass_override_scales_the_response<D: Scene>() {
+    let mut world = zero_gravity::<D>();
+    let add = |world: &mut World<D>, desc: BodyDesc<D>, x: f32| {
+        world
+            .add_body(desc.position(D::v(x, 0.0)), ColliderDesc::new(D::cube(0.5)))
+            .unwrap()
+    };
+    let plain = add(&mut world, BodyDesc::dynamic(), 0.0);
+    let heavy = add(&mut world, BodyDesc::dynamic().mass(8.0), 5.0);
+    assert_eq!(
+        world.body(plain).unwrap().mass(),
+        1.0,
+        "a unit cube at density 1"
+    );
+    assert_eq!(world.body(heavy).unwrap().mass(), 8.0);
+    let impulse = D::v(0.0, 4.0);
+    for h in [plain, heavy] {
+        world
+            .body_mut(h)
+            .unwrap()
+            .apply_impulse_at_center(impulse)
+            .unwrap();
+    }
+    let v = |world: &World<D>, h| world.body(h).unwrap().linear_velocity();
+    assert_eq!(v(&world, plain), D::v(0.0, 4.0), "{}: J / 1 kg", D::NAME);
+    assert_eq!(v(&world, heavy), D::v(0.0, 0.5), "{}: J / 8 kg", D::NAME);
+    assert_eq!(
+        world.body(heavy).unwrap().angular_velocity(),
+        Default::default(),
+        "through the centre: no spin"
+    );
+    run(&mut world, 60);
+    let (plain_y, heavy_y) = (height(&world, plain), height(&world, heavy));
+    assert!((plain_y - 4.0).abs() < 1e-3, "{}: {plain_y}", D::NAME);
+    assert!((heavy_y - 0.5).abs() < 1e-4, "{}: {heavy_y}", D::NAME);
+
+    // Off the centre: the scaled inertia turns the heavy box 8 times slower.
+    for (h, x) in [(plain, 0.0), (heavy, 5.0)] {
+        let body = world.body_mut(h).unwrap();
+        body.set_position(D::v(x, 0.0)).unwrap();
+        body.apply_impulse(D::v(1.0, 0.0), D::v(x, 0.25)).unwrap();
+    }
+    let spin = |h| D::spin_z(world.body(h).unwrap().angular_velocity());
+    assert!(spin(plain) != 0.0);
+    assert_eq!(spin(heavy) * 8.0, spin(plain), "{}", D::NAME);
+
+    // After creation: set, and back to the shapes'.
+    world.set_body_mass(plain, 2.0).unwrap();
+    assert_eq!(world.body(plain).unwrap().mass(), 2.0);
+    world.reset_body_mass(heavy).unwrap();
+    assert_eq!(world.body(heavy).unwrap().mass(), 1.0);
+    for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        let refused = world.set_body_mass(plain, bad);
+        assert!(
+            matches!(
+                refused,
+                Err(WorldError::OutOfRange {
+                    what: "body mass",
+                    ..
+                })
+            ),
+            "{bad}: {refused:?}"
+        );
+        let refused = world.add_body(
+            BodyDesc::dynamic().mass(bad),
+            ColliderDesc::new(D::cube(0.5)),
+        );
+        assert!(matches!(
+            refused,
+            Err(WorldError::OutOfRange {
+                what: "body mass",
+                ..
+            })
+        ));
+    }
+    assert_eq!(
+        world.body(plain).unwrap().mass(),
+        2.0,
+        "refusals change nothing"
+    );
+}
+
+#[test]
+fn a_mass_override_changes_how_far_an_impulse_moves_a_body_2d() {
+    mass_override_scales_the_response::<tumble::D2>();
+}
+
+#[test]
+fn a_mass_override_changes_how_far_an_impulse_moves_a_body_3d() {
+    mass_override_scales_the_response::<tumble::D3>();
+}
+
+#[test]
+fn full_mass_properties_set_mass_centre_and_inertia_2d() {
+    use tumble::glam::Vec2;
+    let mut world = zero_gravity::<tumble::D2>();
+    let h = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec2::new(1.0, 2.0))
+                .mass_properties(2.0, Vec2::new(0.25, 0.0), 0.5),
+            ColliderDesc::new(Shape::cuboid(Vec2::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    let body = world.body_mut(h).unwrap();
+    assert_eq!(body.mass(), 2.0);
+    assert_eq!(body.center_of_mass(), Vec2::new(1.25, 2.0));
+    let at = body.center_of_mass() + Vec2::new(0.0, 1.0);
+    body.apply_impulse(Vec2::new(1.0, 0.0), at).unwrap();
+    // r × J = (0, 1) × (1, 0) = -1; over an inertia of 0.5: -2.
+    assert_eq!(body.angular_velocity(), -2.0);
+    assert_eq!(body.linear_velocity(), Vec2::new(0.5, 0.0));
+    for (inertia, center) in [
+        (0.0, Vec2::ZERO),
+        (-1.0, Vec2::ZERO),
+        (f32::NAN, Vec2::ZERO),
+    ] {
+        let refused = world.set_body_mass_properties(h, 1.0, center, inertia);
+        assert!(
+            matches!(
+                refused,
+                Err(WorldError::OutOfRange {
+                    what: "rotational inertia",
+                    ..
+                })
+            ),
+            "{inertia}: {refused:?}"
+        );
+    }
+    assert_eq!(
+        world.set_body_mass_properties(h, 1.0, Vec2::new(f32::NAN, 0.0), 1.0),
+        Err(WorldError::NotFinite {
+            what: "body centre of mass"
+        })
+    );
+    assert_eq!(
+        world.body(h).unwrap().mass(),
+        2.0,
+        "refusals change nothing"
+    );
+    // Colliders added later leave full mass properties as they are.
+    world
+        .add_collider(h, ColliderDesc::new(Shape::ball(1.0).unwrap()))
+        .unwrap();
+    assert_eq!(world.body(h).unwrap().mass(), 2.0);
+}
+
+#[test]
+fn full_mass_properties_set_mass_centre_and_inertia_3d() {
+    use tumble::glam::{Mat3, Vec3};
+    let mut world = zero_gravity::<tumble::D3>();
+    let inertia = Mat3::from_diagonal(Vec3::new(0.5, 1.0, 2.0));
+    let h = world
+        .add_body(
+            BodyDesc::dynamic().mass_properties(4.0, Vec3::new(0.0, -0.5, 0.0), inertia),
+            ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    let body = world.body_mut(h).unwrap();
+    assert_eq!(body.mass(), 4.0);
+    assert_eq!(body.center_of_mass(), Vec3::new(0.0, -0.5, 0.0));
+    let at = body.center_of_mass() + Vec3::new(0.0, 1.0, 0.0);
+    body.apply_impulse(Vec3::new(0.0, 0.0, 1.0), at).unwrap();
+    // r × J = (0, 1, 0) × (0, 0, 1) = (1, 0, 0); over a moment of 0.5: 2.
+    let w = body.angular_velocity();
+    assert!((w - Vec3::new(2.0, 0.0, 0.0)).length() < 1e-6, "{w}");
+    let asymmetric = Mat3::from_cols(
+        Vec3::new(1.0, 0.5, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+        Vec3::new(0.0, 0.0, 1.0),
+    );
+    let indefinite = Mat3::from_cols(
+        Vec3::new(1.0, 2.0, 0.0),
+        Vec3::new(2.0, 1.0, 0.0),
+        Vec3::new(0.0, 0.0, 1.0),
+    );
+    let negative = Mat3::from_diagonal(Vec3::new(1.0, -1.0, 1.0));
+    for bad in [asymmetric, indefinite, negative, Mat3::ZERO] {
+        let refused = world.set_body_mass_properties(h, 1.0, Vec3::ZERO, bad);
+        assert!(
+            matches!(
+                refused,
+                Err(WorldError::OutOfRange {
+                    what: "rotational inertia",
+                    ..
+                })
+            ),
+            "{bad}: {refused:?}"
+        );
+    }
+    // A tensor turned by a rotation is symmetric to rounding: taken.
+    let turn = Mat3::from_quat(tumble::glam::Quat::from_rotation_x(0.7));
+    let turned = turn * inertia * turn.transpose();
+    world
+        .set_body_mass_properties(h, 1.0, Vec3::ZERO, turned)
+        .unwrap();
+    assert_eq!(world.body(h).unwrap().mass(), 1.0);
 }

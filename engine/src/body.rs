@@ -111,6 +111,84 @@ impl Locks {
     }
 }
 
+/// Where a dynamic body's mass properties come from.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum MassOverride<D: Dim> {
+    /// Its colliders' shapes and densities.
+    Shapes,
+    /// The shapes' centre and distribution of mass, scaled to this many kg.
+    Mass(f32),
+    /// These, whatever the colliders.
+    Full {
+        mass: f32,
+        local_center: D::Vector,
+        inertia: D::Inertia,
+    },
+}
+
+impl<D: Dim> MassOverride<D> {
+    /// Checks the values given: a finite, positive mass; a finite centre;
+    /// an inertia [`Dim::user_inertia`] takes (kept as it returns it).
+    pub(crate) fn validate(self) -> Result<Self, WorldError> {
+        let mass_in_range = |mass: f32| {
+            if mass.is_finite() && mass > 0.0 {
+                Ok(())
+            } else {
+                Err(WorldError::OutOfRange {
+                    what: "body mass",
+                    value: mass,
+                })
+            }
+        };
+        match self {
+            MassOverride::Shapes => Ok(self),
+            MassOverride::Mass(mass) => mass_in_range(mass).map(|()| self),
+            MassOverride::Full {
+                mass,
+                local_center,
+                inertia,
+            } => {
+                mass_in_range(mass)?;
+                if !local_center.is_finite() {
+                    return Err(WorldError::NotFinite {
+                        what: "body centre of mass",
+                    });
+                }
+                let inertia = D::user_inertia(inertia).map_err(|value| WorldError::OutOfRange {
+                    what: "rotational inertia",
+                    value,
+                })?;
+                Ok(MassOverride::Full {
+                    mass,
+                    local_center,
+                    inertia,
+                })
+            }
+        }
+    }
+
+    /// The body's mass properties given its shapes' `shapes`.
+    fn apply(self, shapes: MassProperties<D>) -> MassProperties<D> {
+        match self {
+            MassOverride::Shapes => shapes,
+            MassOverride::Mass(mass) => MassProperties {
+                mass,
+                local_center: shapes.local_center,
+                inertia: D::scale_inertia(shapes.inertia, mass / shapes.mass),
+            },
+            MassOverride::Full {
+                mass,
+                local_center,
+                inertia,
+            } => MassProperties {
+                mass,
+                local_center,
+                inertia,
+            },
+        }
+    }
+}
+
 /// A body's description, built with chained setters and given to
 /// [`crate::World::add_body`], which checks every value.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -126,6 +204,7 @@ pub struct BodyDesc<D: Dim> {
     user_data: u64,
     can_sleep: bool,
     locks: Locks,
+    mass: MassOverride<D>,
 }
 
 impl<D: Dim> BodyDesc<D> {
@@ -142,6 +221,7 @@ impl<D: Dim> BodyDesc<D> {
             user_data: 0,
             can_sleep: true,
             locks: Locks::NONE,
+            mass: MassOverride::Shapes,
         }
     }
 
@@ -244,7 +324,42 @@ impl<D: Dim> BodyDesc<D> {
         self
     }
 
-    /// Checks every value: finite, a rotation that names one, dampings non-negative.
+    /// The body's mass in kg (finite, > 0) in place of its colliders': their
+    /// centre of mass stays, and their inertia is scaled by the same factor,
+    /// so the body balances and turns as its shapes do, only heavier or
+    /// lighter (`tests/controls.rs`:
+    /// `a_mass_override_changes_how_far_an_impulse_moves_a_body_2d`).
+    /// Colliders added or densities changed later keep this mass. Only a
+    /// dynamic body has mass; the mass is checked when the body is added
+    /// ([`WorldError::OutOfRange`]).
+    pub fn mass(mut self, mass: f32) -> Self {
+        self.mass = MassOverride::Mass(mass);
+        self
+    }
+
+    /// The body's mass properties in full, in place of its colliders':
+    /// `mass` (kg, finite and > 0), `local_center` (the centre of mass in
+    /// the body's frame, metres) and `inertia` about it in the body's frame
+    /// (kg·m²: a positive moment in 2D; in 3D a symmetric, positive-definite
+    /// tensor, see [`Dim::user_inertia`]), checked when the body is added
+    /// (`full_mass_properties_set_mass_centre_and_inertia_3d`). Colliders
+    /// added or changed later leave them as they are.
+    pub fn mass_properties(
+        mut self,
+        mass: f32,
+        local_center: D::Vector,
+        inertia: D::Inertia,
+    ) -> Self {
+        self.mass = MassOverride::Full {
+            mass,
+            local_center,
+            inertia,
+        };
+        self
+    }
+
+    /// Checks every value: finite, a rotation that names one, dampings
+    /// non-negative, a mass override in range.
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
         let finite = |ok: bool, what| {
             if ok {
@@ -266,7 +381,7 @@ impl<D: Dim> BodyDesc<D> {
                 return Err(WorldError::OutOfRange { what, value });
             }
         }
-        Ok(())
+        self.mass.validate().map(|_| ())
     }
 }
 
@@ -305,6 +420,8 @@ pub struct Body<D: Dim> {
     pub(crate) teleported: bool,
     /// The motions it may not make while dynamic, within its dimension's axes.
     pub(crate) locks: Locks,
+    /// Where its mass properties come from.
+    mass_override: MassOverride<D>,
 }
 
 impl<D: Dim> Body<D> {
@@ -343,6 +460,7 @@ impl<D: Dim> Body<D> {
             rest_time: 0.0,
             teleported: true,
             locks: desc.locks.within::<D>(),
+            mass_override: desc.mass.validate()?,
         };
         body.update_mass()?;
         body.hold_locked_velocities();
@@ -366,7 +484,10 @@ impl<D: Dim> Body<D> {
     }
 
     /// Centre of mass from every collider; mass and inertia too for a
-    /// dynamic body (the others have none). Errors, changing nothing, with
+    /// dynamic body (the others have none). A mass override then applies:
+    /// [`BodyDesc::mass`] scales the colliders' mass and inertia to its
+    /// mass, [`BodyDesc::mass_properties`] replaces all three. Errors,
+    /// changing nothing, with
     /// [`WorldError::MassOutOfRange`] when f32 cannot hold what the solver
     /// needs: a dynamic body's mass or inertia not finite and positive with
     /// a finite, non-zero inverse, or any body's centre of mass not finite.
@@ -378,7 +499,7 @@ impl<D: Dim> Body<D> {
             .iter()
             .map(|c| (c.shape.mass_properties(c.density), c.local_pose))
             .collect();
-        let props = MassProperties::combine(&parts);
+        let props = self.mass_override.apply(MassProperties::combine(&parts));
         let out_of_range = |what, value| WorldError::MassOutOfRange { what, value };
         let dynamic = self.kind == BodyKind::Dynamic;
         let inv_mass = 1.0 / props.mass;
@@ -399,6 +520,31 @@ impl<D: Dim> Body<D> {
         self.inv_mass = if dynamic { inv_mass } else { 0.0 };
         self.inv_inertia_local = inv_inertia_local;
         Ok(())
+    }
+
+    /// Applies `change` and recomputes the mass properties; when those are
+    /// out of range ([`Body::update_mass`]), `undo` puts the body back and
+    /// the error is returned, the body as it was.
+    fn change_mass(
+        &mut self,
+        change: impl FnOnce(&mut Self),
+        undo: impl FnOnce(&mut Self),
+    ) -> Result<(), WorldError> {
+        change(self);
+        if let Err(refused) = self.update_mass() {
+            undo(self);
+            return Err(refused);
+        }
+        self.wake_up();
+        Ok(())
+    }
+
+    /// Replaces the mass override (checked by the caller with
+    /// [`MassOverride::validate`]); errors as [`Body::update_mass`] does,
+    /// changing nothing.
+    pub(crate) fn set_mass_override(&mut self, mass: MassOverride<D>) -> Result<(), WorldError> {
+        let before = self.mass_override;
+        self.change_mass(|b| b.mass_override = mass, |b| b.mass_override = before)
     }
 
     /// Replaces the locks (those of axes the dimension has) and wakes the
@@ -690,6 +836,29 @@ impl<D: Dim> Body<D> {
         }
         self.linear_velocity = linear;
         self.angular_velocity = angular;
+        self.wake_up();
+        Ok(())
+    }
+
+    /// Changes the velocity of the centre of mass at once by an impulse
+    /// (N·s) through it: `Δv = impulse / mass`, no spin. Ignored for fixed
+    /// and kinematic bodies, and along a dynamic body's locked axes. Errors,
+    /// changing nothing, on NaN or infinity, or when the new velocity would
+    /// overflow.
+    pub fn apply_impulse_at_center(&mut self, impulse: D::Vector) -> Result<(), WorldError> {
+        if !impulse.is_finite() {
+            return Err(WorldError::NotFinite { what: "impulse" });
+        }
+        if self.kind != BodyKind::Dynamic {
+            return Ok(());
+        }
+        let linear = self.linear_velocity + self.free_linear(impulse * self.inv_mass);
+        if !linear.is_finite() {
+            return Err(WorldError::NotFinite {
+                what: "velocity after the impulse",
+            });
+        }
+        self.linear_velocity = linear;
         self.wake_up();
         Ok(())
     }

@@ -260,6 +260,17 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// `locked` axes set to zero: no angular impulse turns the body about
     /// them, and none about them turns it about another axis.
     fn lock_inverse_inertia(inverse: Self::Inertia, locked: Axes) -> Self::Inertia;
+    /// `inertia` times `factor` (a body's inertia when its mass is scaled
+    /// by `factor` and its mass distributed alike).
+    fn scale_inertia(inertia: Self::Inertia, factor: f32) -> Self::Inertia;
+    /// A user's inertia about the centre of mass as the world keeps it: in
+    /// 2D a finite, positive moment; in 3D a finite tensor, symmetric to
+    /// rounding (each entry within [`INERTIA_SYMMETRY_TOLERANCE`] of the
+    /// largest from its mirror image; its symmetric part is kept, which the
+    /// solver reads), and positive definite. Otherwise the value to blame,
+    /// kg·m²: a moment (diagonal entry) that is not finite and positive,
+    /// else the largest asymmetry, else the smallest moment.
+    fn user_inertia(inertia: Self::Inertia) -> Result<Self::Inertia, f32>;
 
     /// The identity rotation.
     fn identity() -> Self::Rotation;
@@ -400,6 +411,16 @@ impl Dim for D2 {
     }
     fn lock_inverse_inertia(inverse: f32, locked: Axes) -> f32 {
         Self::lock_angular(inverse, locked)
+    }
+    fn scale_inertia(inertia: f32, factor: f32) -> f32 {
+        inertia * factor
+    }
+    fn user_inertia(inertia: f32) -> Result<f32, f32> {
+        if inertia.is_finite() && inertia > 0.0 {
+            Ok(inertia)
+        } else {
+            Err(inertia)
+        }
     }
     fn identity() -> Rot2 {
         Rot2::IDENTITY
@@ -568,6 +589,49 @@ impl Dim for D3 {
             column(inverse.y_axis, locked.y),
             column(inverse.z_axis, locked.z),
         )
+    }
+    fn scale_inertia(inertia: Mat3, factor: f32) -> Mat3 {
+        inertia * factor
+    }
+    fn user_inertia(inertia: Mat3) -> Result<Mat3, f32> {
+        let moments = inertia.diagonal();
+        if let Some(bad) = moments
+            .to_array()
+            .into_iter()
+            .find(|m| !(m.is_finite() && *m > 0.0))
+        {
+            return Err(bad);
+        }
+        if let Some(bad) = inertia.to_cols_array().into_iter().find(|m| !m.is_finite()) {
+            return Err(bad);
+        }
+        let largest = inertia
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f32::max);
+        let asymmetry = (inertia - inertia.transpose())
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f32::max);
+        if asymmetry > INERTIA_SYMMETRY_TOLERANCE * largest {
+            return Err(asymmetry);
+        }
+        let symmetric = (inertia + inertia.transpose()) * 0.5;
+        // Sylvester's criterion on the tensor divided by the power of two
+        // at or below its largest entry (exact), so that the minors, products
+        // of up to three moments, neither underflow nor overflow.
+        let power = f32::from_bits(largest.to_bits() & EXPONENT_BITS);
+        let m = symmetric * (1.0 / power);
+        let (a, b) = (m.x_axis, m.y_axis);
+        let minor = a.x * b.y - a.y * b.x;
+        let definite = a.x > 0.0 && minor > 0.0 && m.determinant() > 0.0;
+        if definite {
+            Ok(symmetric)
+        } else {
+            Err(moments.min_element())
+        }
     }
     fn identity() -> Quat {
         Quat::IDENTITY
@@ -743,6 +807,11 @@ impl Dim for D3 {
         epa_3d::penetration_observed(pair, simplex, tolerance, observer)
     }
 }
+
+/// How far a user's 3D inertia tensor may differ from its transpose, as a
+/// share of its largest entry: rounding in a tensor built as `R · I · Rᵀ`
+/// leaves it a few ulps from symmetric; more is a mistake.
+pub const INERTIA_SYMMETRY_TOLERANCE: f32 = 1e-5;
 
 /// The bits of an `f32` that hold its exponent: masked out of a positive
 /// normal number they give the largest power of two at or below it.
