@@ -1,11 +1,15 @@
-//! The body controls a game reaches for first: locked rotation and
-//! translation, and mass overrides.
+//! The body and collider controls a game reaches for first: locked
+//! rotation and translation, mass overrides, and changing material,
+//! filters, sensors, density, kind and colliders after creation.
 
 mod common;
 
 use common::*;
 use tumble::shape::Shape;
-use tumble::{Axes, BodyDesc, BodyHandle, ColliderDesc, Locks, Settings, World, WorldError};
+use tumble::{
+    Axes, BodyDesc, BodyHandle, BodyKind, ColliderDesc, ColliderHandle, CollisionFilter,
+    ContactEvent, Locks, SensorEvent, Settings, World, WorldError,
+};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -19,8 +23,28 @@ fn zero_gravity<D: Scene>() -> World<D> {
     })
 }
 
+fn collider_of<D: Scene>(world: &World<D>, body: BodyHandle) -> ColliderHandle {
+    world.body(body).unwrap().colliders()[0].handle()
+}
+
 fn run<D: Scene>(world: &mut World<D>, steps: usize) {
     (0..steps).for_each(|_| world.step(DT));
+}
+
+/// Whether a contact between the two colliders stopped in the last step
+/// (or since, by a removal).
+fn stopped<D: Scene>(world: &World<D>, a: ColliderHandle, b: ColliderHandle) -> bool {
+    world.contact_events().iter().any(|e| {
+        matches!(e, ContactEvent::Stopped { collider_a, collider_b, .. }
+            if [*collider_a, *collider_b] == [a, b] || [*collider_a, *collider_b] == [b, a])
+    })
+}
+
+fn started<D: Scene>(world: &World<D>, a: ColliderHandle, b: ColliderHandle) -> bool {
+    world.contact_events().iter().any(|e| {
+        matches!(e, ContactEvent::Started { collider_a, collider_b, .. }
+            if [*collider_a, *collider_b] == [a, b] || [*collider_a, *collider_b] == [b, a])
+    })
 }
 
 fn height<D: Scene>(world: &World<D>, body: BodyHandle) -> f32 {
@@ -484,4 +508,531 @@ fn full_mass_properties_set_mass_centre_and_inertia_3d() {
         .set_body_mass_properties(h, 1.0, Vec3::ZERO, turned)
         .unwrap();
     assert_eq!(world.body(h).unwrap().mass(), 1.0);
+}
+
+/// A box sliding on the ground with no friction keeps sliding; given
+/// friction at runtime it stops; without it again, it slides.
+fn friction_at_runtime<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let b = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(D::v(0.0, 0.5))
+                .linear_velocity(D::v(3.0, 0.0)),
+            ColliderDesc::new(D::cube(0.5)).friction(0.0),
+        )
+        .unwrap();
+    let c = collider_of(&world, b);
+    let speed = |world: &World<D>| D::len(world.body(b).unwrap().linear_velocity());
+    run(&mut world, 30);
+    assert!((speed(&world) - 3.0).abs() < 0.01, "{}: slides", D::NAME);
+    world.set_collider_friction(c, 1.0).unwrap();
+    assert_eq!(world.collider(c).unwrap().1.friction(), 1.0);
+    run(&mut world, 60);
+    assert!(
+        speed(&world) < 1e-3,
+        "{}: stopped: {}",
+        D::NAME,
+        speed(&world)
+    );
+    world.set_collider_friction(c, 0.0).unwrap();
+    world
+        .body_mut(b)
+        .unwrap()
+        .set_linear_velocity(D::v(3.0, 0.0))
+        .unwrap();
+    run(&mut world, 30);
+    assert!(
+        (speed(&world) - 3.0).abs() < 0.01,
+        "{}: slides again",
+        D::NAME
+    );
+    assert!(matches!(
+        world.set_collider_friction(c, -0.5),
+        Err(WorldError::OutOfRange {
+            what: "friction",
+            ..
+        })
+    ));
+    assert!(matches!(
+        world.set_collider_restitution(c, 1.5),
+        Err(WorldError::OutOfRange {
+            what: "restitution",
+            ..
+        })
+    ));
+    world.set_collider_restitution(c, 0.5).unwrap();
+    assert_eq!(world.collider(c).unwrap().1.restitution(), 0.5);
+}
+
+#[test]
+fn changing_friction_at_runtime_stops_and_frees_a_sliding_box_2d() {
+    friction_at_runtime::<tumble::D2>();
+}
+
+#[test]
+fn changing_friction_at_runtime_stops_and_frees_a_sliding_box_3d() {
+    friction_at_runtime::<tumble::D3>();
+}
+
+/// The ground's filter changed so that boxes pass: the box asleep on it
+/// stops touching at the next step and falls through. With the filter back,
+/// a box already falling towards it (their pair a candidate all along) is
+/// caught.
+fn ground_filter_at_runtime<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let ground = world
+        .add_body(
+            BodyDesc::fixed().position(D::v(0.0, -0.5)),
+            ColliderDesc::new(D::cuboid(100.0, 0.5)),
+        )
+        .unwrap();
+    let ground_collider = collider_of(&world, ground);
+    let first = add_box(&mut world, 0.0, 0.5);
+    run(&mut world, 120);
+    assert!(world.body(first).unwrap().is_sleeping(), "{}", D::NAME);
+    let solid = world.body(ground).unwrap().filter();
+    let passing = CollisionFilter {
+        category: solid.category,
+        mask: 0,
+    };
+    world.set_collider_filter(ground_collider, passing).unwrap();
+    world.step(DT);
+    assert!(
+        stopped(&world, ground_collider, collider_of(&world, first)),
+        "{}: the filter ended the contact at the next step",
+        D::NAME
+    );
+    run(&mut world, 60);
+    assert!(height(&world, first) < -2.0, "{}: fell through", D::NAME);
+
+    // Its bottom 0.2 m up: the box's and the ground's fat boxes overlap, so
+    // their pair is a candidate before the filter admits it.
+    let second = add_box(&mut world, 0.0, 0.7);
+    world.step(DT);
+    world.set_collider_filter(ground_collider, solid).unwrap();
+    let mut caught = false;
+    for _ in 0..120 {
+        world.step(DT);
+        caught |= started(&world, ground_collider, collider_of(&world, second));
+    }
+    assert!(caught, "{}: no Started event", D::NAME);
+    assert!(
+        (height(&world, second) - 0.5).abs() < 0.02,
+        "{}: caught at {}",
+        D::NAME,
+        height(&world, second)
+    );
+    assert!(
+        height(&world, first) < -5.0,
+        "{}: the first box fell on",
+        D::NAME
+    );
+}
+
+fn add_box<D: Scene>(world: &mut World<D>, x: f32, y: f32) -> BodyHandle {
+    world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(x, y)),
+            ColliderDesc::new(D::cube(0.5)),
+        )
+        .unwrap()
+}
+
+#[test]
+fn changing_the_ground_filter_drops_a_box_then_catches_another_2d() {
+    ground_filter_at_runtime::<tumble::D2>();
+}
+
+#[test]
+fn changing_the_ground_filter_drops_a_box_then_catches_another_3d() {
+    ground_filter_at_runtime::<tumble::D3>();
+}
+
+/// A platform made a sensor lets the ball resting on it through, reporting
+/// it; made solid again, it holds the next ball.
+fn sensor_toggle<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, -5.0);
+    let platform = world
+        .add_body(
+            BodyDesc::fixed().position(D::v(0.0, -0.25)),
+            ColliderDesc::new(D::cuboid(2.0, 0.25)),
+        )
+        .unwrap();
+    let platform_collider = collider_of(&world, platform);
+    let ball = || ColliderDesc::new(Shape::ball(0.25).unwrap());
+    let first = world
+        .add_body(BodyDesc::dynamic().position(D::v(0.0, 0.25)), ball())
+        .unwrap();
+    run(&mut world, 120);
+    assert!((height(&world, first) - 0.25).abs() < 0.01);
+    world.set_collider_sensor(platform_collider, true).unwrap();
+    assert!(world.body(platform).unwrap().is_sensor());
+    world.step(DT);
+    assert!(
+        stopped(&world, platform_collider, collider_of(&world, first)),
+        "{}: the contact ended",
+        D::NAME
+    );
+    let mut events = world.sensor_events().to_vec();
+    for _ in 0..120 {
+        world.step(DT);
+        events.extend_from_slice(world.sensor_events());
+    }
+    assert_eq!(
+        events,
+        vec![
+            SensorEvent::Entered {
+                sensor: platform,
+                visitor: first
+            },
+            SensorEvent::Left {
+                sensor: platform,
+                visitor: first
+            }
+        ],
+        "{}",
+        D::NAME
+    );
+    assert!(
+        (height(&world, first) + 4.75).abs() < 0.02,
+        "{}: on the ground",
+        D::NAME
+    );
+    world.set_collider_sensor(platform_collider, false).unwrap();
+    let second = world
+        .add_body(BodyDesc::dynamic().position(D::v(0.0, 1.0)), ball())
+        .unwrap();
+    run(&mut world, 120);
+    assert!(
+        (height(&world, second) - 0.25).abs() < 0.01,
+        "{}: held at {}",
+        D::NAME,
+        height(&world, second)
+    );
+    assert!(world.sensor_events().is_empty());
+}
+
+#[test]
+fn toggling_a_sensor_lets_a_ball_through_then_holds_the_next_2d() {
+    sensor_toggle::<tumble::D2>();
+}
+
+#[test]
+fn toggling_a_sensor_lets_a_ball_through_then_holds_the_next_3d() {
+    sensor_toggle::<tumble::D3>();
+}
+
+/// A falling box made fixed stops in mid-air, to the bit, and holds a box
+/// dropped on it; made dynamic it falls with its old mass. On the ground,
+/// made fixed its contact ends (neither body moves), and made dynamic
+/// again it rests on the ground rather than falling through.
+fn kind_changes<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let ground = world
+        .add_body(
+            BodyDesc::fixed().position(D::v(0.0, -0.5)),
+            ColliderDesc::new(D::cuboid(100.0, 0.5)),
+        )
+        .unwrap();
+    let ground_collider = collider_of(&world, ground);
+    let b = add_box(&mut world, 0.0, 5.0);
+    let mass = world.body(b).unwrap().mass();
+    run(&mut world, 20);
+    world.set_body_kind(b, BodyKind::Fixed).unwrap();
+    let body = world.body(b).unwrap();
+    assert_eq!((body.kind(), body.mass()), (BodyKind::Fixed, 0.0));
+    assert_eq!(body.linear_velocity(), D::v(0.0, 0.0));
+    let held = D::bits(body.position());
+    let on_top = add_box(&mut world, 0.0, 6.0);
+    run(&mut world, 120);
+    assert_eq!(
+        D::bits(world.body(b).unwrap().position()),
+        held,
+        "{}",
+        D::NAME
+    );
+    let top = height(&world, on_top) - height(&world, b);
+    assert!(
+        (top - 1.0).abs() < 0.02,
+        "{}: resting on it: {top}",
+        D::NAME
+    );
+
+    world.set_body_kind(b, BodyKind::Dynamic).unwrap();
+    assert_eq!(world.body(b).unwrap().mass(), mass);
+    run(&mut world, 180);
+    assert!(
+        (height(&world, b) - 0.5).abs() < 0.02,
+        "{}: landed",
+        D::NAME
+    );
+    assert!((height(&world, on_top) - 1.5).abs() < 0.03, "{}", D::NAME);
+
+    world.set_body_kind(b, BodyKind::Fixed).unwrap();
+    world.step(DT);
+    assert!(
+        stopped(&world, ground_collider, collider_of(&world, b)),
+        "{}: two fixed bodies do not touch",
+        D::NAME
+    );
+    assert!(!world
+        .contact_pairs()
+        .iter()
+        .any(|p| [p.body_a, p.body_b].contains(&ground) && [p.body_a, p.body_b].contains(&b)));
+    world.set_body_kind(b, BodyKind::Dynamic).unwrap();
+    let mut touched = false;
+    for _ in 0..60 {
+        world.step(DT);
+        touched |= started(&world, ground_collider, collider_of(&world, b));
+    }
+    assert!(touched, "{}: the contact began again", D::NAME);
+    assert!(
+        (height(&world, b) - 0.5).abs() < 0.02,
+        "{}: still on the ground: {}",
+        D::NAME,
+        height(&world, b)
+    );
+
+    world.set_body_kind(b, BodyKind::Kinematic).unwrap();
+    assert_eq!(world.body(b).unwrap().mass(), 0.0);
+    world
+        .body_mut(b)
+        .unwrap()
+        .set_kinematic_target(D::v(0.0, 2.0), D::tilt(0.0))
+        .unwrap();
+    world.step(DT);
+    assert!(
+        (height(&world, b) - 2.0).abs() < 1e-5,
+        "{}: driven",
+        D::NAME
+    );
+    world.set_body_kind(b, BodyKind::Dynamic).unwrap();
+    assert!(
+        world
+            .body_mut(b)
+            .unwrap()
+            .set_kinematic_target(D::v(0.0, 2.0), D::tilt(0.0))
+            .is_err(),
+        "no longer kinematic"
+    );
+}
+
+#[test]
+fn a_body_made_fixed_stops_in_mid_air_and_made_dynamic_falls_2d() {
+    kind_changes::<tumble::D2>();
+}
+
+#[test]
+fn a_body_made_fixed_stops_in_mid_air_and_made_dynamic_falls_3d() {
+    kind_changes::<tumble::D3>();
+}
+
+/// Density changes recompute the mass (and a compound's centre), and keep
+/// an overridden mass.
+fn density_changes<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let b = add_box(&mut world, 0.0, 5.0);
+    let c = collider_of(&world, b);
+    let mass = world.body(b).unwrap().mass();
+    world.set_collider_density(c, 4.0).unwrap();
+    assert_eq!(world.body(b).unwrap().mass(), 4.0 * mass, "{}", D::NAME);
+    assert_eq!(world.collider(c).unwrap().1.density(), 4.0);
+    let part = world
+        .add_collider(
+            b,
+            ColliderDesc::new(D::cube(0.5)).local_pose(D::v(2.0, 0.0), D::tilt(0.0)),
+        )
+        .unwrap();
+    let center = |world: &World<D>| {
+        let body = world.body(b).unwrap();
+        D::dot(body.center_of_mass() - body.position(), D::v(1.0, 0.0))
+    };
+    assert!(
+        (center(&world) - 0.4).abs() < 1e-5,
+        "{}: 4:1 towards the first",
+        D::NAME
+    );
+    world.set_collider_density(part, 4.0).unwrap();
+    assert!((center(&world) - 1.0).abs() < 1e-5, "{}: halfway", D::NAME);
+    world.set_body_mass(b, 3.0).unwrap();
+    world.set_collider_density(part, 12.0).unwrap();
+    assert_eq!(
+        world.body(b).unwrap().mass(),
+        3.0,
+        "{}: the override holds",
+        D::NAME
+    );
+    assert!(
+        (center(&world) - 1.5).abs() < 1e-5,
+        "{}: 1:3 towards the part",
+        D::NAME
+    );
+    for bad in [0.0, -1.0, f32::INFINITY] {
+        assert_eq!(
+            world.set_collider_density(part, bad),
+            Err(WorldError::OutOfRange {
+                what: "density",
+                value: bad
+            })
+        );
+    }
+    assert!(
+        (center(&world) - 1.5).abs() < 1e-5,
+        "refusals change nothing"
+    );
+}
+
+#[test]
+fn changing_density_changes_the_mass_2d() {
+    density_changes::<tumble::D2>();
+}
+
+#[test]
+fn changing_density_changes_the_mass_3d() {
+    density_changes::<tumble::D3>();
+}
+
+/// A box standing on a thin sole, its own bottom just above the ground (so
+/// the box and the ground are already a pair): removing the sole, the body's
+/// first collider, ends the sole's contact with a `Stopped` event, leaves
+/// the box's mass, and the box, now the body's first collider, falls the
+/// last few centimetres and rests on the ground.
+fn remove_a_part<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let ground = world
+        .add_body(
+            BodyDesc::fixed().position(D::v(0.0, -0.5)),
+            ColliderDesc::new(D::cuboid(100.0, 0.5)),
+        )
+        .unwrap();
+    let ground_collider = collider_of(&world, ground);
+    let sole_desc =
+        ColliderDesc::new(D::cuboid(0.5, 0.05)).local_pose(D::v(0.0, -0.55), D::tilt(0.0));
+    let b = world
+        .add_body(BodyDesc::dynamic().position(D::v(0.0, 0.6)), sole_desc)
+        .unwrap();
+    let sole = collider_of(&world, b);
+    let cube = world
+        .add_collider(b, ColliderDesc::new(D::cube(0.5)))
+        .unwrap();
+    run(&mut world, 60);
+    assert!(
+        (height(&world, b) - 0.6).abs() < 0.01,
+        "{}: on its sole",
+        D::NAME
+    );
+    assert!(
+        world
+            .contact_pairs()
+            .iter()
+            .any(|p| p.collider_a == cube || p.collider_b == cube),
+        "{}: the cube and the ground are a pair already",
+        D::NAME
+    );
+
+    let removed = world.remove_collider(sole).unwrap();
+    assert_eq!(removed.handle(), sole);
+    assert!(
+        stopped(&world, ground_collider, sole),
+        "{}: Stopped",
+        D::NAME
+    );
+    let body = world.body(b).unwrap();
+    let cube_mass = D::cube(0.5).mass_properties(1.0).mass;
+    assert_eq!(body.mass(), cube_mass, "{}: the cube's mass alone", D::NAME);
+    assert_eq!(body.center_of_mass(), body.position(), "{}", D::NAME);
+    assert_eq!(body.colliders().len(), 1);
+    assert_eq!(world.collider(cube).unwrap().1.handle(), cube);
+    assert!(world.collider(sole).is_none());
+    run(&mut world, 10);
+    assert!(height(&world, b) < 0.59, "{}: falls", D::NAME);
+    run(&mut world, 110);
+    assert!(
+        (height(&world, b) - 0.5).abs() < 0.01,
+        "{}: rests on the cube: {}",
+        D::NAME,
+        height(&world, b)
+    );
+    assert_eq!(
+        world.remove_collider(sole).err(),
+        Some(WorldError::StaleHandle)
+    );
+    assert_eq!(
+        world.remove_collider(cube).err(),
+        Some(WorldError::LastCollider)
+    );
+    assert_eq!(world.body(b).unwrap().colliders().len(), 1);
+}
+
+#[test]
+fn removing_a_part_of_a_compound_ends_its_contact_and_lightens_the_body_2d() {
+    remove_a_part::<tumble::D2>();
+}
+
+#[test]
+fn removing_a_part_of_a_compound_ends_its_contact_and_lightens_the_body_3d() {
+    remove_a_part::<tumble::D3>();
+}
+
+/// Every control refuses a stale handle, and bad values, changing nothing.
+fn stale_handles<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let b = add_box(&mut world, 0.0, 0.0);
+    let c = collider_of(&world, b);
+    world.remove_body(b).unwrap();
+    let stale = Err(WorldError::StaleHandle);
+    assert_eq!(world.set_collider_friction(c, 0.5), stale);
+    assert_eq!(world.set_collider_restitution(c, 0.5), stale);
+    assert_eq!(
+        world.set_collider_filter(c, CollisionFilter::default()),
+        stale
+    );
+    assert_eq!(world.set_collider_sensor(c, true), stale);
+    assert_eq!(world.set_collider_density(c, 2.0), stale);
+    assert_eq!(world.remove_collider(c).map(|_| ()), stale);
+    assert_eq!(world.set_body_kind(b, BodyKind::Fixed), stale);
+    assert_eq!(world.set_body_locks(b, Locks::NONE), stale);
+    assert_eq!(world.set_body_mass(b, 2.0), stale);
+    assert_eq!(world.reset_body_mass(b), stale);
+    assert_eq!(world.set_body_linear_damping(b, 0.5), stale);
+    assert_eq!(world.set_body_angular_damping(b, 0.5), stale);
+    assert_eq!(world.set_body_gravity_scale(b, 0.5), stale);
+
+    let live = add_box(&mut world, 0.0, 0.0);
+    for bad in [-1.0, f32::INFINITY] {
+        assert!(world.set_body_linear_damping(live, bad).is_err());
+        assert!(world.set_body_angular_damping(live, bad).is_err());
+    }
+    assert!(world.set_body_gravity_scale(live, f32::NAN).is_err());
+    world.set_body_linear_damping(live, 0.5).unwrap();
+    world.set_body_angular_damping(live, 0.25).unwrap();
+    world.set_body_gravity_scale(live, -1.0).unwrap();
+    let body = world.body(live).unwrap();
+    assert_eq!(
+        (
+            body.linear_damping(),
+            body.angular_damping(),
+            body.gravity_scale()
+        ),
+        (0.5, 0.25, -1.0)
+    );
+    run(&mut world, 30);
+    assert!(
+        height(&world, live) > 0.1,
+        "{}: a gravity scale of -1 lifts",
+        D::NAME
+    );
+}
+
+#[test]
+fn every_control_refuses_stale_handles_and_bad_values_2d() {
+    stale_handles::<tumble::D2>();
+}
+
+#[test]
+fn every_control_refuses_stale_handles_and_bad_values_3d() {
+    stale_handles::<tumble::D3>();
 }

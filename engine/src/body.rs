@@ -189,6 +189,23 @@ impl<D: Dim> MassOverride<D> {
     }
 }
 
+/// A damping as the world takes it: finite and not negative, 1/s.
+pub(crate) fn check_damping(what: &'static str, damping: f32) -> Result<(), WorldError> {
+    if damping.is_finite() && damping >= 0.0 {
+        Ok(())
+    } else {
+        Err(WorldError::OutOfRange {
+            what,
+            value: damping,
+        })
+    }
+}
+
+/// A gravity scale as the world takes it: finite (a negative one lifts).
+pub(crate) fn check_gravity_scale(scale: f32) -> Result<(), WorldError> {
+    check_damping("gravity scale", scale.abs())
+}
+
 /// A body's description, built with chained setters and given to
 /// [`crate::World::add_body`], which checks every value.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -372,15 +389,9 @@ impl<D: Dim> BodyDesc<D> {
         user_rotation::<D>(self.rotation, "body rotation")?;
         finite(self.linear_velocity.is_finite(), "body linear velocity")?;
         finite(self.angular_velocity.is_finite(), "body angular velocity")?;
-        for (what, value) in [
-            ("linear damping", self.linear_damping),
-            ("angular damping", self.angular_damping),
-            ("gravity scale", self.gravity_scale.abs()),
-        ] {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(WorldError::OutOfRange { what, value });
-            }
-        }
+        check_damping("linear damping", self.linear_damping)?;
+        check_damping("angular damping", self.angular_damping)?;
+        check_gravity_scale(self.gravity_scale)?;
         self.mass.validate().map(|_| ())
     }
 }
@@ -539,12 +550,68 @@ impl<D: Dim> Body<D> {
         Ok(())
     }
 
+    /// Makes the body `kind`, with its mass properties for that kind; a
+    /// fixed body stops, and only a kinematic body keeps its target. Errors
+    /// as [`Body::update_mass`] does, changing nothing.
+    pub(crate) fn set_kind(&mut self, kind: BodyKind) -> Result<(), WorldError> {
+        let before = self.kind;
+        self.change_mass(|b| b.kind = kind, |b| b.kind = before)?;
+        if kind == BodyKind::Fixed {
+            self.linear_velocity = D::Vector::ZERO;
+            self.angular_velocity = D::AngularVector::default();
+        }
+        if kind != BodyKind::Kinematic {
+            self.kinematic_target = None;
+        }
+        self.hold_locked_velocities();
+        Ok(())
+    }
+
     /// Replaces the mass override (checked by the caller with
     /// [`MassOverride::validate`]); errors as [`Body::update_mass`] does,
     /// changing nothing.
     pub(crate) fn set_mass_override(&mut self, mass: MassOverride<D>) -> Result<(), WorldError> {
         let before = self.mass_override;
         self.change_mass(|b| b.mass_override = mass, |b| b.mass_override = before)
+    }
+
+    /// Gives collider `index` a new density (checked by the caller) and
+    /// recomputes the mass properties; errors as [`Body::update_mass`] does,
+    /// changing nothing, or with [`WorldError::StaleHandle`] for no such collider.
+    pub(crate) fn set_collider_density(
+        &mut self,
+        index: usize,
+        density: f32,
+    ) -> Result<(), WorldError> {
+        let before = self
+            .colliders
+            .get(index)
+            .ok_or(WorldError::StaleHandle)?
+            .density;
+        self.change_mass(
+            |b| b.colliders[index].density = density,
+            |b| b.colliders[index].density = before,
+        )
+    }
+
+    /// Takes collider `index` off the body and recomputes the mass
+    /// properties from the others. A body keeps at least one collider
+    /// ([`WorldError::LastCollider`]); errors as [`Body::update_mass`] does,
+    /// changing nothing, or with [`WorldError::StaleHandle`] for no such collider.
+    pub(crate) fn detach(&mut self, index: usize) -> Result<Collider<D>, WorldError> {
+        if index >= self.colliders.len() {
+            return Err(WorldError::StaleHandle);
+        }
+        if self.colliders.len() == 1 {
+            return Err(WorldError::LastCollider);
+        }
+        let removed = self.colliders.remove(index);
+        if let Err(refused) = self.update_mass() {
+            self.colliders.insert(index, removed);
+            return Err(refused);
+        }
+        self.wake_up();
+        Ok(removed)
     }
 
     /// Replaces the locks (those of axes the dimension has) and wakes the
@@ -575,6 +642,21 @@ impl<D: Dim> Body<D> {
     /// The motions the body may not make while dynamic.
     pub fn locks(&self) -> Locks {
         self.locks
+    }
+
+    /// Linear damping, 1/s.
+    pub fn linear_damping(&self) -> f32 {
+        self.linear_damping
+    }
+
+    /// Angular damping, 1/s.
+    pub fn angular_damping(&self) -> f32 {
+        self.angular_damping
+    }
+
+    /// Multiplier on the world's gravity for this body.
+    pub fn gravity_scale(&self) -> f32 {
+        self.gravity_scale
     }
 
     /// True while the body sleeps: at rest with everything it touches, it is

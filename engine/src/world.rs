@@ -291,6 +291,9 @@ pub struct World<D: Dim> {
     /// The solver's arrays, kept between steps for their allocations only.
     contacts: Contacts<D>,
     buffers: SolveBuffers<D>,
+    /// Colliders whose filter, sensor flag or body kind changed since the
+    /// last step: their pairs are decided again (`World::refilter_pairs`).
+    refiltered: Vec<ColliderHandle>,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
@@ -372,6 +375,7 @@ impl<D: Dim> World<D> {
             profile: StepProfile::default(),
             contacts: Contacts::default(),
             buffers: SolveBuffers::default(),
+            refiltered: Vec::new(),
         }
     }
 
@@ -619,10 +623,13 @@ impl<D: Dim> World<D> {
         let escaped = self.escaped_boxes(dt);
         self.broad_phase.update_many(&escaped);
         self.broad_phase.update_pairs();
-        // The pairs follow from the candidates alone (a collider's body,
-        // kind, filter and sensor flag never change), and the broad phase
-        // says exactly whether those changed (the keys are unique): when
-        // they did not, nothing began or ended.
+        // Colliders whose filter, sensor flag or body kind changed have
+        // their candidates decided again first; the other pairs follow from
+        // the candidates alone (the rest of what `ContactPair::between`
+        // reads never changes), and the broad phase says exactly whether
+        // those changed (the keys are unique): when they did not, nothing
+        // else began or ended.
+        self.refilter_pairs();
         if !self.broad_phase.pairs_changed() {
             return;
         }
