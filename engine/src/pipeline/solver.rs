@@ -433,6 +433,8 @@ impl<D: Dim> Contacts<D> {
         self.points
             .resize(self.bundle_inputs.len() * points, PointLanes::default());
         let empty = prepare::EmptyLane::new();
+        // Bundles look for translation locks only when some body has them.
+        let translation_locks = bodies.iter().any(|b| !b.translation_lock.is_empty());
         self.bundles
             .par_iter_mut()
             .zip(self.points.par_chunks_mut(points))
@@ -440,7 +442,7 @@ impl<D: Dim> Contacts<D> {
             .with_min_len(MIN_BUNDLES_PER_BLOCK)
             .for_each(|((bundle, points), lanes)| {
                 let inputs = lanes.map(|k| inputs.get(k).and_then(Option::as_ref));
-                prepare::build_bundle(inputs, bodies, &empty, bundle, points);
+                prepare::build_bundle(inputs, bodies, translation_locks, &empty, bundle, points);
             });
     }
 

@@ -100,10 +100,12 @@ fn inverse(k: Vec4) -> Vec4 {
 /// The rows of manifolds `inputs` (one per lane, `None` for an empty lane)
 /// between bodies `bodies`, into `bundle` and its `points`; an empty lane
 /// is built from `empty` and gets body index `bodies.len()`, the extra
-/// state that never moves.
+/// state that never moves. Without `translation_locks` no body has any,
+/// and the lanes are not searched for them.
 pub(super) fn build_bundle<D: Dim>(
     inputs: [Option<&ContactInput<D>>; LANES],
     bodies: &[SolverBody<D>],
+    translation_locks: bool,
     empty: &EmptyLane<D>,
     bundle: &mut ContactBundle<D>,
     points: &mut [PointLanes<D>],
@@ -139,17 +141,22 @@ pub(super) fn build_bundle<D: Dim>(
         inv_inertia_b.set(i, l.b.inv_inertia);
     }
     let against_static = core::array::from_fn(|i| in_use[i] && !(moves_a[i] && moves_b[i]));
-    let per_axis = |body: for<'l> fn(&Lane<'l, D>) -> &'l SolverBody<D>| {
-        vectors(lanes, |l| {
-            let body = body(l);
-            D::lock_linear(D::Vector::splat(body.inv_mass), body.translation_lock)
+    let (inv_mass_a, inv_mass_b) = (
+        scalars(lanes, |l| l.a.inv_mass),
+        scalars(lanes, |l| l.b.inv_mass),
+    );
+    // Each side's lanes whose body has translation locks, if any has.
+    let locked = translation_locks
+        .then(|| {
+            (
+                flags(lanes, |l| !l.a.translation_lock.is_empty()),
+                flags(lanes, |l| !l.b.translation_lock.is_empty()),
+            )
         })
-    };
+        .filter(|(a, b)| a.contains(&true) || b.contains(&true));
     let linear = LinearMasses {
-        sum: scalars(lanes, |l| l.a.inv_mass) + scalars(lanes, |l| l.b.inv_mass),
-        locked: BVec4A::from_array(flags(lanes, |l| {
-            !(l.a.translation_lock.is_empty() && l.b.translation_lock.is_empty())
-        })),
+        sum: inv_mass_a + inv_mass_b,
+        locked: locked.map(|(a, b)| BVec4A::from_array(core::array::from_fn(|i| a[i] || b[i]))),
     };
     let index = body_index(bodies.len());
     *bundle = ContactBundle {
@@ -164,22 +171,47 @@ pub(super) fn build_bundle<D: Dim>(
         radius_a: scalars(lanes, |l| l.input.radii[0]),
         radius_b: scalars(lanes, |l| l.input.radii[1]),
         against_static: BVec4A::from_array(against_static),
-        inv_mass_a: per_axis(|l| l.a),
-        inv_mass_b: per_axis(|l| l.b),
+        inv_mass_a: per_axis(lanes, inv_mass_a, locked.map(|(a, _)| a), |l| l.a),
+        inv_mass_b: per_axis(lanes, inv_mass_b, locked.map(|(_, b)| b), |l| l.b),
         inv_inertia_a,
         inv_inertia_b,
     };
     build_points(lanes, bundle, &linear, points);
 }
 
+/// Each lane's inverse mass `inv_mass` along every world axis, but zero
+/// along the `locked` lanes' bodies' locked translation axes: a splat for
+/// the bundles no lock touches (almost all), lane by lane for the others.
+#[inline]
+fn per_axis<D: Dim>(
+    lanes: &[Lane<'_, D>; LANES],
+    inv_mass: Vec4,
+    locked: Option<[bool; LANES]>,
+    body: for<'l> fn(&Lane<'l, D>) -> &'l SolverBody<D>,
+) -> D::VectorLanes {
+    let mut per_axis = D::VectorLanes::splat_word(D::Vector::splat(1.0).to_word()) * inv_mass;
+    let Some(locked) = locked else {
+        return per_axis;
+    };
+    for (i, lane) in lanes.iter().enumerate().filter(|&(i, _)| locked[i]) {
+        let body = body(lane);
+        per_axis.set(
+            i,
+            D::lock_linear(D::Vector::splat(body.inv_mass), body.translation_lock),
+        );
+    }
+    per_axis
+}
+
 /// The linear part of the rows' effective masses, per lane.
 struct LinearMasses {
     /// The two bodies' inverse masses summed.
     sum: Vec4,
-    /// Lanes where a body has locked translation axes: there a row along
-    /// `d` gets `d · (M⁻¹ d)` for each body, with zero inverse mass along
-    /// the locked axes, and `sum` elsewhere (the same for a unit `d`).
-    locked: BVec4A,
+    /// Lanes where a body has locked translation axes, if any: there a
+    /// row along `d` gets `d · (M⁻¹ d)` for each body, with zero inverse
+    /// mass along the locked axes, and `sum` elsewhere (the same for a
+    /// unit `d`).
+    locked: Option<BVec4A>,
 }
 
 impl LinearMasses {
@@ -192,11 +224,11 @@ impl LinearMasses {
         inv_mass_a: &D::VectorLanes,
         inv_mass_b: &D::VectorLanes,
     ) -> Vec4 {
-        if !self.locked.any() {
+        let Some(locked) = self.locked else {
             return self.sum;
-        }
+        };
         let projected = d.dot(&(*inv_mass_a * *d)) + d.dot(&(*inv_mass_b * *d));
-        Vec4::select(self.locked, projected, self.sum)
+        Vec4::select(locked, projected, self.sum)
     }
 }
 
