@@ -5,7 +5,7 @@ use slotmap::new_key_type;
 
 use crate::collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
 use crate::error::WorldError;
-use crate::math::{Angular, Dim, Pose, Vector};
+use crate::math::{Angular, Axes, Dim, Pose, Vector};
 use crate::shape::{MassProperties, Shape};
 
 new_key_type! {
@@ -45,6 +45,167 @@ pub enum BodyKind {
     Kinematic,
 }
 
+/// Which of a dynamic body's motions are locked, about and along the
+/// world's axes (as rapier's `LockedAxes` and Jolt's allowed degrees of
+/// freedom): a locked axis has zero inverse mass (translation) or zero
+/// inverse inertia (rotation) along it, so no contact, force, gravity or
+/// impulse moves or turns the body that way, and its velocity along it
+/// stays exactly zero (`tests/controls.rs`:
+/// `a_capsule_player_with_locked_rotation_walks_upright_2d`,
+/// `a_body_locked_in_x_is_never_moved_in_x_by_a_hit_2d`). Translation
+/// locks hold the centre of mass. A 2D body moves along X and Y and turns
+/// about Z only; other axes are ignored. Fixed and kinematic bodies keep
+/// their locks and obey them once they are dynamic; a kinematic body moves
+/// as it is told.
+///
+/// A 3D rotation lock zeroes the locked world axes' rows and columns of
+/// the world-space inverse inertia, as rapier does: the body keeps its
+/// inverse inertia about the free axes as it was. That is exactly the
+/// inverse inertia of a body held to its free axes when they are principal
+/// axes of its inertia (an upright capsule or box turning about Y); for a
+/// body whose principal axes lean away from them it is an approximation,
+/// the locked axes exact all the same
+/// (`a_body_locked_about_x_and_z_spins_only_about_y_3d`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Locks {
+    /// World axes along which the body's centre of mass does not move.
+    pub translation: Axes,
+    /// World axes about which the body does not turn (Z in 2D).
+    pub rotation: Axes,
+}
+
+impl Locks {
+    /// Nothing locked.
+    pub const NONE: Self = Self {
+        translation: Axes::NONE,
+        rotation: Axes::NONE,
+    };
+
+    /// Translation along `axes` locked, nothing else.
+    pub const fn translation(axes: Axes) -> Self {
+        Self {
+            translation: axes,
+            rotation: Axes::NONE,
+        }
+    }
+
+    /// Rotation about `axes` locked, nothing else.
+    pub const fn rotation(axes: Axes) -> Self {
+        Self {
+            translation: Axes::NONE,
+            rotation: axes,
+        }
+    }
+
+    /// True when nothing is locked.
+    pub const fn is_empty(self) -> bool {
+        self.translation.is_empty() && self.rotation.is_empty()
+    }
+
+    /// The locks a body of dimension `D` can have: the others dropped.
+    fn within<D: Dim>(self) -> Self {
+        Self {
+            translation: self.translation.and(D::TRANSLATION_AXES),
+            rotation: self.rotation.and(D::ROTATION_AXES),
+        }
+    }
+}
+
+/// Where a dynamic body's mass properties come from.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum MassOverride<D: Dim> {
+    /// Its colliders' shapes and densities.
+    Shapes,
+    /// The shapes' centre and distribution of mass, scaled to this many kg.
+    Mass(f32),
+    /// These, whatever the colliders.
+    Full {
+        mass: f32,
+        local_center: D::Vector,
+        inertia: D::Inertia,
+    },
+}
+
+impl<D: Dim> MassOverride<D> {
+    /// Checks the values given: a finite, positive mass; a finite centre;
+    /// an inertia [`Dim::user_inertia`] takes (kept as it returns it).
+    pub(crate) fn validate(self) -> Result<Self, WorldError> {
+        let mass_in_range = |mass: f32| {
+            if mass.is_finite() && mass > 0.0 {
+                Ok(())
+            } else {
+                Err(WorldError::OutOfRange {
+                    what: "body mass",
+                    value: mass,
+                })
+            }
+        };
+        match self {
+            MassOverride::Shapes => Ok(self),
+            MassOverride::Mass(mass) => mass_in_range(mass).map(|()| self),
+            MassOverride::Full {
+                mass,
+                local_center,
+                inertia,
+            } => {
+                mass_in_range(mass)?;
+                if !local_center.is_finite() {
+                    return Err(WorldError::NotFinite {
+                        what: "body centre of mass",
+                    });
+                }
+                let inertia = D::user_inertia(inertia).map_err(|value| WorldError::OutOfRange {
+                    what: "rotational inertia",
+                    value,
+                })?;
+                Ok(MassOverride::Full {
+                    mass,
+                    local_center,
+                    inertia,
+                })
+            }
+        }
+    }
+
+    /// The body's mass properties given its shapes' `shapes`.
+    fn apply(self, shapes: MassProperties<D>) -> MassProperties<D> {
+        match self {
+            MassOverride::Shapes => shapes,
+            MassOverride::Mass(mass) => MassProperties {
+                mass,
+                local_center: shapes.local_center,
+                inertia: D::scale_inertia(shapes.inertia, mass / shapes.mass),
+            },
+            MassOverride::Full {
+                mass,
+                local_center,
+                inertia,
+            } => MassProperties {
+                mass,
+                local_center,
+                inertia,
+            },
+        }
+    }
+}
+
+/// A damping as the world takes it: finite and not negative, 1/s.
+pub(crate) fn check_damping(what: &'static str, damping: f32) -> Result<(), WorldError> {
+    if damping.is_finite() && damping >= 0.0 {
+        Ok(())
+    } else {
+        Err(WorldError::OutOfRange {
+            what,
+            value: damping,
+        })
+    }
+}
+
+/// A gravity scale as the world takes it: finite (a negative one lifts).
+pub(crate) fn check_gravity_scale(scale: f32) -> Result<(), WorldError> {
+    check_damping("gravity scale", scale.abs())
+}
+
 /// A body's description, built with chained setters and given to
 /// [`crate::World::add_body`], which checks every value.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -59,6 +220,8 @@ pub struct BodyDesc<D: Dim> {
     gravity_scale: f32,
     user_data: u64,
     can_sleep: bool,
+    locks: Locks,
+    mass: MassOverride<D>,
 }
 
 impl<D: Dim> BodyDesc<D> {
@@ -74,6 +237,8 @@ impl<D: Dim> BodyDesc<D> {
             gravity_scale: 1.0,
             user_data: 0,
             can_sleep: true,
+            locks: Locks::NONE,
+            mass: MassOverride::Shapes,
         }
     }
 
@@ -148,7 +313,70 @@ impl<D: Dim> BodyDesc<D> {
         self
     }
 
-    /// Checks every value: finite, a rotation that names one, dampings non-negative.
+    /// Locks translation along the world `axes` (see [`Locks`]), keeping
+    /// any rotation locks: `.lock_translation(Axes::Z)` keeps a 3D body in
+    /// its plane.
+    pub fn lock_translation(mut self, axes: Axes) -> Self {
+        self.locks.translation = axes;
+        self
+    }
+
+    /// Locks rotation about the world `axes` (see [`Locks`]), keeping any
+    /// translation locks: `.lock_rotation(Axes::X | Axes::Z)` lets a 3D
+    /// body turn about Y only. In 2D only Z counts; see
+    /// [`BodyDesc::fixed_rotation`].
+    pub fn lock_rotation(mut self, axes: Axes) -> Self {
+        self.locks.rotation = axes;
+        self
+    }
+
+    /// Locks every rotation: the body never turns (a character's capsule).
+    pub fn fixed_rotation(self) -> Self {
+        self.lock_rotation(Axes::ALL)
+    }
+
+    /// Sets every lock at once (default [`Locks::NONE`]).
+    pub fn locks(mut self, locks: Locks) -> Self {
+        self.locks = locks;
+        self
+    }
+
+    /// The body's mass in kg (finite, > 0) in place of its colliders': their
+    /// centre of mass stays, and their inertia is scaled by the same factor,
+    /// so the body balances and turns as its shapes do, only heavier or
+    /// lighter (`tests/controls.rs`:
+    /// `a_mass_override_changes_how_far_an_impulse_moves_a_body_2d`).
+    /// Colliders added or densities changed later keep this mass. Only a
+    /// dynamic body has mass; the mass is checked when the body is added
+    /// ([`WorldError::OutOfRange`]).
+    pub fn mass(mut self, mass: f32) -> Self {
+        self.mass = MassOverride::Mass(mass);
+        self
+    }
+
+    /// The body's mass properties in full, in place of its colliders':
+    /// `mass` (kg, finite and > 0), `local_center` (the centre of mass in
+    /// the body's frame, metres) and `inertia` about it in the body's frame
+    /// (kg·m²: a positive moment in 2D; in 3D a symmetric, positive-definite
+    /// tensor, see [`Dim::user_inertia`]), checked when the body is added
+    /// (`full_mass_properties_set_mass_centre_and_inertia_3d`). Colliders
+    /// added or changed later leave them as they are.
+    pub fn mass_properties(
+        mut self,
+        mass: f32,
+        local_center: D::Vector,
+        inertia: D::Inertia,
+    ) -> Self {
+        self.mass = MassOverride::Full {
+            mass,
+            local_center,
+            inertia,
+        };
+        self
+    }
+
+    /// Checks every value: finite, a rotation that names one, dampings
+    /// non-negative, a mass override in range.
     pub(crate) fn validate(&self) -> Result<(), WorldError> {
         let finite = |ok: bool, what| {
             if ok {
@@ -161,16 +389,10 @@ impl<D: Dim> BodyDesc<D> {
         user_rotation::<D>(self.rotation, "body rotation")?;
         finite(self.linear_velocity.is_finite(), "body linear velocity")?;
         finite(self.angular_velocity.is_finite(), "body angular velocity")?;
-        for (what, value) in [
-            ("linear damping", self.linear_damping),
-            ("angular damping", self.angular_damping),
-            ("gravity scale", self.gravity_scale.abs()),
-        ] {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(WorldError::OutOfRange { what, value });
-            }
-        }
-        Ok(())
+        check_damping("linear damping", self.linear_damping)?;
+        check_damping("angular damping", self.angular_damping)?;
+        check_gravity_scale(self.gravity_scale)?;
+        self.mass.validate().map(|_| ())
     }
 }
 
@@ -207,6 +429,10 @@ pub struct Body<D: Dim> {
     /// step: the sleeping bodies it touched are woken, and, for a fixed
     /// body, those its box now meets.
     pub(crate) teleported: bool,
+    /// The motions it may not make while dynamic, within its dimension's axes.
+    pub(crate) locks: Locks,
+    /// Where its mass properties come from.
+    mass_override: MassOverride<D>,
 }
 
 impl<D: Dim> Body<D> {
@@ -244,8 +470,11 @@ impl<D: Dim> Body<D> {
             sleeping: false,
             rest_time: 0.0,
             teleported: true,
+            locks: desc.locks.within::<D>(),
+            mass_override: desc.mass.validate()?,
         };
         body.update_mass()?;
+        body.hold_locked_velocities();
         Ok(body)
     }
 
@@ -266,7 +495,10 @@ impl<D: Dim> Body<D> {
     }
 
     /// Centre of mass from every collider; mass and inertia too for a
-    /// dynamic body (the others have none). Errors, changing nothing, with
+    /// dynamic body (the others have none). A mass override then applies:
+    /// [`BodyDesc::mass`] scales the colliders' mass and inertia to its
+    /// mass, [`BodyDesc::mass_properties`] replaces all three. Errors,
+    /// changing nothing, with
     /// [`WorldError::MassOutOfRange`] when f32 cannot hold what the solver
     /// needs: a dynamic body's mass or inertia not finite and positive with
     /// a finite, non-zero inverse, or any body's centre of mass not finite.
@@ -278,7 +510,7 @@ impl<D: Dim> Body<D> {
             .iter()
             .map(|c| (c.shape.mass_properties(c.density), c.local_pose))
             .collect();
-        let props = MassProperties::combine(&parts);
+        let props = self.mass_override.apply(MassProperties::combine(&parts));
         let out_of_range = |what, value| WorldError::MassOutOfRange { what, value };
         let dynamic = self.kind == BodyKind::Dynamic;
         let inv_mass = 1.0 / props.mass;
@@ -299,6 +531,132 @@ impl<D: Dim> Body<D> {
         self.inv_mass = if dynamic { inv_mass } else { 0.0 };
         self.inv_inertia_local = inv_inertia_local;
         Ok(())
+    }
+
+    /// Applies `change` and recomputes the mass properties; when those are
+    /// out of range ([`Body::update_mass`]), `undo` puts the body back and
+    /// the error is returned, the body as it was.
+    fn change_mass(
+        &mut self,
+        change: impl FnOnce(&mut Self),
+        undo: impl FnOnce(&mut Self),
+    ) -> Result<(), WorldError> {
+        change(self);
+        if let Err(refused) = self.update_mass() {
+            undo(self);
+            return Err(refused);
+        }
+        self.wake_up();
+        Ok(())
+    }
+
+    /// Makes the body `kind`, with its mass properties for that kind; a
+    /// fixed body stops, and only a kinematic body keeps its target. Errors
+    /// as [`Body::update_mass`] does, changing nothing.
+    pub(crate) fn set_kind(&mut self, kind: BodyKind) -> Result<(), WorldError> {
+        let before = self.kind;
+        self.change_mass(|b| b.kind = kind, |b| b.kind = before)?;
+        if kind == BodyKind::Fixed {
+            self.linear_velocity = D::Vector::ZERO;
+            self.angular_velocity = D::AngularVector::default();
+        }
+        if kind != BodyKind::Kinematic {
+            self.kinematic_target = None;
+        }
+        self.hold_locked_velocities();
+        Ok(())
+    }
+
+    /// Replaces the mass override (checked by the caller with
+    /// [`MassOverride::validate`]); errors as [`Body::update_mass`] does,
+    /// changing nothing.
+    pub(crate) fn set_mass_override(&mut self, mass: MassOverride<D>) -> Result<(), WorldError> {
+        let before = self.mass_override;
+        self.change_mass(|b| b.mass_override = mass, |b| b.mass_override = before)
+    }
+
+    /// Gives collider `index` a new density (checked by the caller) and
+    /// recomputes the mass properties; errors as [`Body::update_mass`] does,
+    /// changing nothing, or with [`WorldError::StaleHandle`] for no such collider.
+    pub(crate) fn set_collider_density(
+        &mut self,
+        index: usize,
+        density: f32,
+    ) -> Result<(), WorldError> {
+        let before = self
+            .colliders
+            .get(index)
+            .ok_or(WorldError::StaleHandle)?
+            .density;
+        self.change_mass(
+            |b| b.colliders[index].density = density,
+            |b| b.colliders[index].density = before,
+        )
+    }
+
+    /// Takes collider `index` off the body and recomputes the mass
+    /// properties from the others. A body keeps at least one collider
+    /// ([`WorldError::LastCollider`]); errors as [`Body::update_mass`] does,
+    /// changing nothing, or with [`WorldError::StaleHandle`] for no such collider.
+    pub(crate) fn detach(&mut self, index: usize) -> Result<Collider<D>, WorldError> {
+        if index >= self.colliders.len() {
+            return Err(WorldError::StaleHandle);
+        }
+        if self.colliders.len() == 1 {
+            return Err(WorldError::LastCollider);
+        }
+        let removed = self.colliders.remove(index);
+        if let Err(refused) = self.update_mass() {
+            self.colliders.insert(index, removed);
+            return Err(refused);
+        }
+        self.wake_up();
+        Ok(removed)
+    }
+
+    /// Replaces the locks (those of axes the dimension has) and wakes the
+    /// body; a dynamic body's velocities along the newly locked axes stop.
+    pub(crate) fn set_locks(&mut self, locks: Locks) {
+        self.locks = locks.within::<D>();
+        self.hold_locked_velocities();
+        self.wake_up();
+    }
+
+    /// A dynamic body's velocities along its locked axes set to zero.
+    fn hold_locked_velocities(&mut self) {
+        if self.kind == BodyKind::Dynamic && !self.locks.is_empty() {
+            self.linear_velocity = D::lock_linear(self.linear_velocity, self.locks.translation);
+            self.angular_velocity = D::lock_angular(self.angular_velocity, self.locks.rotation);
+        }
+    }
+
+    /// `v` less its components along a dynamic body's locked translation axes.
+    pub(crate) fn free_linear(&self, v: D::Vector) -> D::Vector {
+        if self.kind == BodyKind::Dynamic && !self.locks.translation.is_empty() {
+            D::lock_linear(v, self.locks.translation)
+        } else {
+            v
+        }
+    }
+
+    /// The motions the body may not make while dynamic.
+    pub fn locks(&self) -> Locks {
+        self.locks
+    }
+
+    /// Linear damping, 1/s.
+    pub fn linear_damping(&self) -> f32 {
+        self.linear_damping
+    }
+
+    /// Angular damping, 1/s.
+    pub fn angular_damping(&self) -> f32 {
+        self.angular_damping
+    }
+
+    /// Multiplier on the world's gravity for this body.
+    pub fn gravity_scale(&self) -> f32 {
+        self.gravity_scale
     }
 
     /// True while the body sleeps: at rest with everything it touches, it is
@@ -421,7 +779,8 @@ impl<D: Dim> Body<D> {
         Ok(())
     }
 
-    /// Sets the velocity of the centre of mass (m/s); ignored for fixed bodies.
+    /// Sets the velocity of the centre of mass (m/s); ignored for fixed
+    /// bodies, and along a dynamic body's locked axes ([`Locks`]).
     pub fn set_linear_velocity(&mut self, v: D::Vector) -> Result<(), WorldError> {
         if !v.is_finite() {
             return Err(WorldError::NotFinite {
@@ -431,11 +790,13 @@ impl<D: Dim> Body<D> {
         if self.kind != BodyKind::Fixed {
             self.linear_velocity = v;
         }
+        self.hold_locked_velocities();
         self.wake_up();
         Ok(())
     }
 
-    /// Sets the angular velocity (rad/s); ignored for fixed bodies.
+    /// Sets the angular velocity (rad/s); ignored for fixed bodies, and
+    /// about a dynamic body's locked axes ([`Locks`]).
     pub fn set_angular_velocity(&mut self, w: D::AngularVector) -> Result<(), WorldError> {
         if !w.is_finite() {
             return Err(WorldError::NotFinite {
@@ -445,6 +806,7 @@ impl<D: Dim> Body<D> {
         if self.kind != BodyKind::Fixed {
             self.angular_velocity = w;
         }
+        self.hold_locked_velocities();
         self.wake_up();
         Ok(())
     }
@@ -535,7 +897,8 @@ impl<D: Dim> Body<D> {
     }
 
     /// Changes the velocity at once by an impulse (N·s) applied at the world
-    /// point `at`; ignored for fixed and kinematic bodies. Errors, changing
+    /// point `at`; ignored for fixed and kinematic bodies, and along and
+    /// about a dynamic body's locked axes ([`Locks`]). Errors, changing
     /// nothing, on NaN or infinity, or when the new velocity would overflow.
     pub fn apply_impulse(&mut self, impulse: D::Vector, at: D::Vector) -> Result<(), WorldError> {
         if !(impulse.is_finite() && at.is_finite()) {
@@ -545,7 +908,7 @@ impl<D: Dim> Body<D> {
             return Ok(());
         }
         let r = at - self.center_of_mass();
-        let linear = self.linear_velocity + impulse * self.inv_mass;
+        let linear = self.linear_velocity + self.free_linear(impulse * self.inv_mass);
         let angular =
             self.angular_velocity + D::mul_inertia(self.inv_inertia_world(), D::cross(r, impulse));
         if !(linear.is_finite() && angular.is_finite()) {
@@ -559,8 +922,37 @@ impl<D: Dim> Body<D> {
         Ok(())
     }
 
-    /// Inverse inertia in world space.
+    /// Changes the velocity of the centre of mass at once by an impulse
+    /// (N·s) through it: `Δv = impulse / mass`, no spin. Ignored for fixed
+    /// and kinematic bodies, and along a dynamic body's locked axes. Errors,
+    /// changing nothing, on NaN or infinity, or when the new velocity would
+    /// overflow.
+    pub fn apply_impulse_at_center(&mut self, impulse: D::Vector) -> Result<(), WorldError> {
+        if !impulse.is_finite() {
+            return Err(WorldError::NotFinite { what: "impulse" });
+        }
+        if self.kind != BodyKind::Dynamic {
+            return Ok(());
+        }
+        let linear = self.linear_velocity + self.free_linear(impulse * self.inv_mass);
+        if !linear.is_finite() {
+            return Err(WorldError::NotFinite {
+                what: "velocity after the impulse",
+            });
+        }
+        self.linear_velocity = linear;
+        self.wake_up();
+        Ok(())
+    }
+
+    /// Inverse inertia in world space, with the rows and columns of locked
+    /// rotation axes zeroed ([`Locks`]).
     pub(crate) fn inv_inertia_world(&self) -> D::Inertia {
-        D::rotate_inertia(self.pose.rotation, self.inv_inertia_local)
+        let inverse = D::rotate_inertia(self.pose.rotation, self.inv_inertia_local);
+        if self.locks.rotation.is_empty() {
+            inverse
+        } else {
+            D::lock_inverse_inertia(inverse, self.locks.rotation)
+        }
     }
 }

@@ -126,29 +126,42 @@ impl<D: Dim> ColliderDesc<D> {
             return Err(WorldError::NotFinite { what });
         }
         user_rotation::<D>(self.local_rotation, what)?;
-        let check = |what, value: f32, ok: bool| {
-            if ok {
-                Ok(())
-            } else {
-                Err(WorldError::OutOfRange { what, value })
-            }
-        };
-        check(
-            "density",
-            self.density,
-            self.density.is_finite() && self.density > 0.0,
-        )?;
-        check(
-            "friction",
-            self.friction,
-            self.friction.is_finite() && self.friction >= 0.0,
-        )?;
-        check(
-            "restitution",
-            self.restitution,
-            (0.0..=1.0).contains(&self.restitution),
-        )
+        check_density(self.density)?;
+        check_friction(self.friction)?;
+        check_restitution(self.restitution)
     }
+}
+
+/// `Ok` when `ok`, else `value` is out of range for `what`.
+fn in_range(what: &'static str, value: f32, ok: bool) -> Result<(), WorldError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(WorldError::OutOfRange { what, value })
+    }
+}
+
+/// A density as the world takes it: finite and positive.
+pub(crate) fn check_density(density: f32) -> Result<(), WorldError> {
+    in_range("density", density, density.is_finite() && density > 0.0)
+}
+
+/// A friction coefficient as the world takes it: finite and not negative.
+pub(crate) fn check_friction(friction: f32) -> Result<(), WorldError> {
+    in_range(
+        "friction",
+        friction,
+        friction.is_finite() && friction >= 0.0,
+    )
+}
+
+/// A restitution as the world takes it: 0 to 1.
+pub(crate) fn check_restitution(restitution: f32) -> Result<(), WorldError> {
+    in_range(
+        "restitution",
+        restitution,
+        (0.0..=1.0).contains(&restitution),
+    )
 }
 
 /// A shape attached to a body, with its material.
@@ -198,6 +211,11 @@ impl<D: Dim> Collider<D> {
     /// The shape's pose in the world for a body at `body_pose`.
     pub fn world_pose(&self, body_pose: &Pose<D>) -> Pose<D> {
         body_pose.mul(&self.local_pose)
+    }
+
+    /// Density, kg/m² in 2D and kg/m³ in 3D.
+    pub fn density(&self) -> f32 {
+        self.density
     }
 
     /// Friction coefficient.

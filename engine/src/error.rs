@@ -39,8 +39,11 @@ pub enum WorldError {
         /// centre's distance from the body's origin, metres.
         value: f32,
     },
-    /// The handle names a body that was removed (or never existed).
+    /// The handle names a body or collider that was removed (or never existed).
     StaleHandle,
+    /// The collider is its body's last: a body keeps at least one (remove
+    /// the body instead).
+    LastCollider,
     /// A kinematic target was given to a body that is not kinematic.
     NotKinematic,
 }
@@ -63,7 +66,13 @@ impl fmt::Display for WorldError {
                 "the body's {what} is out of range (got {value}): its shapes are \
                  too large or too small for their density"
             ),
-            WorldError::StaleHandle => write!(f, "the body was removed or never existed"),
+            WorldError::StaleHandle => {
+                write!(f, "the body or collider was removed or never existed")
+            }
+            WorldError::LastCollider => write!(
+                f,
+                "a body keeps at least one collider: remove the body instead of its last collider"
+            ),
             WorldError::NotKinematic => {
                 write!(f, "only a kinematic body can be driven to a target pose")
             }

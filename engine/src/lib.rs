@@ -34,22 +34,23 @@ pub mod shape;
 mod sleep;
 pub mod world;
 
-pub use body::{Body, BodyDesc, BodyHandle, BodyKind};
+pub use body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
 pub use collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
 pub use error::WorldError;
 pub use events::{ContactEvent, SensorEvent};
 pub use glam;
-pub use math::{Angular, Dim, Pose, Rot2, Vector, D2, D3};
+pub use math::{Angular, Axes, Dim, Pose, Rot2, Vector, D2, D3};
 pub use query::{QueryFilter, QueryHit};
 pub use settings::Settings;
 pub use world::{ContactPair, StepProfile, World};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
 pub mod d2 {
-    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::body::{BodyHandle, BodyKind, Locks};
     pub use crate::collider::{ColliderHandle, CollisionFilter};
     pub use crate::error::WorldError;
     pub use crate::events::SensorEvent;
+    pub use crate::math::Axes;
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::query::QueryFilter;
     pub use crate::shape::ShapeError;
@@ -90,10 +91,11 @@ pub mod d2 {
 
 /// The 3D engine: `Vec3` points, rotations as unit quaternions.
 pub mod d3 {
-    pub use crate::body::{BodyHandle, BodyKind};
+    pub use crate::body::{BodyHandle, BodyKind, Locks};
     pub use crate::collider::{ColliderHandle, CollisionFilter};
     pub use crate::error::WorldError;
     pub use crate::events::SensorEvent;
+    pub use crate::math::Axes;
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::query::QueryFilter;
     pub use crate::shape::ShapeError;

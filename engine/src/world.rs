@@ -6,11 +6,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
-use crate::body::{Body, BodyDesc, BodyHandle, BodyKind};
+use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
 use crate::collider::{Collider, ColliderDesc, ColliderHandle};
 use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
-use crate::math::{Angular, Dim, Pose, Vector};
+use crate::math::{Angular, Axes, Dim, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
@@ -20,6 +20,8 @@ use crate::pipeline::stages::Shared;
 use crate::settings::Settings;
 use crate::shape::Aabb;
 use crate::sleep::SleepingIslands;
+
+mod controls;
 
 /// Bodies per rayon task when the solver's body states are read and written.
 const BODIES_PER_TASK: usize = 1024;
@@ -336,8 +338,12 @@ pub struct World<D: Dim> {
     pub(crate) buffers: SolveBuffers<D>,
     /// The islands that sleep, each kept whole.
     pub(crate) sleep_islands: SleepingIslands,
-    /// Bodies the game reached (`body_mut`) or added since the last step.
+    /// Bodies the game reached (`body_mut`, the `set_body_*` and
+    /// `set_collider_*` controls) or added since the last step.
     touched: Vec<BodyHandle>,
+    /// Colliders whose filter, sensor flag or body kind changed since the
+    /// last step: their pairs are decided again (`World::refilter_pairs`).
+    refiltered: Vec<ColliderHandle>,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
@@ -445,6 +451,7 @@ impl<D: Dim> World<D> {
             buffers: SolveBuffers::default(),
             sleep_islands: SleepingIslands::default(),
             touched: Vec::new(),
+            refiltered: Vec::new(),
         }
     }
 
@@ -756,10 +763,13 @@ impl<D: Dim> World<D> {
         let escaped = self.escaped_boxes(dt);
         self.broad_phase.update_many(&escaped);
         self.broad_phase.update_pairs();
-        // The pairs follow from the candidates alone (a collider's body,
-        // kind, filter and sensor flag never change), and the broad phase
-        // says exactly whether those changed (the keys are unique): when
-        // they did not, nothing began or ended.
+        // Colliders whose filter, sensor flag or body kind changed have
+        // their candidates decided again first; the other pairs follow from
+        // the candidates alone (the rest of what `ContactPair::between`
+        // reads never changes), and the broad phase says exactly whether
+        // those changed (the keys are unique): when they did not, nothing
+        // else began or ended.
+        self.refilter_pairs();
         if !self.broad_phase.pairs_changed() {
             return;
         }
@@ -1098,12 +1108,13 @@ impl<D: Dim> World<D> {
             D::Vector::ZERO
         };
         let inv_inertia = body.inv_inertia_world();
-        SolverBody {
+        let solver_body = SolverBody {
             center: body.center_of_mass(),
             rotation: body.pose.rotation,
             linear_velocity: body.linear_velocity,
             angular_velocity: body.angular_velocity,
             inv_mass: body.inv_mass,
+            translation_lock: Axes::NONE,
             inv_inertia,
             linear_acceleration,
             angular_acceleration: if dynamic {
@@ -1114,6 +1125,30 @@ impl<D: Dim> World<D> {
             linear_damping: body.linear_damping,
             angular_damping: body.angular_damping,
             dynamic,
+        };
+        if dynamic && !body.locks.is_empty() {
+            Self::held_by_locks(solver_body, body.locks)
+        } else {
+            solver_body
+        }
+    }
+
+    /// A locked dynamic body as the solver takes it: no velocity or
+    /// acceleration along or about its locked axes, and contacts' impulses
+    /// scaled to zero along its locked translation axes (its inverse
+    /// inertia, from [`Body::inv_inertia_world`], is zero about the locked
+    /// rotation axes already, so torques and contacts cannot turn it
+    /// there). So the body's velocity along a locked axis stays exactly
+    /// zero and its position there exactly as it was
+    /// (`tests/controls.rs`: `a_body_locked_in_x_is_never_moved_in_x_by_a_hit_2d`).
+    fn held_by_locks(body: SolverBody<D>, locks: Locks) -> SolverBody<D> {
+        SolverBody {
+            linear_velocity: D::lock_linear(body.linear_velocity, locks.translation),
+            angular_velocity: D::lock_angular(body.angular_velocity, locks.rotation),
+            linear_acceleration: D::lock_linear(body.linear_acceleration, locks.translation),
+            angular_acceleration: D::lock_angular(body.angular_acceleration, locks.rotation),
+            translation_lock: locks.translation,
+            ..body
         }
     }
 

@@ -14,7 +14,7 @@ use super::lanes::{
     InertiaLanes, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
     SymmetricLanes3, Word,
 };
-use super::Rot2;
+use super::{Axes, Rot2};
 use crate::pipeline::integrate::{BodyState, BodyState2, BodyState3};
 use crate::pipeline::narrow_phase::{
     epa_2d, epa_3d, simplex_2d, simplex_3d, trace::Observer, PairSupport, Simplex,
@@ -246,6 +246,32 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
     fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;
 
+    /// The world axes a body moves along: X and Y in 2D, all three in 3D.
+    const TRANSLATION_AXES: Axes;
+    /// The world axes a body turns about: Z in 2D, all three in 3D.
+    const ROTATION_AXES: Axes;
+
+    /// `v` with its components along the `locked` axes set to zero (set,
+    /// not multiplied: an infinity or NaN there is gone too).
+    fn lock_linear(v: Self::Vector, locked: Axes) -> Self::Vector;
+    /// `w` with its components about the `locked` axes set to zero.
+    fn lock_angular(w: Self::AngularVector, locked: Axes) -> Self::AngularVector;
+    /// A world-space inverse inertia with the rows and columns of the
+    /// `locked` axes set to zero: no angular impulse turns the body about
+    /// them, and none about them turns it about another axis.
+    fn lock_inverse_inertia(inverse: Self::Inertia, locked: Axes) -> Self::Inertia;
+    /// `inertia` times `factor` (a body's inertia when its mass is scaled
+    /// by `factor` and its mass distributed alike).
+    fn scale_inertia(inertia: Self::Inertia, factor: f32) -> Self::Inertia;
+    /// A user's inertia about the centre of mass as the world keeps it: in
+    /// 2D a finite, positive moment; in 3D a finite tensor, symmetric to
+    /// rounding (each entry within [`INERTIA_SYMMETRY_TOLERANCE`] of the
+    /// largest from its mirror image; its symmetric part is kept, which the
+    /// solver reads), and positive definite. Otherwise the value to blame,
+    /// kg·m²: a moment (diagonal entry) that is not finite and positive,
+    /// else the largest asymmetry, else the smallest moment.
+    fn user_inertia(inertia: Self::Inertia) -> Result<Self::Inertia, f32>;
+
     /// The identity rotation.
     fn identity() -> Self::Rotation;
     /// The stored rotation for a user's rotation: in 2D the rotation by any
@@ -364,6 +390,37 @@ impl Dim for D2 {
 
     fn mass_properties(shape: &ShapeKind<D2>, density: f32) -> MassProperties<D2> {
         mass::mass_properties_2d(shape, density)
+    }
+    const TRANSLATION_AXES: Axes = Axes::new(true, true, false);
+    const ROTATION_AXES: Axes = Axes::Z;
+    fn lock_linear(mut v: Vec2, locked: Axes) -> Vec2 {
+        if locked.x {
+            v.x = 0.0;
+        }
+        if locked.y {
+            v.y = 0.0;
+        }
+        v
+    }
+    fn lock_angular(w: f32, locked: Axes) -> f32 {
+        if locked.z {
+            0.0
+        } else {
+            w
+        }
+    }
+    fn lock_inverse_inertia(inverse: f32, locked: Axes) -> f32 {
+        Self::lock_angular(inverse, locked)
+    }
+    fn scale_inertia(inertia: f32, factor: f32) -> f32 {
+        inertia * factor
+    }
+    fn user_inertia(inertia: f32) -> Result<f32, f32> {
+        if inertia.is_finite() && inertia > 0.0 {
+            Ok(inertia)
+        } else {
+            Err(inertia)
+        }
     }
     fn identity() -> Rot2 {
         Rot2::IDENTITY
@@ -507,6 +564,74 @@ impl Dim for D3 {
 
     fn mass_properties(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
         mass::mass_properties_3d(shape, density)
+    }
+    const TRANSLATION_AXES: Axes = Axes::ALL;
+    const ROTATION_AXES: Axes = Axes::ALL;
+    fn lock_linear(v: Vec3, locked: Axes) -> Vec3 {
+        let keep = locked.to_array().map(|locked| !locked);
+        Vec3::select(glam::BVec3::from_array(keep), v, Vec3::ZERO)
+    }
+    fn lock_angular(w: Vec3, locked: Axes) -> Vec3 {
+        Self::lock_linear(w, locked)
+    }
+    fn lock_inverse_inertia(inverse: Mat3, locked: Axes) -> Mat3 {
+        // Columns, then rows: the matrix is symmetric, so zeroing a column's
+        // entries along the locked axes zeroes the rows too.
+        let column = |c: Vec3, locked_column: bool| {
+            if locked_column {
+                Vec3::ZERO
+            } else {
+                Self::lock_linear(c, locked)
+            }
+        };
+        Mat3::from_cols(
+            column(inverse.x_axis, locked.x),
+            column(inverse.y_axis, locked.y),
+            column(inverse.z_axis, locked.z),
+        )
+    }
+    fn scale_inertia(inertia: Mat3, factor: f32) -> Mat3 {
+        inertia * factor
+    }
+    fn user_inertia(inertia: Mat3) -> Result<Mat3, f32> {
+        let moments = inertia.diagonal();
+        if let Some(bad) = moments
+            .to_array()
+            .into_iter()
+            .find(|m| !(m.is_finite() && *m > 0.0))
+        {
+            return Err(bad);
+        }
+        if let Some(bad) = inertia.to_cols_array().into_iter().find(|m| !m.is_finite()) {
+            return Err(bad);
+        }
+        let largest = inertia
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f32::max);
+        let asymmetry = (inertia - inertia.transpose())
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f32::max);
+        if asymmetry > INERTIA_SYMMETRY_TOLERANCE * largest {
+            return Err(asymmetry);
+        }
+        let symmetric = (inertia + inertia.transpose()) * 0.5;
+        // Sylvester's criterion on the tensor divided by the power of two
+        // at or below its largest entry (exact), so that the minors, products
+        // of up to three moments, neither underflow nor overflow.
+        let power = f32::from_bits(largest.to_bits() & EXPONENT_BITS);
+        let m = symmetric * (1.0 / power);
+        let (a, b) = (m.x_axis, m.y_axis);
+        let minor = a.x * b.y - a.y * b.x;
+        let definite = a.x > 0.0 && minor > 0.0 && m.determinant() > 0.0;
+        if definite {
+            Ok(symmetric)
+        } else {
+            Err(moments.min_element())
+        }
     }
     fn identity() -> Quat {
         Quat::IDENTITY
@@ -682,6 +807,11 @@ impl Dim for D3 {
         epa_3d::penetration_observed(pair, simplex, tolerance, observer)
     }
 }
+
+/// How far a user's 3D inertia tensor may differ from its transpose, as a
+/// share of its largest entry: rounding in a tensor built as `R · I · Rᵀ`
+/// leaves it a few ulps from symmetric; more is a mistake.
+pub const INERTIA_SYMMETRY_TOLERANCE: f32 = 1e-5;
 
 /// The bits of an `f32` that hold its exponent: masked out of a positive
 /// normal number they give the largest power of two at or below it.

@@ -105,6 +105,7 @@ pub trait Lanes<V>:
     + AddAssign
     + SubAssign
     + Mul<Vec4, Output = Self>
+    + Mul<Output = Self>
 {
     /// Lane `i` set to `v` (through memory: for building lanes in place).
     fn set(&mut self, i: usize, v: V);
@@ -196,6 +197,14 @@ macro_rules! lane_ops {
             #[inline]
             fn mul(self, w: Vec4) -> Self {
                 $t { $($f: self.$f * w),+ }
+            }
+        }
+        /// Component by component, lane by lane.
+        impl Mul for $t {
+            type Output = Self;
+            #[inline]
+            fn mul(self, o: Self) -> Self {
+                $t { $($f: self.$f * o.$f),+ }
             }
         }
     };

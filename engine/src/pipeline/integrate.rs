@@ -6,7 +6,7 @@ use core::fmt::Debug;
 use glam::{Quat, Vec2, Vec3, Vec4};
 
 use crate::math::lanes::{columns, transpose, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes};
-use crate::math::{Dim, Lanes, Rot2, RotationLanes, Vector, Word, D2, D3};
+use crate::math::{Axes, Dim, Lanes, Rot2, RotationLanes, Vector, Word, D2, D3};
 
 /// A body as the solver sees it: dense, plain data.
 #[derive(Copy, Clone, Debug)]
@@ -17,7 +17,11 @@ pub(crate) struct SolverBody<D: Dim> {
     pub linear_velocity: D::Vector,
     pub angular_velocity: D::AngularVector,
     pub inv_mass: f32,
-    /// World-space inverse inertia, fixed for the step.
+    /// World axes along which contacts do not move the body: its inverse
+    /// mass along them is zero (`Locks::translation`).
+    pub translation_lock: Axes,
+    /// World-space inverse inertia, fixed for the step (zero about locked
+    /// rotation axes).
     pub inv_inertia: D::Inertia,
     /// Gravity and applied force as an acceleration, m/s².
     pub linear_acceleration: D::Vector,
@@ -38,6 +42,7 @@ impl<D: Dim> SolverBody<D> {
             linear_velocity: D::Vector::ZERO,
             angular_velocity: D::AngularVector::default(),
             inv_mass: 0.0,
+            translation_lock: Axes::NONE,
             inv_inertia: D::zero_inertia(),
             linear_acceleration: D::Vector::ZERO,
             angular_acceleration: D::AngularVector::default(),

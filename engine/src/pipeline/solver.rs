@@ -198,8 +198,10 @@ struct ContactBundle<D: Dim> {
     radius_b: Vec4,
     /// One body cannot move: the contact carries weight and is stiffer.
     against_static: BVec4A,
-    inv_mass_a: Vec4,
-    inv_mass_b: Vec4,
+    /// Each lane's bodies' inverse masses along the world axes: the same
+    /// along every axis but zero along a locked one (`Locks::translation`).
+    inv_mass_a: D::VectorLanes,
+    inv_mass_b: D::VectorLanes,
     inv_inertia_a: D::InertiaLanes,
     inv_inertia_b: D::InertiaLanes,
 }
@@ -438,6 +440,8 @@ impl<D: Dim> Contacts<D> {
         self.points
             .resize(self.bundle_inputs.len() * points, PointLanes::default());
         let empty = prepare::EmptyLane::new();
+        // Bundles look for translation locks only when some body has them.
+        let translation_locks = bodies.iter().any(|b| !b.translation_lock.is_empty());
         self.bundles
             .par_iter_mut()
             .zip(self.points.par_chunks_mut(points))
@@ -445,7 +449,7 @@ impl<D: Dim> Contacts<D> {
             .with_min_len(MIN_BUNDLES_PER_BLOCK)
             .for_each(|((bundle, points), lanes)| {
                 let inputs = lanes.map(|k| inputs.get(k).and_then(Option::as_ref));
-                prepare::build_bundle(inputs, bodies, &empty, bundle, points);
+                prepare::build_bundle(inputs, bodies, translation_locks, &empty, bundle, points);
             });
     }
 

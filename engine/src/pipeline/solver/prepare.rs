@@ -100,10 +100,12 @@ fn inverse(k: Vec4) -> Vec4 {
 /// The rows of manifolds `inputs` (one per lane, `None` for an empty lane)
 /// between bodies `bodies`, into `bundle` and its `points`; an empty lane
 /// is built from `empty` and gets body index `bodies.len()`, the extra
-/// state that never moves.
+/// state that never moves. Without `translation_locks` no body has any,
+/// and the lanes are not searched for them.
 pub(super) fn build_bundle<D: Dim>(
     inputs: [Option<&ContactInput<D>>; LANES],
     bodies: &[SolverBody<D>],
+    translation_locks: bool,
     empty: &EmptyLane<D>,
     bundle: &mut ContactBundle<D>,
     points: &mut [PointLanes<D>],
@@ -139,6 +141,23 @@ pub(super) fn build_bundle<D: Dim>(
         inv_inertia_b.set(i, l.b.inv_inertia);
     }
     let against_static = core::array::from_fn(|i| in_use[i] && !(moves_a[i] && moves_b[i]));
+    let (inv_mass_a, inv_mass_b) = (
+        scalars(lanes, |l| l.a.inv_mass),
+        scalars(lanes, |l| l.b.inv_mass),
+    );
+    // Each side's lanes whose body has translation locks, if any has.
+    let locked = translation_locks
+        .then(|| {
+            (
+                flags(lanes, |l| !l.a.translation_lock.is_empty()),
+                flags(lanes, |l| !l.b.translation_lock.is_empty()),
+            )
+        })
+        .filter(|(a, b)| a.contains(&true) || b.contains(&true));
+    let linear = LinearMasses {
+        sum: inv_mass_a + inv_mass_b,
+        locked: locked.map(|(a, b)| BVec4A::from_array(core::array::from_fn(|i| a[i] || b[i]))),
+    };
     let index = body_index(bodies.len());
     *bundle = ContactBundle {
         body_a: inputs.map(|input| input.map_or(index, |input| input.body_a)),
@@ -152,18 +171,72 @@ pub(super) fn build_bundle<D: Dim>(
         radius_a: scalars(lanes, |l| l.input.radii[0]),
         radius_b: scalars(lanes, |l| l.input.radii[1]),
         against_static: BVec4A::from_array(against_static),
-        inv_mass_a: scalars(lanes, |l| l.a.inv_mass),
-        inv_mass_b: scalars(lanes, |l| l.b.inv_mass),
+        inv_mass_a: per_axis(lanes, inv_mass_a, locked.map(|(a, _)| a), |l| l.a),
+        inv_mass_b: per_axis(lanes, inv_mass_b, locked.map(|(_, b)| b), |l| l.b),
         inv_inertia_a,
         inv_inertia_b,
     };
-    build_points(lanes, bundle, points);
+    build_points(lanes, bundle, &linear, points);
+}
+
+/// Each lane's inverse mass `inv_mass` along every world axis, but zero
+/// along the `locked` lanes' bodies' locked translation axes: a splat for
+/// the bundles no lock touches (almost all), lane by lane for the others.
+#[inline]
+fn per_axis<D: Dim>(
+    lanes: &[Lane<'_, D>; LANES],
+    inv_mass: Vec4,
+    locked: Option<[bool; LANES]>,
+    body: for<'l> fn(&Lane<'l, D>) -> &'l SolverBody<D>,
+) -> D::VectorLanes {
+    let mut per_axis = D::VectorLanes::splat_word(D::Vector::splat(1.0).to_word()) * inv_mass;
+    let Some(locked) = locked else {
+        return per_axis;
+    };
+    for (i, lane) in lanes.iter().enumerate().filter(|&(i, _)| locked[i]) {
+        let body = body(lane);
+        per_axis.set(
+            i,
+            D::lock_linear(D::Vector::splat(body.inv_mass), body.translation_lock),
+        );
+    }
+    per_axis
+}
+
+/// The linear part of the rows' effective masses, per lane.
+struct LinearMasses {
+    /// The two bodies' inverse masses summed.
+    sum: Vec4,
+    /// Lanes where a body has locked translation axes, if any: there a
+    /// row along `d` gets `d · (M⁻¹ d)` for each body, with zero inverse
+    /// mass along the locked axes, and `sum` elsewhere (the same for a
+    /// unit `d`).
+    locked: Option<BVec4A>,
+}
+
+impl LinearMasses {
+    /// The linear part of the effective mass of rows along `d` between
+    /// bodies of inverse masses `inv_mass_a` and `inv_mass_b` per axis.
+    #[inline]
+    fn along<D: Dim>(
+        &self,
+        d: &D::VectorLanes,
+        inv_mass_a: &D::VectorLanes,
+        inv_mass_b: &D::VectorLanes,
+    ) -> Vec4 {
+        let Some(locked) = self.locked else {
+            return self.sum;
+        };
+        let projected = d.dot(&(*inv_mass_a * *d)) + d.dot(&(*inv_mass_b * *d));
+        Vec4::select(locked, projected, self.sum)
+    }
 }
 
 /// The points' lever arms, separations, impulses and masses.
 fn build_points<D: Dim>(
     lanes: &[Lane<'_, D>; LANES],
     bundle: &ContactBundle<D>,
+    linear_masses: &LinearMasses,
     points: &mut [PointLanes<D>],
 ) {
     let counts = lanes
@@ -217,7 +290,11 @@ fn build_points<D: Dim>(
         };
         normal_rows[i] = row;
     }
-    set_masses(bundle, &normal_rows, &tangent_rows, &used, counts, points);
+    let rows = Rows {
+        normal: &normal_rows,
+        tangent: &tangent_rows,
+    };
+    set_masses(bundle, linear_masses, rows, &used, counts, points);
 }
 
 /// Each row's effective mass, and for approach and friction that mass
@@ -225,21 +302,21 @@ fn build_points<D: Dim>(
 /// of push it feels when the rows along the same direction act together.
 fn set_masses<D: Dim>(
     bundle: &ContactBundle<D>,
-    normal_rows: &[JacobianLanes<D>; POINTS],
-    tangent_rows: &D::PerTangent<[JacobianLanes<D>; POINTS]>,
+    linear: &LinearMasses,
+    rows: Rows<'_, D>,
     used: &[BVec4A; POINTS],
     counts: [usize; LANES],
     points: &mut [PointLanes<D>],
 ) {
     let masses = PairMasses::<D> {
-        inv_masses: bundle.inv_mass_a + bundle.inv_mass_b,
         inv_inertia_a: bundle.inv_inertia_a,
         inv_inertia_b: bundle.inv_inertia_b,
     };
-    let normals = masses.couplings(normal_rows, used);
+    let along = |d: &D::VectorLanes| linear.along::<D>(d, &bundle.inv_mass_a, &bundle.inv_mass_b);
+    let normals = masses.couplings(along(&bundle.normal), rows.normal, used);
     let mut frictions = D::PerTangent::<Couplings>::default();
     for k in 0..D::TANGENTS {
-        frictions[k] = masses.couplings(&tangent_rows[k], used);
+        frictions[k] = masses.couplings(along(&bundle.tangents[k]), &rows.tangent[k], used);
     }
     let stiffest = largest_eigenvalue::<D>(&normals, counts);
     let stiff = stiffest.is_finite_mask() & stiffest.cmpgt(Vec4::ZERO);
@@ -260,17 +337,30 @@ fn set_masses<D: Dim>(
     }
 }
 
-/// The bodies' inverse masses summed and their inverse inertias, per lane.
+/// A bundle's rows: along the normal, and along each tangent, a row per point.
+#[derive(Copy, Clone)]
+struct Rows<'r, D: Dim> {
+    normal: &'r [JacobianLanes<D>; POINTS],
+    tangent: &'r D::PerTangent<[JacobianLanes<D>; POINTS]>,
+}
+
+/// The bodies' inverse inertias, per lane.
 struct PairMasses<D: Dim> {
-    inv_masses: Vec4,
     inv_inertia_a: D::InertiaLanes,
     inv_inertia_b: D::InertiaLanes,
 }
 
 impl<D: Dim> PairMasses<D> {
-    /// The couplings between `rows` (one per point) in each lane.
+    /// The couplings between `rows` (one per point, all along one
+    /// direction) in each lane, whose linear part is `inv_masses`
+    /// ([`LinearMasses::along`]).
     #[inline]
-    fn couplings(&self, rows: &[JacobianLanes<D>; POINTS], used: &[BVec4A; POINTS]) -> Couplings {
+    fn couplings(
+        &self,
+        inv_masses: Vec4,
+        rows: &[JacobianLanes<D>; POINTS],
+        used: &[BVec4A; POINTS],
+    ) -> Couplings {
         let n = D::MAX_MANIFOLD_POINTS;
         let turned_a: [D::AngularLanes; POINTS] =
             core::array::from_fn(|j| self.inv_inertia_a.mul(&rows[j].a));
@@ -279,8 +369,7 @@ impl<D: Dim> PairMasses<D> {
         let mut k = [[Vec4::ZERO; POINTS]; POINTS];
         for i in 0..n {
             for j in 0..n {
-                let entry =
-                    self.inv_masses + rows[i].a.dot(&turned_a[j]) + rows[i].b.dot(&turned_b[j]);
+                let entry = inv_masses + rows[i].a.dot(&turned_a[j]) + rows[i].b.dot(&turned_b[j]);
                 k[i][j] = only(used[i] & used[j], entry);
             }
         }
@@ -495,7 +584,6 @@ mod tests {
         );
         let inertia_b = Mat3::from_diagonal(Vec3::new(0.5, 0.7, 0.9));
         let masses = PairMasses::<D3> {
-            inv_masses: Vec4::splat(1.5),
             inv_inertia_a: InertiaLanes::splat(inertia_a),
             inv_inertia_b: InertiaLanes::splat(inertia_b),
         };
@@ -512,7 +600,7 @@ mod tests {
         }
         // Lane 2 uses all three points; lane 0 only the first two.
         let used = [0, 1, 2, 3].map(|i| BVec4A::from_array([i < 2, false, i < 3, false]));
-        let k = masses.couplings(&rows, &used);
+        let k = masses.couplings(Vec4::splat(1.5), &rows, &used);
         for (i, ri) in arms.iter().enumerate() {
             for (j, rj) in arms.iter().enumerate() {
                 let (ai, bi) = (ri.cross(normal), (*ri + Vec3::X).cross(normal));
