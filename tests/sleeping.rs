@@ -283,3 +283,66 @@ fn removing_a_sleeping_box_ends_its_pairs_and_wakes_only_its_column() {
         );
     }
 }
+
+/// 100 sleeping piles of three cubes; a ball dropped on one wakes that
+/// pile, whole, in the step the ball strikes it, and no other pile wakes.
+/// A sleeping island is kept whole (waking one member wakes it without
+/// looking at any other body), so the others cost nothing and stay asleep.
+#[test]
+fn a_ball_dropped_on_one_of_100_sleeping_piles_wakes_that_pile_only() {
+    let mut world = World::new(Settings::default());
+    add_ground(&mut world, 0.0);
+    let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
+    let piles: Vec<Vec<BodyHandle>> = (0..100)
+        .map(|p| {
+            let (x, z) = ((p % 10) as f32 * 4.0, (p / 10) as f32 * 4.0);
+            (0..3)
+                .map(|k| {
+                    let at = Vec3::new(x, 0.5 + k as f32, z);
+                    let desc = ColliderDesc::new(cube.clone());
+                    world
+                        .add_body(BodyDesc::dynamic().position(at), desc)
+                        .unwrap()
+                })
+                .collect()
+        })
+        .collect();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+    }
+    let asleep = |world: &World, pile: &[BodyHandle]| {
+        pile.iter().all(|&h| world.body(h).unwrap().is_sleeping())
+    };
+    assert!(piles.iter().all(|p| asleep(&world, p)), "every pile sleeps");
+    let hit = 37;
+    let top = world.body(piles[hit][2]).unwrap().position();
+    let ball = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(top + Vec3::new(0.1, 2.0, -0.1))
+                .linear_velocity(Vec3::new(0.0, -4.0, 0.0)),
+            ColliderDesc::new(Shape::ball(0.3).unwrap()),
+        )
+        .unwrap();
+    let mut struck = None;
+    for step in 0..60 {
+        world.step(1.0 / 60.0);
+        let strikes = world.contact_events().iter().any(|e| {
+            matches!(e, tumble::d3::ContactEvent::Started { body_a, body_b, .. }
+                if (*body_a == ball || *body_b == ball) && piles[hit].iter().any(|h| h == body_a || h == body_b))
+        });
+        if strikes && struck.is_none() {
+            struck = Some(step);
+            assert!(
+                piles[hit]
+                    .iter()
+                    .all(|&h| !world.body(h).unwrap().is_sleeping()),
+                "the struck pile wakes whole in the step of the strike"
+            );
+        }
+        for (p, pile) in piles.iter().enumerate().filter(|(p, _)| *p != hit) {
+            assert!(asleep(&world, pile), "step {step}: pile {p} woke");
+        }
+    }
+    assert!(struck.is_some(), "the ball struck the pile");
+}
