@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use macroquad::conf::Conf;
 use macroquad::input::{
-    is_key_pressed, is_mouse_button_down, is_mouse_button_pressed, is_mouse_button_released,
-    mouse_position, mouse_wheel, KeyCode, MouseButton,
+    is_key_down, is_key_pressed, is_mouse_button_down, is_mouse_button_pressed,
+    is_mouse_button_released, mouse_position, mouse_wheel, KeyCode, MouseButton,
 };
 use macroquad::math::{vec2, vec3, Vec2};
 use macroquad::miniquad::conf::{LinuxBackend, Platform};
@@ -24,10 +24,11 @@ use tumble::{d2, d3};
 
 use crate::bridge;
 use crate::camera::{OrbitCamera, PanCamera};
-use crate::draw_2d::Painter2d;
+use crate::draw_2d::{self, Painter2d};
 use crate::draw_3d::{self, Painter3d};
 use crate::inspector_view::{self, InspectorInput};
 use crate::overlay::{self, Status, StepTimes};
+use crate::player::PlayerInput;
 use crate::scenes::{DemoScene, SCENES};
 use crate::sim::{dynamic_bounds, Sim, SimWorld, DT};
 use crate::style::{self, Layers};
@@ -203,13 +204,20 @@ impl App {
     }
 
     fn load(&mut self, scene: &'static DemoScene) {
+        let scripted = self.sim.scripted;
         self.sim = Sim::new(scene);
+        self.sim.scripted = scripted;
         self.view = framing(&self.sim.world);
         self.times.clear();
         self.accumulator = 0.0;
     }
 
     fn step(&mut self) {
+        self.sim.input = PlayerInput {
+            left: is_key_down(KeyCode::Left),
+            right: is_key_down(KeyCode::Right),
+            jump: is_key_down(KeyCode::Up),
+        };
         let ms = self.sim.step();
         self.times.push(ms);
         self.since_cleanup += 1;
@@ -389,7 +397,10 @@ impl App {
         clear_background(style::BACKGROUND);
         match (&self.sim.world, &self.view) {
             (SimWorld::D2(world), View::D2(camera)) => {
-                self.painter_2d.draw(world, camera, self.layers)
+                self.painter_2d.draw(world, camera, self.layers);
+                if let Some(player) = &self.sim.player {
+                    draw_2d::draw_impacts(&player.impacts, camera.pixel());
+                }
             }
             (SimWorld::D3(world), View::D3(camera)) => {
                 self.painter_3d.draw(world, camera, self.layers)
@@ -452,6 +463,9 @@ pub async fn run(config: Config) {
     let mut app = App::new(config.scene);
     app.layers = config.layers;
     let fixed = config.frames.is_some();
+    // A run of a set number of frames (a screenshot) has no one at the
+    // keys: the player follows the headless script.
+    app.sim.scripted = fixed;
     let mut frame = 0u64;
     loop {
         app.input();

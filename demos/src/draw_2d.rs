@@ -142,3 +142,16 @@ fn draw_contacts(world: &World, px: f32) {
         }
     }
 }
+
+/// Impact flashes: a ring where each recent impact struck, its radius
+/// growing with the impulse (a square root, so a crate's knock and a heavy
+/// ball's landing both show), fading as it ages.
+pub fn draw_impacts(impacts: &[crate::player::Impact], px: f32) {
+    for impact in impacts {
+        let fade = 1.0 - impact.age / crate::player::IMPACT_LIFE;
+        let radius = (0.1 + 0.05 * impact.impulse.max(0.0).sqrt()) * (1.0 + impact.age * 2.0);
+        let color = Color::new(1.0, 0.55, 0.1, fade.clamp(0.0, 1.0));
+        let at = bridge::vec2(impact.point);
+        macroquad::shapes::draw_circle_lines(at.x, at.y, radius, 3.0 * px, color);
+    }
+}

@@ -61,6 +61,7 @@ fn sample(sim: &Sim, ms_per_step: f64) -> Sample {
 /// report to `out`.
 pub fn run(scene: &'static DemoScene, seconds: f32, out: &mut impl Write) -> io::Result<Summary> {
     let mut sim = Sim::new(scene);
+    sim.scripted = true;
     if scene.is_inspector() {
         return inspect(&sim, out);
     }

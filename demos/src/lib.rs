@@ -21,6 +21,7 @@ pub mod headless;
 pub mod inspector;
 pub mod inspector_view;
 pub mod overlay;
+pub mod player;
 pub mod scenes;
 pub mod sim;
 pub mod style;

@@ -77,6 +77,11 @@ pub static SCENES: &[DemoScene] = &[
         kind: SceneKind::D2(tumble_scenes::falling_boxes_2d),
     },
     DemoScene {
+        name: "player_2d",
+        about: "2D: a capsule player (Left/Right walk, Up jumps), crates and a ball; impacts flash",
+        kind: SceneKind::D2(tumble_scenes::player_2d),
+    },
+    DemoScene {
         name: "epa_inspector_2d",
         about: "2D: EPA step by step on two shapes you drag and turn",
         kind: SceneKind::Inspector2d,

@@ -7,6 +7,7 @@ use tumble::shape::Aabb;
 use tumble::{Angular, BodyKind, Dim, Vector, World, D2, D3};
 
 use crate::inspector::Inspector;
+use crate::player::{Player, PlayerInput};
 use crate::scenes::{DemoScene, SceneKind};
 
 /// The fixed time step, seconds.
@@ -53,6 +54,12 @@ pub struct Sim {
     pub time: f32,
     /// Steps taken.
     pub steps: u64,
+    /// The scene's player, if it has one (`tumble_scenes::player_2d`).
+    pub player: Option<Player>,
+    /// What the player's keys ask this step.
+    pub input: PlayerInput,
+    /// The player follows a script instead of keys (headless runs).
+    pub scripted: bool,
 }
 
 impl Sim {
@@ -64,17 +71,26 @@ impl Sim {
             SceneKind::Inspector2d => SimWorld::Inspector2d(Box::default()),
             SceneKind::Inspector3d => SimWorld::Inspector3d(Box::default()),
         };
+        let player = match &world {
+            SimWorld::D2(w) => Player::find(w, tumble_scenes::PLAYER),
+            _ => None,
+        };
         Self {
             scene,
             world,
             time: 0.0,
             steps: 0,
+            player,
+            input: PlayerInput::default(),
+            scripted: false,
         }
     }
 
     /// Rebuilds the scene from the start.
     pub fn reset(&mut self) {
+        let scripted = self.scripted;
         *self = Self::new(self.scene);
+        self.scripted = scripted;
     }
 
     /// One step of [`DT`]; returns the wall-clock time it took, milliseconds.
@@ -82,7 +98,19 @@ impl Sim {
     pub fn step(&mut self) -> f64 {
         let start = Instant::now();
         match &mut self.world {
-            SimWorld::D2(w) => w.step(DT),
+            SimWorld::D2(w) => match &mut self.player {
+                Some(player) => {
+                    let input = if self.scripted {
+                        PlayerInput::scripted(self.time, DT)
+                    } else {
+                        self.input
+                    };
+                    player.drive(w, input, DT);
+                    w.step(DT);
+                    player.record_impacts(w, DT);
+                }
+                None => w.step(DT),
+            },
             SimWorld::D3(w) => w.step(DT),
             SimWorld::Inspector2d(_) | SimWorld::Inspector3d(_) => return 0.0,
         }

@@ -97,6 +97,11 @@ pub const SCENES: &[SceneEntry] = &[
         build: Build::D2(falling_boxes_2d),
     },
     SceneEntry {
+        name: "player_2d",
+        about: "2D: a capsule player with its rotation locked, a step, a ramp, crates and a ball",
+        build: Build::D2(player_2d),
+    },
+    SceneEntry {
         name: "sleeping_city",
         about: "3D: 20,000 cubes asleep on the ground beside 100 kept awake (sleeping on)",
         build: Build::D3(|| sleeping_city(true)),
@@ -423,6 +428,70 @@ pub fn mixed_shapes_3d() -> Scene<D3> {
             }
         }
     }
+    Scene { world, bodies }
+}
+
+/// The user number that marks [`player_2d`]'s player.
+pub const PLAYER: u64 = 0x504c_4159;
+
+/// 2D, sleeping on: a small level for a player. A capsule 1.6 m tall with
+/// its rotation locked (it never tips, whatever it shoves), on a ground
+/// with a step, a ramp and a ledge, beside a stack of light crates and a
+/// heavy ball. The player is the body whose user number is [`PLAYER`]
+/// (the first in `bodies`); a game drives it by setting its horizontal
+/// velocity and, when a ray cast down from its centre with it left out
+/// finds the ground, jumping with an impulse.
+pub fn player_2d() -> Scene<D2> {
+    let mut world = ground_2d(Settings::default(), 30.0);
+    let fixed = |world: &mut World<D2>, at: Vec2, half: Vec2, angle: f32| {
+        let shape = d2::Shape::cuboid(half).expect("valid block");
+        world
+            .add_body(
+                d2::BodyDesc::fixed().position(at).rotation(angle),
+                d2::ColliderDesc::new(shape),
+            )
+            .expect("valid block");
+    };
+    fixed(&mut world, Vec2::new(4.0, 0.15), Vec2::new(1.0, 0.15), 0.0);
+    fixed(&mut world, Vec2::new(9.0, 0.6), Vec2::new(3.0, 0.1), 0.2);
+    fixed(&mut world, Vec2::new(14.0, 1.1), Vec2::new(2.0, 0.2), 0.0);
+    let player = world
+        .add_body(
+            d2::BodyDesc::dynamic()
+                .position(Vec2::new(-6.0, 0.8))
+                .fixed_rotation()
+                .user_data(PLAYER),
+            d2::ColliderDesc::new(d2::Shape::capsule(0.45, 0.35).expect("valid capsule"))
+                .density(100.0)
+                .friction(0.4),
+        )
+        .expect("valid player");
+    let mut bodies = vec![player];
+    let crate_ = d2::Shape::cuboid(Vec2::splat(0.3)).expect("valid crate");
+    for row in 0..4 {
+        for i in 0..(4 - row) {
+            let at = Vec2::new(
+                -1.5 + i as f32 * 0.62 + row as f32 * 0.31,
+                0.3 + row as f32 * 0.6,
+            );
+            let body = world
+                .add_body(
+                    d2::BodyDesc::dynamic().position(at),
+                    d2::ColliderDesc::new(crate_.clone()).density(60.0),
+                )
+                .expect("valid crate");
+            bodies.push(body);
+        }
+    }
+    let ball = world
+        .add_body(
+            d2::BodyDesc::dynamic().position(Vec2::new(14.0, 1.8)),
+            d2::ColliderDesc::new(d2::Shape::ball(0.5).expect("valid ball"))
+                .density(200.0)
+                .restitution(0.3),
+        )
+        .expect("valid ball");
+    bodies.push(ball);
     Scene { world, bodies }
 }
 
