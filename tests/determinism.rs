@@ -5,7 +5,9 @@ use tumble::glam::{Quat, Vec3};
 use tumble::Settings;
 
 /// 1000 cubes dropped in a jittered 10 x 10 x 10 grid onto the ground,
-/// stepped 300 times; the hash of every pose's bits.
+/// stepped 300 times (sleeping on: islands fall asleep), then five heavy
+/// balls dropped on the pile (waking islands) and 120 steps more; the hash
+/// of every pose's bits.
 fn falling_cubes_hash() -> u64 {
     let mut world = World::new(Settings::default());
     let ground = Shape::cuboid(Vec3::new(50.0, 0.5, 50.0)).unwrap();
@@ -40,6 +42,22 @@ fn falling_cubes_hash() -> u64 {
         }
     }
     for _ in 0..300 {
+        world.step(1.0 / 60.0);
+    }
+    // Balls dropped on the pile, by now partly asleep, wake its islands.
+    let ball = Shape::ball(0.4).unwrap();
+    for i in 0..5 {
+        let at = Vec3::new(i as f32 * 2.6 - 5.0, 8.0, i as f32 * 1.3 - 3.0);
+        world
+            .add_body(
+                BodyDesc::dynamic()
+                    .position(at)
+                    .linear_velocity(Vec3::new(0.0, -6.0, 0.0)),
+                ColliderDesc::new(ball.clone()).density(5.0),
+            )
+            .unwrap();
+    }
+    for _ in 0..120 {
         world.step(1.0 / 60.0);
     }
     // FNV-1a over the raw bits of every position and rotation.
