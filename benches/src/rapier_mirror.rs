@@ -183,7 +183,7 @@ mirror!(d3, rapier3d, conv_d3, D3, "3D mirrors, in rapier3d.");
 mod conv_d2 {
     use rapier2d::prelude::{ColliderBuilder, Pose, Vector};
     use tumble::glam::Vec2;
-    use tumble::{Dim, D2};
+    use tumble::{MathDim, D2};
 
     pub fn vector(v: Vec2) -> Vector {
         Vector::new(v.x, v.y)
@@ -205,7 +205,7 @@ mod conv_d2 {
 mod conv_d3 {
     use rapier3d::prelude::{ColliderBuilder, Pose, Rotation, Vector};
     use tumble::glam::Vec3;
-    use tumble::{Dim, D3};
+    use tumble::{MathDim, D3};
 
     pub fn vector(v: Vec3) -> Vector {
         Vector::new(v.x, v.y, v.z)

@@ -4,8 +4,9 @@
 use slotmap::new_key_type;
 
 use crate::collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
+use crate::dim::Dim;
 use crate::error::WorldError;
-use crate::math::{Angular, Axes, Dim, Pose, Vector};
+use crate::math::{Angular, Axes, Pose, Vector};
 use crate::shape::{MassProperties, Shape};
 
 new_key_type! {
@@ -358,7 +359,7 @@ impl<D: Dim> BodyDesc<D> {
     /// `mass` (kg, finite and > 0), `local_center` (the centre of mass in
     /// the body's frame, metres) and `inertia` about it in the body's frame
     /// (kg·m²: a positive moment in 2D; in 3D a symmetric, positive-definite
-    /// tensor, see [`Dim::user_inertia`]), checked when the body is added
+    /// tensor, see [`MathDim::user_inertia`](crate::math::MathDim::user_inertia)), checked when the body is added
     /// (`full_mass_properties_set_mass_centre_and_inertia_3d`). Colliders
     /// added or changed later leave them as they are.
     pub fn mass_properties(

@@ -4,8 +4,9 @@
 use slotmap::new_key_type;
 
 use crate::body::user_rotation;
+use crate::dim::Dim;
 use crate::error::WorldError;
-use crate::math::{Dim, Pose, Vector};
+use crate::math::{Pose, Vector};
 use crate::shape::Shape;
 
 new_key_type! {

@@ -24,6 +24,7 @@
 
 pub mod body;
 pub mod collider;
+pub mod dim;
 pub mod error;
 pub mod events;
 pub mod math;
@@ -36,12 +37,16 @@ pub mod world;
 
 pub use body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
 pub use collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
+pub use dim::Dim;
 pub use error::WorldError;
 pub use events::{ContactEvent, SensorEvent};
 pub use glam;
-pub use math::{Angular, Axes, Dim, Pose, Rot2, Vector, D2, D3};
+pub use math::{Angular, Axes, MathDim, Pose, Rot2, Vector, D2, D3};
+pub use pipeline::dim::ManifoldDim;
+pub use pipeline::narrow_phase::NarrowPhaseDim;
 pub use query::{QueryFilter, QueryHit};
 pub use settings::Settings;
+pub use shape::ShapeDim;
 pub use world::{ContactPair, StepProfile, World};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.

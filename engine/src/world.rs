@@ -8,9 +8,10 @@ use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
 use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
 use crate::collider::{Collider, ColliderDesc, ColliderHandle};
+use crate::dim::Dim;
 use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
-use crate::math::{Angular, Axes, Dim, Pose, Vector};
+use crate::math::{Angular, Axes, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};

@@ -1,23 +1,23 @@
 //! A rigid placement: a rotation then a translation, `world = rotation * local + translation`.
 
-use super::dim::{Dim, Vector};
+use super::dim::{MathDim, Vector};
 
 /// Where a shape or body is: `world = rotation * local + translation`.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Pose<D: Dim> {
+pub struct Pose<D: MathDim> {
     /// Position of the local origin in world space, metres.
     pub translation: D::Vector,
     /// Orientation of the local frame.
     pub rotation: D::Rotation,
 }
 
-impl<D: Dim> Default for Pose<D> {
+impl<D: MathDim> Default for Pose<D> {
     fn default() -> Self {
         Self::identity()
     }
 }
 
-impl<D: Dim> Pose<D> {
+impl<D: MathDim> Pose<D> {
     /// A pose from a translation and a user rotation: an angle in radians
     /// (2D, counter-clockwise) or a quaternion (3D) of any finite, non-zero
     /// length, which stands for the unit quaternion along it. A zero or
@@ -99,8 +99,8 @@ impl<D: Dim> Pose<D> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{D2, D3};
     use super::*;
-    use crate::math::{D2, D3};
     use glam::{Quat, Vec2, Vec3};
 
     #[test]

@@ -39,7 +39,8 @@
 //! not queried either
 //! (`a_pair_found_apart_is_queried_again_only_once_it_may_be_near`).
 
-use crate::math::{Dim, Pose, Vector};
+use super::dim::ManifoldDim;
+use crate::math::{Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, Contact};
 
@@ -65,7 +66,7 @@ pub struct ManifoldPoint<V> {
 
 /// The contact points of one pair.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Manifold<D: Dim> {
+pub struct Manifold<D: ManifoldDim> {
     /// Unit normal in world space, from A towards B.
     pub normal: D::Vector,
     points: D::PerPoint<ManifoldPoint<D::Vector>>,
@@ -92,7 +93,7 @@ pub(crate) struct Pushed {
 
 /// What a manifold's last GJK/EPA query found, with where B was in A's frame.
 #[derive(Copy, Clone, Debug, PartialEq)]
-enum LastQuery<D: Dim> {
+enum LastQuery<D: ManifoldDim> {
     /// No query yet.
     None,
     /// Contact, with the normal in A's frame.
@@ -105,7 +106,7 @@ enum LastQuery<D: Dim> {
     Apart { b_in_a: Pose<D>, distance: f32 },
 }
 
-impl<D: Dim> Default for Manifold<D> {
+impl<D: ManifoldDim> Default for Manifold<D> {
     fn default() -> Self {
         Self {
             normal: D::Vector::unit_y(),
@@ -140,7 +141,7 @@ pub(crate) struct ManifoldTuning {
     pub reuse: f32,
 }
 
-impl<D: Dim> Manifold<D> {
+impl<D: ManifoldDim> Manifold<D> {
     /// The points in use.
     pub fn points(&self) -> &[ManifoldPoint<D::Vector>] {
         &self.points.as_ref()[..self.len]
@@ -443,7 +444,7 @@ impl<D: Dim> Manifold<D> {
 
 /// How much point `i` widens the chosen points: distance from a single
 /// point, distance from the line of two, summed triangle areas beyond that.
-fn area_gain<D: Dim>(world: &[D::Vector], chosen: &[usize], i: usize) -> f32 {
+fn area_gain<D: ManifoldDim>(world: &[D::Vector], chosen: &[usize], i: usize) -> f32 {
     let p = world[i];
     match chosen {
         [] => 0.0,
@@ -467,7 +468,7 @@ fn area_gain<D: Dim>(world: &[D::Vector], chosen: &[usize], i: usize) -> f32 {
 }
 
 /// Twice the area of a triangle, in either dimension: sqrt(|u|²|v|² - (u·v)²).
-fn triangle_area<D: Dim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f32 {
+fn triangle_area<D: ManifoldDim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f32 {
     let (u, v) = (b - a, c - a);
     let d = u.length_squared() * v.length_squared() - u.dot(v) * u.dot(v);
     d.max(0.0).sqrt()

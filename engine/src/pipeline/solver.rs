@@ -33,15 +33,19 @@ use core::ops::Range;
 
 use glam::{BVec4A, Vec4};
 
+mod dim;
 mod prepare;
+
+pub(crate) use dim::SolverDim;
 
 use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{
     integrate_positions, integrate_velocities, starting_state, BodyState, SolverBody,
 };
+use super::lanes::{InertiaLanes, Lanes, RotationLanes};
 use super::manifold::{Manifold, Pushed};
 use super::stages::{run_stages, Shared};
-use crate::math::{Dim, InertiaLanes, Lanes, Pose, RotationLanes};
+use crate::math::Pose;
 use crate::settings::Settings;
 use rayon::prelude::*;
 
@@ -103,12 +107,12 @@ impl Softness {
 /// kept: a manifold's impulses are summed first and turned into spin with
 /// one product per body.
 #[derive(Copy, Clone, Debug, Default)]
-struct JacobianLanes<D: Dim> {
+struct JacobianLanes<D: SolverDim> {
     a: D::AngularLanes,
     b: D::AngularLanes,
 }
 
-impl<D: Dim> JacobianLanes<D> {
+impl<D: SolverDim> JacobianLanes<D> {
     /// Per lane, the rows along `d` of a point at lever arms `r_a` and
     /// `r_b` (recomputed each pass: cheaper than reading them back).
     #[inline]
@@ -129,7 +133,7 @@ impl<D: Dim> JacobianLanes<D> {
 
 /// The velocities of a bundle's bodies A (or B), a body per lane.
 #[derive(Copy, Clone, Debug, Default)]
-struct Velocities<D: Dim> {
+struct Velocities<D: SolverDim> {
     linear: D::VectorLanes,
     angular: D::AngularLanes,
 }
@@ -137,14 +141,14 @@ struct Velocities<D: Dim> {
 /// How far a bundle's bodies A (or B) moved and turned since the step
 /// began, for the current separations.
 #[derive(Copy, Clone, Debug, Default)]
-struct Motions<D: Dim> {
+struct Motions<D: SolverDim> {
     displacement: D::VectorLanes,
     turn: D::RotationLanes,
 }
 
 /// Impulses summed over a bundle's rows, applied to its bodies at once.
 #[derive(Copy, Clone, Debug, Default)]
-struct Impulse<D: Dim> {
+struct Impulse<D: SolverDim> {
     /// Linear impulse on B (its opposite on A), N·s.
     linear: D::VectorLanes,
     /// Angular impulses `Σ λ J`, before the inverse inertias.
@@ -152,7 +156,7 @@ struct Impulse<D: Dim> {
     angular_b: D::AngularLanes,
 }
 
-impl<D: Dim> Impulse<D> {
+impl<D: SolverDim> Impulse<D> {
     /// The rows of one direction `d`, a point's row per call with its
     /// impulses `lambda`; their linear parts are added once, as `d` times
     /// their sum ([`Impulse::along`]).
@@ -181,7 +185,7 @@ impl<D: Dim> Impulse<D> {
 /// points are in [`PointLanes`]. An empty lane has no bodies and zeros
 /// everywhere, so it pushes on nothing.
 #[derive(Copy, Clone, Debug, Default)]
-struct ContactBundle<D: Dim> {
+struct ContactBundle<D: SolverDim> {
     /// Each lane's bodies; an empty lane's are the state past the last
     /// body (zeros, never written).
     body_a: [BodyIndex; LANES],
@@ -208,7 +212,7 @@ struct ContactBundle<D: Dim> {
 
 /// One point of each manifold of a bundle (its `k`th), a manifold per lane.
 #[derive(Copy, Clone, Debug, Default)]
-struct PointLanes<D: Dim> {
+struct PointLanes<D: SolverDim> {
     /// Where the impulses act, from each body's centre of mass, world
     /// space as the step began (the Jacobians' lever arms).
     anchor_a: D::VectorLanes,
@@ -251,7 +255,7 @@ struct PointLanes<D: Dim> {
     approach_speed: Vec4,
 }
 
-impl<D: Dim> PointLanes<D> {
+impl<D: SolverDim> PointLanes<D> {
     /// The point's rows along `d`, from its lever arms.
     #[inline]
     fn row(&self, d: &D::VectorLanes) -> JacobianLanes<D> {
@@ -269,7 +273,7 @@ impl<D: Dim> PointLanes<D> {
 /// pair order: the pairs are large and read front to back here; the solver
 /// then reads these, compact, in colour order.
 #[derive(Clone, Debug)]
-pub(crate) struct ContactInput<D: Dim> {
+pub(crate) struct ContactInput<D: SolverDim> {
     body_a: BodyIndex,
     body_b: BodyIndex,
     friction: f32,
@@ -289,7 +293,7 @@ pub(crate) struct ContactInput<D: Dim> {
 
 /// A manifold point as the solver takes it.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-struct InputPoint<D: Dim> {
+struct InputPoint<D: SolverDim> {
     /// Each lever arm's far end: the arm frozen at the pair's last query
     /// plus the collider's origin, world space.
     anchor_a: D::Vector,
@@ -300,7 +304,7 @@ struct InputPoint<D: Dim> {
     tangent_impulse: [f32; 2],
 }
 
-impl<D: Dim> ContactInput<D> {
+impl<D: SolverDim> ContactInput<D> {
     /// The two bodies' indices in the solver's arrays.
     pub(crate) fn bodies(&self) -> [usize; 2] {
         [self.body_a as usize, self.body_b as usize]
@@ -387,7 +391,7 @@ fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
 /// bundles of each colour of the constraint graph together (the last
 /// colour is the overflow, a manifold per bundle).
 #[derive(Clone, Debug)]
-pub(crate) struct Contacts<D: Dim> {
+pub(crate) struct Contacts<D: SolverDim> {
     bundles: Vec<ContactBundle<D>>,
     /// `MAX_MANIFOLD_POINTS` per bundle.
     points: Vec<PointLanes<D>>,
@@ -406,7 +410,7 @@ pub(crate) struct Contacts<D: Dim> {
     states: Vec<D::BodyState>,
 }
 
-impl<D: Dim> Default for Contacts<D> {
+impl<D: SolverDim> Default for Contacts<D> {
     fn default() -> Self {
         Self {
             bundles: Vec::new(),
@@ -422,7 +426,7 @@ impl<D: Dim> Default for Contacts<D> {
     }
 }
 
-impl<D: Dim> Contacts<D> {
+impl<D: SolverDim> Contacts<D> {
     /// Step 1: the rows of every manifold, for bodies `bodies`; an input
     /// may be `None` (a pair not solved this step), and inputs keep their
     /// index for [`Contacts::store_impulses`]. Colours are handed out in
@@ -694,7 +698,7 @@ impl<D: Dim> Contacts<D> {
 
 /// The bundles and body states during the parallel loop, shared between
 /// the threads.
-struct BundleView<'a, D: Dim> {
+struct BundleView<'a, D: SolverDim> {
     bundles: &'a [ContactBundle<D>],
     points: Shared<'a, PointLanes<D>>,
     /// The bodies' states, then the all-zero state of empty lanes' bodies,
@@ -702,7 +706,7 @@ struct BundleView<'a, D: Dim> {
     states: Shared<'a, D::BodyState>,
 }
 
-impl<D: Dim> BundleView<'_, D> {
+impl<D: SolverDim> BundleView<'_, D> {
     /// Calls `f` with each bundle of `range`, its points, and its bodies'
     /// velocities gathered into lanes (and their motions, if `motions`), then
     /// scatters the velocities of the bodies the solver moves back.
@@ -795,7 +799,7 @@ impl<D: Dim> BundleView<'_, D> {
 
 /// No accumulated impulse on any row of any lane: the bundle pushes on
 /// nothing.
-fn is_idle<D: Dim>(points: &[PointLanes<D>]) -> bool {
+fn is_idle<D: SolverDim>(points: &[PointLanes<D>]) -> bool {
     points.iter().all(|p| {
         let pushes = (0..D::TANGENTS).fold(p.normal_impulse.cmpne(Vec4::ZERO), |any, k| {
             any | p.tangent_impulse[k].cmpne(Vec4::ZERO)
@@ -804,7 +808,7 @@ fn is_idle<D: Dim>(points: &[PointLanes<D>]) -> bool {
     })
 }
 
-fn warm_start<D: Dim>(
+fn warm_start<D: SolverDim>(
     c: &ContactBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
@@ -930,7 +934,7 @@ struct Targets {
 }
 
 /// One pass over a bundle's rows: normals, then friction.
-fn solve_bundle<D: Dim>(
+fn solve_bundle<D: SolverDim>(
     c: &ContactBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
@@ -956,7 +960,7 @@ fn solve_bundle<D: Dim>(
 /// column of cubes dropped off the origin topples. So the relax pass, which
 /// leaves the velocities the step ends with, caps each row's mass by one
 /// over the manifold's stiffest mode: no mode overshoots there.
-fn solve_normals_together<D: Dim>(
+fn solve_normals_together<D: SolverDim>(
     c: &ContactBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
@@ -1026,7 +1030,7 @@ fn solve_normals_together<D: Dim>(
 
 /// Friction likewise: every point's tangent rows from the velocities the
 /// normal rows left, each within `friction * normal impulse`, then applied.
-fn solve_friction_together<D: Dim>(
+fn solve_friction_together<D: SolverDim>(
     c: &ContactBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
@@ -1060,7 +1064,7 @@ fn solve_friction_together<D: Dim>(
 
 /// Step 3: bounce points that approached faster than the threshold, one
 /// point after another (each lane its own manifold).
-fn apply_restitution<D: Dim>(
+fn apply_restitution<D: SolverDim>(
     c: &ContactBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
@@ -1100,7 +1104,7 @@ mod tests {
 
     #[test]
     fn an_unchanged_step_keeps_the_layout_a_fresh_colouring_gives() {
-        use crate::math::{Pose, D2};
+        use crate::math::{MathDim, Pose, D2};
         let mut bodies = vec![SolverBody::<D2>::at_rest(glam::Vec2::ZERO, D2::identity()); 12];
         for body in &mut bodies[1..] {
             body.inv_mass = 1.0;

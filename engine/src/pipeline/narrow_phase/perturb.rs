@@ -15,8 +15,9 @@
 //! Only polyhedral pairs are perturbed: extra off-centre points on a ball or
 //! capsule would make it roll forever.
 
+use super::NarrowPhaseDim;
 use super::{speculative_contact, Contact, PairView};
-use crate::math::{Dim, Pose, Vector};
+use crate::math::{Pose, Vector};
 
 /// Largest tilt, radians (Bullet's limit).
 const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
@@ -25,7 +26,7 @@ const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
 /// the real poses, each along the `unperturbed` contact's normal; `margin`
 /// as in [`speculative_contact`].
 /// The tilt moves the shape's far side by about `tilt_distance`.
-pub(crate) fn perturbed_contacts<D: Dim>(
+pub(crate) fn perturbed_contacts<D: NarrowPhaseDim>(
     pair: &PairView<'_, D>,
     unperturbed: &Contact<D>,
     tilt_distance: f32,
