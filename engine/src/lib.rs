@@ -80,8 +80,8 @@ pub mod d2 {
     pub type ShapeKind = crate::shape::ShapeKind<crate::math::D2>;
     /// A 2D pose: `Pose::new(Vec2, angle)`.
     pub type Pose = crate::math::Pose<crate::math::D2>;
-    /// A 2D contact.
-    pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D2>;
+    /// A 2D contact between two shapes: depth, normal, witness points.
+    pub type ShapeContact = crate::pipeline::narrow_phase::ShapeContact<crate::math::D2>;
     /// The workings of a 2D contact query: GJK's simplex, EPA's iterations.
     pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec2>;
     /// One EPA iteration in 2D.
@@ -125,8 +125,8 @@ pub mod d3 {
     pub type ShapeKind = crate::shape::ShapeKind<crate::math::D3>;
     /// A 3D pose: `Pose::new(Vec3, Quat)`.
     pub type Pose = crate::math::Pose<crate::math::D3>;
-    /// A 3D contact.
-    pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D3>;
+    /// A 3D contact between two shapes: depth, normal, witness points.
+    pub type ShapeContact = crate::pipeline::narrow_phase::ShapeContact<crate::math::D3>;
     /// The workings of a 3D contact query: GJK's simplex, EPA's iterations.
     pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec3>;
     /// One EPA iteration in 3D.

@@ -173,7 +173,7 @@ impl<D: SolverDim> Impulse<D> {
     }
 
     #[inline]
-    fn apply(&self, bundle: &ContactBundle<D>, a: &mut Velocities<D>, b: &mut Velocities<D>) {
+    fn apply(&self, bundle: &ManifoldBundle<D>, a: &mut Velocities<D>, b: &mut Velocities<D>) {
         a.linear -= self.linear * bundle.inv_mass_a;
         a.angular -= bundle.inv_inertia_a.mul(&self.angular_a);
         b.linear += self.linear * bundle.inv_mass_b;
@@ -185,7 +185,7 @@ impl<D: SolverDim> Impulse<D> {
 /// points are in [`PointLanes`]. An empty lane has no bodies and zeros
 /// everywhere, so it pushes on nothing.
 #[derive(Copy, Clone, Debug, Default)]
-struct ContactBundle<D: SolverDim> {
+struct ManifoldBundle<D: SolverDim> {
     /// Each lane's bodies; an empty lane's are the state past the last
     /// body (zeros, never written).
     body_a: [BodyIndex; LANES],
@@ -197,7 +197,7 @@ struct ContactBundle<D: SolverDim> {
     tangents: D::PerTangent<D::VectorLanes>,
     friction: Vec4,
     restitution: Vec4,
-    /// Each lane's shapes' rounding radii, m (see [`ContactInput::radii`]).
+    /// Each lane's shapes' rounding radii, m (see [`ManifoldInput::radii`]).
     radius_a: Vec4,
     radius_b: Vec4,
     /// One body cannot move: the contact carries weight and is stiffer.
@@ -222,7 +222,7 @@ struct PointLanes<D: SolverDim> {
     /// along the normal onto its own surface, and its core point that
     /// surface point moved a further rounding radius inwards; the cores
     /// turn and move with their bodies, the radii stay along the normal
-    /// (see [`ContactInput::radii`]). With the motions it gives the
+    /// (see [`ManifoldInput::radii`]). With the motions it gives the
     /// current separation (`solve_normals_together`).
     base_separation: Vec4,
     /// Half the separation as the step began, m: how far each witness
@@ -273,7 +273,7 @@ impl<D: SolverDim> PointLanes<D> {
 /// pair order: the pairs are large and read front to back here; the solver
 /// then reads these, compact, in colour order.
 #[derive(Clone, Debug)]
-pub(crate) struct ContactInput<D: SolverDim> {
+pub(crate) struct ManifoldInput<D: SolverDim> {
     body_a: BodyIndex,
     body_b: BodyIndex,
     friction: f32,
@@ -304,7 +304,7 @@ struct InputPoint<D: SolverDim> {
     tangent_impulse: [f32; 2],
 }
 
-impl<D: SolverDim> ContactInput<D> {
+impl<D: SolverDim> ManifoldInput<D> {
     /// The two bodies' indices in the solver's arrays.
     pub(crate) fn bodies(&self) -> [usize; 2] {
         [self.body_a as usize, self.body_b as usize]
@@ -370,7 +370,7 @@ enum Stage {
     Restitution(usize),
 }
 
-/// In [`Contacts`]' places: an input that was not solved.
+/// In [`ContactSolver`]' places: an input that was not solved.
 const UNSOLVED: (usize, usize) = (usize::MAX, usize::MAX);
 
 /// Bodies per block of an integration stage: as many blocks per thread as
@@ -391,8 +391,8 @@ fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
 /// bundles of each colour of the constraint graph together (the last
 /// colour is the overflow, a manifold per bundle).
 #[derive(Clone, Debug)]
-pub(crate) struct Contacts<D: SolverDim> {
-    bundles: Vec<ContactBundle<D>>,
+pub(crate) struct ContactSolver<D: SolverDim> {
+    bundles: Vec<ManifoldBundle<D>>,
     /// `MAX_MANIFOLD_POINTS` per bundle.
     points: Vec<PointLanes<D>>,
     /// Each bundle's inputs, by lane (`NO_INPUT` in an empty lane).
@@ -410,7 +410,7 @@ pub(crate) struct Contacts<D: SolverDim> {
     states: Vec<D::BodyState>,
 }
 
-impl<D: SolverDim> Default for Contacts<D> {
+impl<D: SolverDim> Default for ContactSolver<D> {
     fn default() -> Self {
         Self {
             bundles: Vec::new(),
@@ -426,21 +426,25 @@ impl<D: SolverDim> Default for Contacts<D> {
     }
 }
 
-impl<D: SolverDim> Contacts<D> {
+impl<D: SolverDim> ContactSolver<D> {
     /// Step 1: the rows of every manifold, for bodies `bodies`; an input
     /// may be `None` (a pair not solved this step), and inputs keep their
-    /// index for [`Contacts::store_impulses`]. Colours are handed out in
+    /// index for [`ContactSolver::store_impulses`]. Colours are handed out in
     /// input order (cheap, and it fixes the solve order for any thread
     /// count), each colour's manifolds are bundled four by four in that
     /// order, and then the bundles are built on all threads.
-    pub(crate) fn prepare(&mut self, inputs: &[Option<ContactInput<D>>], bodies: &[SolverBody<D>]) {
+    pub(crate) fn prepare(
+        &mut self,
+        inputs: &[Option<ManifoldInput<D>>],
+        bodies: &[SolverBody<D>],
+    ) {
         if !self.same_layout(inputs, bodies) {
             self.colour(inputs, bodies);
             self.bundle(inputs.len());
         }
         let points = D::MAX_MANIFOLD_POINTS;
         self.bundles
-            .resize(self.bundle_inputs.len(), ContactBundle::default());
+            .resize(self.bundle_inputs.len(), ManifoldBundle::default());
         self.points
             .resize(self.bundle_inputs.len() * points, PointLanes::default());
         let empty = prepare::EmptyLane::new();
@@ -463,10 +467,10 @@ impl<D: SolverDim> Contacts<D> {
     /// the comparison and the update run on all threads.
     fn same_layout(
         &mut self,
-        inputs: &[Option<ContactInput<D>>],
+        inputs: &[Option<ManifoldInput<D>>],
         bodies: &[SolverBody<D>],
     ) -> bool {
-        let signature_of = |input: &Option<ContactInput<D>>| {
+        let signature_of = |input: &Option<ManifoldInput<D>>| {
             input.as_ref().map(|input| {
                 let moves = |i: BodyIndex| bodies[i as usize].inv_mass > 0.0;
                 (
@@ -496,7 +500,7 @@ impl<D: SolverDim> Contacts<D> {
 
     /// Each input's colour, in input order: its index joins the colour's
     /// members.
-    fn colour(&mut self, inputs: &[Option<ContactInput<D>>], bodies: &[SolverBody<D>]) {
+    fn colour(&mut self, inputs: &[Option<ManifoldInput<D>>], bodies: &[SolverBody<D>]) {
         self.graph.clear(bodies.len());
         self.members.iter_mut().for_each(Vec::clear);
         for (k, input) in inputs.iter().enumerate() {
@@ -531,7 +535,7 @@ impl<D: SolverDim> Contacts<D> {
     }
 
     /// Steps 2 and 3: the substep loop, then restitution. The bodies'
-    /// solved states are left in [`Contacts::body_states`].
+    /// solved states are left in [`ContactSolver::body_states`].
     pub(crate) fn solve(&mut self, bodies: &[SolverBody<D>], settings: &Settings<D>, dt: f32) {
         let substeps = settings.substeps.max(1);
         let h = dt / substeps as f32;
@@ -619,7 +623,7 @@ impl<D: SolverDim> Contacts<D> {
         });
     }
 
-    /// Each body's state after [`Contacts::solve`], in body order: what
+    /// Each body's state after [`ContactSolver::solve`], in body order: what
     /// [`integrate::store`](super::integrate::store) writes into its solver body.
     pub(crate) fn body_states(&self) -> &[D::BodyState] {
         &self.states[..self.states.len().saturating_sub(1)]
@@ -699,7 +703,7 @@ impl<D: SolverDim> Contacts<D> {
 /// The bundles and body states during the parallel loop, shared between
 /// the threads.
 struct BundleView<'a, D: SolverDim> {
-    bundles: &'a [ContactBundle<D>],
+    bundles: &'a [ManifoldBundle<D>],
     points: Shared<'a, PointLanes<D>>,
     /// The bodies' states, then the all-zero state of empty lanes' bodies,
     /// which pushes on nothing (and does not move, so it is never written).
@@ -715,7 +719,7 @@ impl<D: SolverDim> BundleView<'_, D> {
         range: Range<usize>,
         motions: bool,
         f: impl Fn(
-            &ContactBundle<D>,
+            &ManifoldBundle<D>,
             &mut [PointLanes<D>],
             &mut Velocities<D>,
             &mut Velocities<D>,
@@ -809,7 +813,7 @@ fn is_idle<D: SolverDim>(points: &[PointLanes<D>]) -> bool {
 }
 
 fn warm_start<D: SolverDim>(
-    c: &ContactBundle<D>,
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -935,7 +939,7 @@ struct Targets {
 
 /// One pass over a bundle's rows: normals, then friction.
 fn solve_bundle<D: SolverDim>(
-    c: &ContactBundle<D>,
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -961,7 +965,7 @@ fn solve_bundle<D: SolverDim>(
 /// leaves the velocities the step ends with, caps each row's mass by one
 /// over the manifold's stiffest mode: no mode overshoots there.
 fn solve_normals_together<D: SolverDim>(
-    c: &ContactBundle<D>,
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -1031,7 +1035,7 @@ fn solve_normals_together<D: SolverDim>(
 /// Friction likewise: every point's tangent rows from the velocities the
 /// normal rows left, each within `friction * normal impulse`, then applied.
 fn solve_friction_together<D: SolverDim>(
-    c: &ContactBundle<D>,
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -1065,7 +1069,7 @@ fn solve_friction_together<D: SolverDim>(
 /// Step 3: bounce points that approached faster than the threshold, one
 /// point after another (each lane its own manifold).
 fn apply_restitution<D: SolverDim>(
-    c: &ContactBundle<D>,
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -1111,11 +1115,11 @@ mod tests {
         }
         let manifold = Manifold::<D2>::default();
         let pose = Pose::<D2>::identity();
-        let chain = |pairs: &[(usize, usize)]| -> Vec<Option<ContactInput<D2>>> {
+        let chain = |pairs: &[(usize, usize)]| -> Vec<Option<ManifoldInput<D2>>> {
             pairs
                 .iter()
                 .map(|&(a, b)| {
-                    Some(ContactInput::new(
+                    Some(ManifoldInput::new(
                         [a, b],
                         [&pose, &pose],
                         [0.0, 0.0],
@@ -1127,17 +1131,17 @@ mod tests {
                 .collect()
         };
         let first: Vec<(usize, usize)> = (0..11).map(|i| (i, i + 1)).collect();
-        let mut kept = Contacts::<D2>::default();
+        let mut kept = ContactSolver::<D2>::default();
         kept.prepare(&chain(&first), &bodies);
         kept.prepare(&chain(&first), &bodies);
-        let mut fresh = Contacts::<D2>::default();
+        let mut fresh = ContactSolver::<D2>::default();
         fresh.prepare(&chain(&first), &bodies);
         assert_eq!(kept.bundle_inputs, fresh.bundle_inputs);
         assert_eq!(kept.placed, fresh.placed);
         // A body that stops moving changes the colours: laid out afresh.
         bodies[5].inv_mass = 0.0;
         kept.prepare(&chain(&first), &bodies);
-        let mut fresh = Contacts::<D2>::default();
+        let mut fresh = ContactSolver::<D2>::default();
         fresh.prepare(&chain(&first), &bodies);
         assert_eq!(kept.bundle_inputs, fresh.bundle_inputs);
         assert_eq!(kept.colour_bundles, fresh.colour_bundles);

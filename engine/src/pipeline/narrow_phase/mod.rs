@@ -53,7 +53,7 @@ const RELATIVE_TOLERANCE: f32 = 1e-6;
 
 /// The contact between two overlapping shapes, in world space.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Contact<D: NarrowPhaseDim> {
+pub struct ShapeContact<D: NarrowPhaseDim> {
     /// Penetration depth in metres, >= 0: the length of the shortest
     /// translation of B that separates the pair.
     pub depth: f32,
@@ -160,7 +160,7 @@ pub fn contact<D: NarrowPhaseDim>(
     pose_a: &Pose<D>,
     b: &Shape<D>,
     pose_b: &Pose<D>,
-) -> Option<Contact<D>> {
+) -> Option<ShapeContact<D>> {
     speculative_contact(a, pose_a, b, pose_b, 0.0)
 }
 
@@ -173,7 +173,7 @@ pub fn speculative_contact<D: NarrowPhaseDim>(
     b: &Shape<D>,
     pose_b: &Pose<D>,
     margin: f32,
-) -> Option<Contact<D>> {
+) -> Option<ShapeContact<D>> {
     speculative_query(a, pose_a, b, pose_b, margin).ok()
 }
 
@@ -186,13 +186,13 @@ pub(crate) fn speculative_query<D: NarrowPhaseDim>(
     b: &Shape<D>,
     pose_b: &Pose<D>,
     margin: f32,
-) -> Result<Contact<D>, f32> {
+) -> Result<ShapeContact<D>, f32> {
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return Err(0.0);
     }
     let b_in_a = pose_a.inv_mul(pose_b);
     let local = query_local(a, b, &b_in_a, margin, &mut ())?;
-    Ok(Contact {
+    Ok(ShapeContact {
         depth: local.depth,
         normal: pose_a.transform_vector(local.normal),
         point_a: pose_a.transform_point(local.point_a),
@@ -208,7 +208,7 @@ pub fn contact_traced<D: NarrowPhaseDim>(
     pose_a: &Pose<D>,
     b: &Shape<D>,
     pose_b: &Pose<D>,
-) -> (Option<Contact<D>>, Trace<D::Vector>) {
+) -> (Option<ShapeContact<D>>, Trace<D::Vector>) {
     let mut trace = Trace::default();
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return (None, trace);
@@ -221,7 +221,7 @@ pub fn contact_traced<D: NarrowPhaseDim>(
         step.normal = turn(step.normal);
         step.support = turn(step.support);
     }
-    let contact = local.map(|p| Contact {
+    let contact = local.map(|p| ShapeContact {
         depth: p.depth,
         normal: turn(p.normal),
         point_a: pose_a.transform_point(p.point_a),
@@ -319,13 +319,13 @@ mod tests {
         Pose::new(t, q)
     }
 
-    fn hit3(a: &Shape<D3>, pa: Pose<D3>, b: &Shape<D3>, pb: Pose<D3>) -> Contact<D3> {
+    fn hit3(a: &Shape<D3>, pa: Pose<D3>, b: &Shape<D3>, pb: Pose<D3>) -> ShapeContact<D3> {
         let c = contact(a, &pa, b, &pb).expect("overlapping");
         assert_finite_contact(&c);
         c
     }
 
-    fn assert_finite_contact<D: NarrowPhaseDim>(c: &Contact<D>) {
+    fn assert_finite_contact<D: NarrowPhaseDim>(c: &ShapeContact<D>) {
         assert!(
             c.depth.is_finite()
                 && c.normal.is_finite()
@@ -681,7 +681,7 @@ mod tests {
         assert!((d - 1.0).abs() < 1e-6);
     }
 
-    fn hit2(a: &Shape<D2>, pa: Pose<D2>, b: &Shape<D2>, pb: Pose<D2>) -> Contact<D2> {
+    fn hit2(a: &Shape<D2>, pa: Pose<D2>, b: &Shape<D2>, pb: Pose<D2>) -> ShapeContact<D2> {
         let c = contact(a, &pa, b, &pb).expect("overlapping");
         assert_finite_contact(&c);
         c

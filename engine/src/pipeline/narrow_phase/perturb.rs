@@ -16,7 +16,7 @@
 //! capsule would make it roll forever.
 
 use super::NarrowPhaseDim;
-use super::{speculative_contact, Contact, PairView};
+use super::{speculative_contact, PairView, ShapeContact};
 use crate::math::{Pose, Vector};
 
 /// Largest tilt, radians (Bullet's limit).
@@ -28,10 +28,10 @@ const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
 /// The tilt moves the shape's far side by about `tilt_distance`.
 pub(crate) fn perturbed_contacts<D: NarrowPhaseDim>(
     pair: &PairView<'_, D>,
-    unperturbed: &Contact<D>,
+    unperturbed: &ShapeContact<D>,
     tilt_distance: f32,
     margin: f32,
-    mut found: impl FnMut(Contact<D>),
+    mut found: impl FnMut(ShapeContact<D>),
 ) {
     let (a, pose_a, b, pose_b) = (pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b);
     let normal = unperturbed.normal;
@@ -66,7 +66,7 @@ pub(crate) fn perturbed_contacts<D: NarrowPhaseDim>(
         if let Some((point_a, point_b)) = hit {
             let depth = (point_a - point_b).dot(normal);
             if depth >= -margin {
-                found(Contact {
+                found(ShapeContact {
                     depth,
                     normal,
                     point_a,

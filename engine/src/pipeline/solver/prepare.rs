@@ -7,7 +7,7 @@ use glam::{BVec4A, Vec4};
 
 use super::SolverDim;
 use super::{
-    body_index, ContactBundle, ContactInput, InputPoint, JacobianLanes, PointLanes, Velocities,
+    body_index, InputPoint, JacobianLanes, ManifoldBundle, ManifoldInput, PointLanes, Velocities,
     LANES,
 };
 use crate::math::{Vector, Word};
@@ -24,7 +24,7 @@ type Couplings = [[Vec4; POINTS]; POINTS];
 
 /// One lane's manifold and its two bodies.
 struct Lane<'a, D: SolverDim> {
-    input: &'a ContactInput<D>,
+    input: &'a ManifoldInput<D>,
     a: &'a SolverBody<D>,
     b: &'a SolverBody<D>,
 }
@@ -32,14 +32,14 @@ struct Lane<'a, D: SolverDim> {
 /// What an empty lane is built from: a manifold without points between two
 /// bodies that do not move, all zeros, so that every lane is gathered alike.
 pub(super) struct EmptyLane<D: SolverDim> {
-    input: ContactInput<D>,
+    input: ManifoldInput<D>,
     body: SolverBody<D>,
 }
 
 impl<D: SolverDim> EmptyLane<D> {
     pub(super) fn new() -> Self {
         Self {
-            input: ContactInput {
+            input: ManifoldInput {
                 body_a: 0,
                 body_b: 0,
                 friction: 0.0,
@@ -111,11 +111,11 @@ fn inverse(k: Vec4) -> Vec4 {
 /// state that never moves. Without `translation_locks` no body has any,
 /// and the lanes are not searched for them.
 pub(super) fn build_bundle<D: SolverDim>(
-    inputs: [Option<&ContactInput<D>>; LANES],
+    inputs: [Option<&ManifoldInput<D>>; LANES],
     bodies: &[SolverBody<D>],
     translation_locks: bool,
     empty: &EmptyLane<D>,
-    bundle: &mut ContactBundle<D>,
+    bundle: &mut ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
 ) {
     let in_use = inputs.map(|input| input.is_some());
@@ -167,7 +167,7 @@ pub(super) fn build_bundle<D: SolverDim>(
         locked: locked.map(|(a, b)| BVec4A::from_array(core::array::from_fn(|i| a[i] || b[i]))),
     };
     let index = body_index(bodies.len());
-    *bundle = ContactBundle {
+    *bundle = ManifoldBundle {
         body_a: inputs.map(|input| input.map_or(index, |input| input.body_a)),
         body_b: inputs.map(|input| input.map_or(index, |input| input.body_b)),
         moves_a,
@@ -243,7 +243,7 @@ impl LinearMasses {
 /// The points' lever arms, separations, impulses and masses.
 fn build_points<D: SolverDim>(
     lanes: &[Lane<'_, D>; LANES],
-    bundle: &ContactBundle<D>,
+    bundle: &ManifoldBundle<D>,
     linear_masses: &LinearMasses,
     points: &mut [PointLanes<D>],
 ) {
@@ -309,7 +309,7 @@ fn build_points<D: SolverDim>(
 /// divided by its share of the manifold's common push: how many rows' worth
 /// of push it feels when the rows along the same direction act together.
 fn set_masses<D: SolverDim>(
-    bundle: &ContactBundle<D>,
+    bundle: &ManifoldBundle<D>,
     linear: &LinearMasses,
     rows: Rows<'_, D>,
     used: &[BVec4A; POINTS],
