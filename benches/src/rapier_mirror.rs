@@ -190,7 +190,7 @@ mod conv_d2 {
     }
 
     pub fn pose(p: &tumble::Pose<D2>) -> Pose {
-        Pose::new(vector(p.translation), D2::angle_of(p.rotation))
+        Pose::new(vector(p.translation), D2::orientation_of(p.rotation))
     }
 
     pub fn cuboid(half: Vec2) -> ColliderBuilder {
@@ -212,7 +212,7 @@ mod conv_d3 {
     }
 
     pub fn pose(p: &tumble::Pose<D3>) -> Pose {
-        let q = D3::angle_of(p.rotation);
+        let q = D3::orientation_of(p.rotation);
         Pose::from_parts(
             vector(p.translation),
             Rotation::from_xyzw(q.x, q.y, q.z, q.w).normalize(),

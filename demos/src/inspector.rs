@@ -77,7 +77,7 @@ impl Inspect for D2 {
     }
 
     fn turned(pose: &Pose<D2>, _axis: Vec3, angle: f32) -> Pose<D2> {
-        Pose::new(pose.translation, pose.angle() + angle)
+        Pose::new(pose.translation, pose.orientation() + angle)
     }
 
     fn core_vertices(shape: &Shape<D2>) -> Vec<Vec2> {
@@ -133,7 +133,7 @@ impl Inspect for D3 {
     fn turned(pose: &Pose<D3>, axis: Vec3, angle: f32) -> Pose<D3> {
         Pose::new(
             pose.translation,
-            Quat::from_axis_angle(axis, angle) * pose.angle(),
+            Quat::from_axis_angle(axis, angle) * pose.orientation(),
         )
     }
 

@@ -21,13 +21,13 @@ new_key_type! {
 /// quaternion ([`WorldError::ZeroRotation`]), which names no rotation; any
 /// other quaternion, however long or short, stands for the unit one along it.
 pub(crate) fn user_rotation<D: Dim>(
-    rotation: D::Angle,
+    rotation: D::Orientation,
     what: &'static str,
 ) -> Result<D::Rotation, WorldError> {
-    if !D::angle_is_finite(rotation) {
+    if !D::orientation_is_finite(rotation) {
         return Err(WorldError::NotFinite { what });
     }
-    let stored = D::rotation_from_angle(rotation);
+    let stored = D::rotation_from_orientation(rotation);
     if D::rotation_is_finite(stored) {
         Ok(stored)
     } else {
@@ -213,7 +213,7 @@ pub(crate) fn check_gravity_scale(scale: f32) -> Result<(), WorldError> {
 pub struct BodyDesc<D: Dim> {
     kind: BodyKind,
     position: D::Vector,
-    rotation: D::Angle,
+    rotation: D::Orientation,
     linear_velocity: D::Vector,
     angular_velocity: D::AngularVector,
     linear_damping: f32,
@@ -230,7 +230,7 @@ impl<D: Dim> BodyDesc<D> {
         Self {
             kind,
             position: D::Vector::ZERO,
-            rotation: D::angle_of(D::identity()),
+            rotation: D::orientation_of(D::identity()),
             linear_velocity: D::Vector::ZERO,
             angular_velocity: D::AngularVector::default(),
             linear_damping: 0.0,
@@ -266,7 +266,7 @@ impl<D: Dim> BodyDesc<D> {
 
     /// Orientation: an angle in radians (2D) or a quaternion (3D), which
     /// stands for the unit quaternion along it; a zero one is refused.
-    pub fn rotation(mut self, rotation: D::Angle) -> Self {
+    pub fn rotation(mut self, rotation: D::Orientation) -> Self {
         self.rotation = rotation;
         self
     }
@@ -694,8 +694,8 @@ impl<D: Dim> Body<D> {
     }
 
     /// Orientation: an angle in radians (2D) or a unit quaternion (3D).
-    pub fn rotation(&self) -> D::Angle {
-        D::angle_of(self.pose.rotation)
+    pub fn rotation(&self) -> D::Orientation {
+        D::orientation_of(self.pose.rotation)
     }
 
     /// The full pose of the body's origin.
@@ -772,7 +772,7 @@ impl<D: Dim> Body<D> {
     /// Sets the orientation (a quaternion in 3D stands for the unit one
     /// along it), waking as [`Body::set_position`] does. Errors on NaN or
     /// infinity, and on a zero quaternion.
-    pub fn set_rotation(&mut self, rotation: D::Angle) -> Result<(), WorldError> {
+    pub fn set_rotation(&mut self, rotation: D::Orientation) -> Result<(), WorldError> {
         let rotation = user_rotation::<D>(rotation, "body rotation")?;
         self.teleported |= self.pose.rotation != rotation;
         self.pose.rotation = rotation;
@@ -820,7 +820,7 @@ impl<D: Dim> Body<D> {
     pub fn set_kinematic_target(
         &mut self,
         position: D::Vector,
-        rotation: D::Angle,
+        rotation: D::Orientation,
     ) -> Result<(), WorldError> {
         let what = "kinematic target";
         if !position.is_finite() {

@@ -11,13 +11,13 @@ use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 
-use super::word::Word;
+use super::word::SimdWord;
 use super::{Axes, Rot2};
 
 /// Vector operations shared by [`Vec2`] and [`Vec3`]: the generic code's view
 /// of glam.
 pub trait Vector:
-    Word
+    SimdWord
     + Copy
     + Debug
     + Default
@@ -124,7 +124,7 @@ impl_vector!(Vec3, Vec3::Y);
 /// Angular quantities (angular velocity, torque, angular impulse): `f32` about
 /// Z in 2D, a `Vec3` in 3D.
 pub trait Angular:
-    Word
+    SimdWord
     + Copy
     + Debug
     + Default
@@ -177,10 +177,11 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     /// A point or a displacement, in metres.
     type Vector: Vector;
     /// A rotation as the engine stores it: [`Rot2`] (cosine, sine) or a unit [`Quat`].
-    type Rotation: Copy + Debug + PartialEq + Send + Sync + Word + 'static;
-    /// A rotation as users give it: an angle in radians (2D) or a [`Quat`]
-    /// (3D) of any finite, non-zero length, standing for the unit one along it.
-    type Angle: Copy + Debug + PartialEq + Send + Sync + 'static;
+    type Rotation: Copy + Debug + PartialEq + Send + Sync + SimdWord + 'static;
+    /// An orientation as users give and read it: an angle in radians (2D)
+    /// or a [`Quat`] (3D) of any finite, non-zero length, standing for the
+    /// unit one along it. The engine stores it as a [`MathDim::Rotation`].
+    type Orientation: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// Angular velocity: radians per second about Z (2D, `f32`) or an axis-rate vector (3D).
     type AngularVector: Angular;
     /// Rotational inertia about the centre of mass: a scalar (2D) or a 3x3 tensor (3D), kg·m².
@@ -219,11 +220,11 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     /// quaternion, however long or short (see [`unit_quaternion`]). A zero
     /// or non-finite rotation gives a non-finite one, which
     /// [`MathDim::rotation_is_finite`] reports.
-    fn rotation_from_angle(angle: Self::Angle) -> Self::Rotation;
+    fn rotation_from_orientation(orientation: Self::Orientation) -> Self::Rotation;
     /// The user's form of a stored rotation.
-    fn angle_of(rotation: Self::Rotation) -> Self::Angle;
+    fn orientation_of(rotation: Self::Rotation) -> Self::Orientation;
     /// True when every component of the user's rotation is finite.
-    fn angle_is_finite(angle: Self::Angle) -> bool;
+    fn orientation_is_finite(orientation: Self::Orientation) -> bool;
     /// True when every component of a stored rotation is finite (no
     /// trigonometry: this runs for every pair query).
     fn rotation_is_finite(rotation: Self::Rotation) -> bool;
@@ -298,7 +299,7 @@ impl MathDim for D2 {
     const TANGENTS: usize = 1;
     type Vector = Vec2;
     type Rotation = Rot2;
-    type Angle = f32;
+    type Orientation = f32;
     type AngularVector = f32;
     type Inertia = f32;
 
@@ -336,14 +337,14 @@ impl MathDim for D2 {
     fn identity() -> Rot2 {
         Rot2::IDENTITY
     }
-    fn rotation_from_angle(angle: f32) -> Rot2 {
-        Rot2::from_angle(angle)
+    fn rotation_from_orientation(orientation: f32) -> Rot2 {
+        Rot2::from_angle(orientation)
     }
-    fn angle_of(rotation: Rot2) -> f32 {
+    fn orientation_of(rotation: Rot2) -> f32 {
         rotation.angle()
     }
-    fn angle_is_finite(angle: f32) -> bool {
-        angle.is_finite()
+    fn orientation_is_finite(orientation: f32) -> bool {
+        orientation.is_finite()
     }
     #[inline]
     fn rotation_is_finite(rotation: Rot2) -> bool {
@@ -440,7 +441,7 @@ impl MathDim for D3 {
     const TANGENTS: usize = 2;
     type Vector = Vec3;
     type Rotation = Quat;
-    type Angle = Quat;
+    type Orientation = Quat;
     type AngularVector = Vec3;
     type Inertia = Mat3;
 
@@ -515,14 +516,14 @@ impl MathDim for D3 {
     fn identity() -> Quat {
         Quat::IDENTITY
     }
-    fn rotation_from_angle(angle: Quat) -> Quat {
-        unit_quaternion(angle).unwrap_or(Quat::NAN)
+    fn rotation_from_orientation(orientation: Quat) -> Quat {
+        unit_quaternion(orientation).unwrap_or(Quat::NAN)
     }
-    fn angle_of(rotation: Quat) -> Quat {
+    fn orientation_of(rotation: Quat) -> Quat {
         rotation
     }
-    fn angle_is_finite(angle: Quat) -> bool {
-        angle.is_finite()
+    fn orientation_is_finite(orientation: Quat) -> bool {
+        orientation.is_finite()
     }
     #[inline]
     fn rotation_is_finite(rotation: Quat) -> bool {
@@ -765,7 +766,7 @@ mod tests {
             } else {
                 raw * 7.5
             };
-            let ours = D3::rotation_from_angle(q);
+            let ours = D3::rotation_from_orientation(q);
             assert_eq!(
                 Vec4::from(ours).to_array().map(f32::to_bits),
                 Vec4::from(q.normalize()).to_array().map(f32::to_bits),
@@ -773,28 +774,28 @@ mod tests {
             );
         }
         for q in [Quat::IDENTITY, Quat::from_rotation_y(0.3), -Quat::IDENTITY] {
-            assert_eq!(D3::rotation_from_angle(q), q.normalize());
+            assert_eq!(D3::rotation_from_orientation(q), q.normalize());
         }
         // Any finite, non-zero size: the same direction.
         let unit = Quat::from_axis_angle(Vec3::new(1.0, -2.0, 0.5).normalize(), 0.7);
         for scale in [f32::MAX / 2.0, 1e30, 1e20, 1e-20, 1e-30, 1e-37] {
             let q = Quat::from_vec4(Vec4::from(unit) * scale);
-            let ours = Vec4::from(D3::rotation_from_angle(q));
+            let ours = Vec4::from(D3::rotation_from_orientation(q));
             assert!(
                 (ours - Vec4::from(unit)).length() < 1e-6,
                 "{scale}: {ours:?}"
             );
         }
         let largest = Quat::from_xyzw(f32::MAX, -f32::MAX, f32::MAX, f32::MAX);
-        let ours = Vec4::from(D3::rotation_from_angle(largest));
+        let ours = Vec4::from(D3::rotation_from_orientation(largest));
         assert!((ours - Vec4::new(0.5, -0.5, 0.5, 0.5)).length() < 1e-6);
         // Subnormal components: the smallest positive f32 along one axis.
         let tiny = f32::from_bits(1);
         assert_eq!(
-            D3::rotation_from_angle(Quat::from_xyzw(0.0, -tiny, 0.0, 0.0)),
+            D3::rotation_from_orientation(Quat::from_xyzw(0.0, -tiny, 0.0, 0.0)),
             Quat::from_xyzw(0.0, -1.0, 0.0, 0.0)
         );
-        let ours = Vec4::from(D3::rotation_from_angle(Quat::from_xyzw(
+        let ours = Vec4::from(D3::rotation_from_orientation(Quat::from_xyzw(
             3.0 * tiny,
             0.0,
             4.0 * tiny,
@@ -808,7 +809,10 @@ mod tests {
             Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
             Quat::from_xyzw(0.0, f32::INFINITY, 0.0, 1.0),
         ] {
-            assert!(!D3::rotation_is_finite(D3::rotation_from_angle(q)), "{q:?}");
+            assert!(
+                !D3::rotation_is_finite(D3::rotation_from_orientation(q)),
+                "{q:?}"
+            );
         }
     }
 

@@ -23,10 +23,10 @@ impl<D: MathDim> Pose<D> {
     /// length, which stands for the unit quaternion along it. A zero or
     /// non-finite rotation gives a pose that is not [`Pose::is_finite`],
     /// which the world's queries refuse.
-    pub fn new(translation: D::Vector, rotation: D::Angle) -> Self {
+    pub fn new(translation: D::Vector, rotation: D::Orientation) -> Self {
         Self {
             translation,
-            rotation: D::rotation_from_angle(rotation),
+            rotation: D::rotation_from_orientation(rotation),
         }
     }
 
@@ -47,8 +47,8 @@ impl<D: MathDim> Pose<D> {
     }
 
     /// The rotation in the user's form (angle in 2D, quaternion in 3D).
-    pub fn angle(&self) -> D::Angle {
-        D::angle_of(self.rotation)
+    pub fn orientation(&self) -> D::Orientation {
+        D::orientation_of(self.rotation)
     }
 
     /// Maps a local point to world space.

@@ -8,14 +8,14 @@ use super::rot2::Rot2;
 /// A value as one SIMD word, its components first and zeros after: the
 /// form the solver keeps a body's velocity and pose in, so that four
 /// bodies' words transpose into lanes without a trip through memory.
-pub trait Word: Copy {
+pub trait SimdWord: Copy {
     /// The value as a word.
     fn to_word(self) -> Vec4;
     /// The value of a word.
     fn from_word(word: Vec4) -> Self;
 }
 
-impl Word for f32 {
+impl SimdWord for f32 {
     #[inline]
     fn to_word(self) -> Vec4 {
         Vec4::new(self, 0.0, 0.0, 0.0)
@@ -26,7 +26,7 @@ impl Word for f32 {
     }
 }
 
-impl Word for Vec2 {
+impl SimdWord for Vec2 {
     #[inline]
     fn to_word(self) -> Vec4 {
         Vec4::new(self.x, self.y, 0.0, 0.0)
@@ -37,7 +37,7 @@ impl Word for Vec2 {
     }
 }
 
-impl Word for Vec3 {
+impl SimdWord for Vec3 {
     #[inline]
     fn to_word(self) -> Vec4 {
         self.extend(0.0)
@@ -48,7 +48,7 @@ impl Word for Vec3 {
     }
 }
 
-impl Word for Rot2 {
+impl SimdWord for Rot2 {
     #[inline]
     fn to_word(self) -> Vec4 {
         Vec4::new(self.cos, self.sin, 0.0, 0.0)
@@ -62,7 +62,7 @@ impl Word for Rot2 {
     }
 }
 
-impl Word for Quat {
+impl SimdWord for Quat {
     #[inline]
     fn to_word(self) -> Vec4 {
         self.into()

@@ -9,7 +9,7 @@ use super::lanes::{
     columns, transpose, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
 };
 use super::solver::SolverDim;
-use crate::math::{Axes, MathDim, Rot2, Vector, Word, D2, D3};
+use crate::math::{Axes, MathDim, Rot2, SimdWord, Vector, D2, D3};
 
 /// A body as the solver sees it: dense, plain data.
 #[derive(Copy, Clone, Debug)]
@@ -56,7 +56,7 @@ impl<D: SolverDim> SolverBody<D> {
     }
 }
 
-/// What the substep loop changes of a body, as SIMD [`Word`]s, so that the
+/// What the substep loop changes of a body, as SIMD [`SimdWord`]s, so that the
 /// solver gathers four bodies into lanes with a transpose (Box2D v3's
 /// `b2BodyState`). The pose is kept as its change since the step began: a
 /// contact's current separation is its separation at the step's start

@@ -43,11 +43,11 @@ pub trait Lanes<V>:
     fn set(&mut self, i: usize, v: V);
     /// Lane `i`.
     fn get(&self, i: usize) -> V;
-    /// Lanes from four [`Word`]s, lane `i` from word `i`.
+    /// Lanes from four [`SimdWord`]s, lane `i` from word `i`.
     fn from_words(words: [Vec4; 4]) -> Self;
-    /// Each lane as a [`Word`].
+    /// Each lane as a [`SimdWord`].
     fn to_words(&self) -> [Vec4; 4];
-    /// Every lane the value of `word` (a [`Word`]).
+    /// Every lane the value of `word` (a [`SimdWord`]).
     fn splat_word(word: Vec4) -> Self;
     /// Per lane, the dot product with the same lane of `other`.
     fn dot(&self, other: &Self) -> Vec4;
@@ -55,7 +55,7 @@ pub trait Lanes<V>:
 
 /// Rotations, one per lane.
 pub trait RotationLanes<R, V>: Copy + Debug + Default + Send + Sync + 'static {
-    /// Lanes from four [`Word`]s, lane `i` from word `i`.
+    /// Lanes from four [`SimdWord`]s, lane `i` from word `i`.
     fn from_words(words: [Vec4; 4]) -> Self;
     /// Per lane, `v` turned by the inverse of the lane's rotation.
     fn inverse_rotate(&self, v: &V) -> V;
@@ -380,7 +380,7 @@ impl InertiaLanes<Mat3, Lanes3> for SymmetricLanes3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::Word;
+    use crate::math::SimdWord;
 
     fn vectors() -> [Vec3; 4] {
         [

@@ -10,7 +10,7 @@ use super::{
     body_index, InputPoint, JacobianLanes, ManifoldBundle, ManifoldInput, PointLanes, Velocities,
     LANES,
 };
-use crate::math::{Vector, Word};
+use crate::math::{SimdWord, Vector};
 use crate::pipeline::integrate::SolverBody;
 use crate::pipeline::lanes::{InertiaLanes, Lanes};
 
