@@ -168,7 +168,7 @@ trait Oracle: Scene {
     /// A random unit vector.
     fn random_unit(rng: &mut Lcg) -> Self::Vector;
     /// A random rotation.
-    fn random_rotation(rng: &mut Lcg) -> Self::Angle;
+    fn random_rotation(rng: &mut Lcg) -> Self::Orientation;
     /// `v` rotated by the pose's stored rotation, in f64.
     fn rotate64(pose: &Pose<Self>, v: &[f64]) -> Vec<f64>;
     /// A random box or convex hull (polygon in 2D) about the origin, and the

@@ -89,7 +89,7 @@ fn walk_capsule<D: Scene>(locks: Locks) -> (bool, f32, f32, f32) {
         let body = world.body(player).unwrap();
         always_upright &=
             body.rotation() == upright && body.angular_velocity() == Default::default();
-        let turned = D::rotation_from_angle(body.rotation());
+        let turned = D::rotation_from_orientation(body.rotation());
         largest_tilt = largest_tilt.max(D::turn_chord(D::identity(), turned));
     }
     let x = |h| D::dot(world.body(h).unwrap().position(), D::v(1.0, 0.0));

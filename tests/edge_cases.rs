@@ -29,7 +29,7 @@ impl Rng {
 
 /// What these tests need beyond [`Scene`]: any orientation, any direction.
 trait Random: Scene {
-    fn rotation(rng: &mut Rng) -> Self::Angle;
+    fn rotation(rng: &mut Rng) -> Self::Orientation;
     /// A unit direction within `cone` radians of +X.
     fn towards_x(rng: &mut Rng, cone: f32) -> Self::Vector;
     /// The `i`th of many spots on the ground, `spacing` metres apart.

@@ -49,7 +49,7 @@ impl Chaos {
     /// A rotation as a user might type it: mostly a turn about Z; else raw
     /// components (in 3D a quaternion scaled by 1e-30 to 1e30, or awkward
     /// ones), or zero.
-    fn rotation<D: Scene>(&mut self) -> D::Angle {
+    fn rotation<D: Scene>(&mut self) -> D::Orientation {
         match self.below(8) {
             0 => D::raw_rotation([0.0; 4]),
             1 | 2 => {

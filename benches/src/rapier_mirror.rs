@@ -183,14 +183,14 @@ mirror!(d3, rapier3d, conv_d3, D3, "3D mirrors, in rapier3d.");
 mod conv_d2 {
     use rapier2d::prelude::{ColliderBuilder, Pose, Vector};
     use tumble::glam::Vec2;
-    use tumble::{Dim, D2};
+    use tumble::{MathDim, D2};
 
     pub fn vector(v: Vec2) -> Vector {
         Vector::new(v.x, v.y)
     }
 
     pub fn pose(p: &tumble::Pose<D2>) -> Pose {
-        Pose::new(vector(p.translation), D2::angle_of(p.rotation))
+        Pose::new(vector(p.translation), D2::orientation_of(p.rotation))
     }
 
     pub fn cuboid(half: Vec2) -> ColliderBuilder {
@@ -205,14 +205,14 @@ mod conv_d2 {
 mod conv_d3 {
     use rapier3d::prelude::{ColliderBuilder, Pose, Rotation, Vector};
     use tumble::glam::Vec3;
-    use tumble::{Dim, D3};
+    use tumble::{MathDim, D3};
 
     pub fn vector(v: Vec3) -> Vector {
         Vector::new(v.x, v.y, v.z)
     }
 
     pub fn pose(p: &tumble::Pose<D3>) -> Pose {
-        let q = D3::angle_of(p.rotation);
+        let q = D3::orientation_of(p.rotation);
         Pose::from_parts(
             vector(p.translation),
             Rotation::from_xyzw(q.x, q.y, q.z, q.w).normalize(),

@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use tumble::glam::{Quat, Vec2, Vec3};
-use tumble::pipeline::narrow_phase::{contact_traced, distance, Contact, EpaStep, Trace};
+use tumble::pipeline::narrow_phase::{contact_traced, distance, EpaStep, ShapeContact, Trace};
 use tumble::shape::{Shape, ShapeKind, SupportMap};
 use tumble::{Dim, Pose, Vector, D2, D3};
 
@@ -77,7 +77,7 @@ impl Inspect for D2 {
     }
 
     fn turned(pose: &Pose<D2>, _axis: Vec3, angle: f32) -> Pose<D2> {
-        Pose::new(pose.translation, pose.angle() + angle)
+        Pose::new(pose.translation, pose.orientation() + angle)
     }
 
     fn core_vertices(shape: &Shape<D2>) -> Vec<Vec2> {
@@ -133,7 +133,7 @@ impl Inspect for D3 {
     fn turned(pose: &Pose<D3>, axis: Vec3, angle: f32) -> Pose<D3> {
         Pose::new(
             pose.translation,
-            Quat::from_axis_angle(axis, angle) * pose.angle(),
+            Quat::from_axis_angle(axis, angle) * pose.orientation(),
         )
     }
 
@@ -168,7 +168,7 @@ pub struct Inspector<D: Inspect> {
     /// The EPA iteration on show; `None` follows the last one.
     pub step: Option<usize>,
     /// The contact of the shapes as placed.
-    pub contact: Option<Contact<D>>,
+    pub contact: Option<ShapeContact<D>>,
     /// GJK's simplex and EPA's iterations.
     pub trace: Trace<D::Vector>,
     /// The distance between the shapes (0 when they touch).

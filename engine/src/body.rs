@@ -4,8 +4,9 @@
 use slotmap::new_key_type;
 
 use crate::collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
+use crate::dim::Dim;
 use crate::error::WorldError;
-use crate::math::{Angular, Axes, Dim, Pose, Vector};
+use crate::math::{Angular, Axes, Pose, Vector};
 use crate::shape::{MassProperties, Shape};
 
 new_key_type! {
@@ -20,13 +21,13 @@ new_key_type! {
 /// quaternion ([`WorldError::ZeroRotation`]), which names no rotation; any
 /// other quaternion, however long or short, stands for the unit one along it.
 pub(crate) fn user_rotation<D: Dim>(
-    rotation: D::Angle,
+    rotation: D::Orientation,
     what: &'static str,
 ) -> Result<D::Rotation, WorldError> {
-    if !D::angle_is_finite(rotation) {
+    if !D::orientation_is_finite(rotation) {
         return Err(WorldError::NotFinite { what });
     }
-    let stored = D::rotation_from_angle(rotation);
+    let stored = D::rotation_from_orientation(rotation);
     if D::rotation_is_finite(stored) {
         Ok(stored)
     } else {
@@ -212,7 +213,7 @@ pub(crate) fn check_gravity_scale(scale: f32) -> Result<(), WorldError> {
 pub struct BodyDesc<D: Dim> {
     kind: BodyKind,
     position: D::Vector,
-    rotation: D::Angle,
+    rotation: D::Orientation,
     linear_velocity: D::Vector,
     angular_velocity: D::AngularVector,
     linear_damping: f32,
@@ -229,7 +230,7 @@ impl<D: Dim> BodyDesc<D> {
         Self {
             kind,
             position: D::Vector::ZERO,
-            rotation: D::angle_of(D::identity()),
+            rotation: D::orientation_of(D::identity()),
             linear_velocity: D::Vector::ZERO,
             angular_velocity: D::AngularVector::default(),
             linear_damping: 0.0,
@@ -265,7 +266,7 @@ impl<D: Dim> BodyDesc<D> {
 
     /// Orientation: an angle in radians (2D) or a quaternion (3D), which
     /// stands for the unit quaternion along it; a zero one is refused.
-    pub fn rotation(mut self, rotation: D::Angle) -> Self {
+    pub fn rotation(mut self, rotation: D::Orientation) -> Self {
         self.rotation = rotation;
         self
     }
@@ -358,7 +359,7 @@ impl<D: Dim> BodyDesc<D> {
     /// `mass` (kg, finite and > 0), `local_center` (the centre of mass in
     /// the body's frame, metres) and `inertia` about it in the body's frame
     /// (kg·m²: a positive moment in 2D; in 3D a symmetric, positive-definite
-    /// tensor, see [`Dim::user_inertia`]), checked when the body is added
+    /// tensor, see [`MathDim::user_inertia`](crate::math::MathDim::user_inertia)), checked when the body is added
     /// (`full_mass_properties_set_mass_centre_and_inertia_3d`). Colliders
     /// added or changed later leave them as they are.
     pub fn mass_properties(
@@ -693,8 +694,8 @@ impl<D: Dim> Body<D> {
     }
 
     /// Orientation: an angle in radians (2D) or a unit quaternion (3D).
-    pub fn rotation(&self) -> D::Angle {
-        D::angle_of(self.pose.rotation)
+    pub fn rotation(&self) -> D::Orientation {
+        D::orientation_of(self.pose.rotation)
     }
 
     /// The full pose of the body's origin.
@@ -771,7 +772,7 @@ impl<D: Dim> Body<D> {
     /// Sets the orientation (a quaternion in 3D stands for the unit one
     /// along it), waking as [`Body::set_position`] does. Errors on NaN or
     /// infinity, and on a zero quaternion.
-    pub fn set_rotation(&mut self, rotation: D::Angle) -> Result<(), WorldError> {
+    pub fn set_rotation(&mut self, rotation: D::Orientation) -> Result<(), WorldError> {
         let rotation = user_rotation::<D>(rotation, "body rotation")?;
         self.teleported |= self.pose.rotation != rotation;
         self.pose.rotation = rotation;
@@ -819,7 +820,7 @@ impl<D: Dim> Body<D> {
     pub fn set_kinematic_target(
         &mut self,
         position: D::Vector,
-        rotation: D::Angle,
+        rotation: D::Orientation,
     ) -> Result<(), WorldError> {
         let what = "kinematic target";
         if !position.is_finite() {

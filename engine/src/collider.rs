@@ -4,8 +4,9 @@
 use slotmap::new_key_type;
 
 use crate::body::user_rotation;
+use crate::dim::Dim;
 use crate::error::WorldError;
-use crate::math::{Dim, Pose, Vector};
+use crate::math::{Pose, Vector};
 use crate::shape::Shape;
 
 new_key_type! {
@@ -19,7 +20,7 @@ pub struct ColliderDesc<D: Dim> {
     shape: Shape<D>,
     /// Where the shape sits in the body's frame, as the user gave it.
     local_translation: D::Vector,
-    local_rotation: D::Angle,
+    local_rotation: D::Orientation,
     density: f32,
     friction: f32,
     restitution: f32,
@@ -61,7 +62,7 @@ impl<D: Dim> ColliderDesc<D> {
         Self {
             shape,
             local_translation: D::Vector::ZERO,
-            local_rotation: D::angle_of(D::identity()),
+            local_rotation: D::orientation_of(D::identity()),
             density: 1.0,
             friction: 0.6,
             restitution: 0.0,
@@ -76,7 +77,7 @@ impl<D: Dim> ColliderDesc<D> {
     /// one along it). Default: the body's origin. A NaN or infinite
     /// component, or a zero quaternion, is refused when the collider is
     /// added: the body's centre of mass would be NaN.
-    pub fn local_pose(mut self, translation: D::Vector, rotation: D::Angle) -> Self {
+    pub fn local_pose(mut self, translation: D::Vector, rotation: D::Orientation) -> Self {
         self.local_translation = translation;
         self.local_rotation = rotation;
         self

@@ -3,7 +3,7 @@
 
 use crate::body::BodyHandle;
 use crate::collider::ColliderHandle;
-use crate::math::Dim;
+use crate::dim::Dim;
 
 /// Two colliding bodies started or stopped touching this step.
 ///

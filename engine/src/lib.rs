@@ -24,6 +24,7 @@
 
 pub mod body;
 pub mod collider;
+pub mod dim;
 pub mod error;
 pub mod events;
 pub mod math;
@@ -36,12 +37,16 @@ pub mod world;
 
 pub use body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
 pub use collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
+pub use dim::Dim;
 pub use error::WorldError;
 pub use events::{ContactEvent, SensorEvent};
 pub use glam;
-pub use math::{Angular, Axes, Dim, Pose, Rot2, Vector, D2, D3};
+pub use math::{Angular, Axes, MathDim, Pose, Rot2, Vector, D2, D3};
+pub use pipeline::dim::ManifoldDim;
+pub use pipeline::narrow_phase::NarrowPhaseDim;
 pub use query::{QueryFilter, QueryHit};
 pub use settings::Settings;
+pub use shape::ShapeDim;
 pub use world::{ContactPair, StepProfile, World};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
@@ -75,8 +80,8 @@ pub mod d2 {
     pub type ShapeKind = crate::shape::ShapeKind<crate::math::D2>;
     /// A 2D pose: `Pose::new(Vec2, angle)`.
     pub type Pose = crate::math::Pose<crate::math::D2>;
-    /// A 2D contact.
-    pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D2>;
+    /// A 2D contact between two shapes: depth, normal, witness points.
+    pub type ShapeContact = crate::pipeline::narrow_phase::ShapeContact<crate::math::D2>;
     /// The workings of a 2D contact query: GJK's simplex, EPA's iterations.
     pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec2>;
     /// One EPA iteration in 2D.
@@ -120,8 +125,8 @@ pub mod d3 {
     pub type ShapeKind = crate::shape::ShapeKind<crate::math::D3>;
     /// A 3D pose: `Pose::new(Vec3, Quat)`.
     pub type Pose = crate::math::Pose<crate::math::D3>;
-    /// A 3D contact.
-    pub type Contact = crate::pipeline::narrow_phase::Contact<crate::math::D3>;
+    /// A 3D contact between two shapes: depth, normal, witness points.
+    pub type ShapeContact = crate::pipeline::narrow_phase::ShapeContact<crate::math::D3>;
     /// The workings of a 3D contact query: GJK's simplex, EPA's iterations.
     pub type Trace = crate::pipeline::narrow_phase::Trace<crate::glam::Vec3>;
     /// One EPA iteration in 3D.

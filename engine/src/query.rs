@@ -16,7 +16,8 @@
 use crate::body::BodyHandle;
 use crate::collider::Collider;
 use crate::collider::{ColliderHandle, CollisionFilter};
-use crate::math::{Dim, Pose, Vector};
+use crate::dim::Dim;
+use crate::math::{Pose, Vector};
 use crate::pipeline::narrow_phase::cast::{contains_point, ray_cast, shape_cast, CastHit};
 use crate::pipeline::narrow_phase::contact;
 use crate::shape::{Aabb, Shape};

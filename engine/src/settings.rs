@@ -1,7 +1,7 @@
 //! World settings, with Box2D v3's defaults.
 
 use crate::error::WorldError;
-use crate::math::{Dim, Vector};
+use crate::math::{MathDim, Vector};
 
 /// The most solver substeps a step may take. Each substep solves every
 /// contact again, so a step costs about one contact solve per substep: 64
@@ -20,7 +20,7 @@ pub const MAX_STEPS_PER_CALL: u32 = 64;
 /// tuning for 60 Hz steps of metre-sized bodies. [`Settings::validate`]
 /// says which values a world steps with.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Settings<D: Dim> {
+pub struct Settings<D: MathDim> {
     /// Gravity, m/s². Default: 9.81 down the Y axis.
     pub gravity: D::Vector,
     /// Solver substeps per step. Default 4.
@@ -83,7 +83,7 @@ pub struct Settings<D: Dim> {
     pub angular_sleep_tolerance: f32,
 }
 
-impl<D: Dim> Default for Settings<D> {
+impl<D: MathDim> Default for Settings<D> {
     fn default() -> Self {
         let linear_slop = 0.005;
         Self {
@@ -108,7 +108,7 @@ impl<D: Dim> Default for Settings<D> {
     }
 }
 
-impl<D: Dim> Settings<D> {
+impl<D: MathDim> Settings<D> {
     /// Checks every field, as [`crate::World::try_new`] and each
     /// [`crate::World::try_step`] do: a world steps only with settings that
     /// pass. Every number must be finite (a NaN gravity froze every body; a

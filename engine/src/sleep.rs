@@ -36,7 +36,8 @@
 use slotmap::{new_key_type, SecondaryMap, SlotMap};
 
 use crate::body::{Body, BodyHandle, BodyKind};
-use crate::math::{Angular, Dim, Vector};
+use crate::dim::Dim;
+use crate::math::{Angular, Vector};
 use crate::world::World;
 
 /// Union-find over dense indices, smallest index as the root.

@@ -8,14 +8,15 @@ use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
 use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
 use crate::collider::{Collider, ColliderDesc, ColliderHandle};
+use crate::dim::Dim;
 use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
-use crate::math::{Angular, Axes, Dim, Pose, Vector};
+use crate::math::{Angular, Axes, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
-use crate::pipeline::solver::{ContactInput, Contacts};
+use crate::pipeline::solver::{ContactSolver, ManifoldInput};
 use crate::pipeline::stages::Shared;
 use crate::settings::Settings;
 use crate::shape::Aabb;
@@ -124,12 +125,12 @@ impl<D: Dim> ContactPair<D> {
         &self,
         index: &SecondaryMap<BodyHandle, usize>,
         [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
-    ) -> Option<ContactInput<D>> {
+    ) -> Option<ManifoldInput<D>> {
         if self.sensor || self.manifold.points().is_empty() {
             return None;
         }
         let (&ia, &ib) = (index.get(self.body_a)?, index.get(self.body_b)?);
-        Some(ContactInput::new(
+        Some(ManifoldInput::new(
             [ia, ib],
             [&pose_a, &pose_b],
             [a.shape.radius(), b.shape.radius()],
@@ -334,7 +335,7 @@ pub struct World<D: Dim> {
     sensor_events: Vec<SensorEvent>,
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
-    contacts: Contacts<D>,
+    contacts: ContactSolver<D>,
     pub(crate) buffers: SolveBuffers<D>,
     /// The islands that sleep, each kept whole.
     pub(crate) sleep_islands: SleepingIslands,
@@ -372,7 +373,7 @@ pub(crate) struct SolveBuffers<D: Dim> {
     awake_pairs_stale: bool,
     states: Vec<SolverBody<D>>,
     /// One per awake pair (`awake_pairs`), taken in the narrow phase.
-    pub(crate) inputs: Vec<Option<ContactInput<D>>>,
+    pub(crate) inputs: Vec<Option<ManifoldInput<D>>>,
     /// The pairs whose touching changed in the step, in pair order.
     touch_changed: Vec<usize>,
 }
@@ -447,7 +448,7 @@ impl<D: Dim> World<D> {
             contact_events: Vec::new(),
             sensor_events: Vec::new(),
             profile: StepProfile::default(),
-            contacts: Contacts::default(),
+            contacts: ContactSolver::default(),
             buffers: SolveBuffers::default(),
             sleep_islands: SleepingIslands::default(),
             touched: Vec::new(),

@@ -25,7 +25,7 @@ pub trait Scene: Dim {
     fn len(v: Self::Vector) -> f32;
     fn dot(a: Self::Vector, b: Self::Vector) -> f32;
     /// A rotation by `angle` about Z.
-    fn tilt(angle: f32) -> Self::Angle;
+    fn tilt(angle: f32) -> Self::Orientation;
     /// The raw bits of a vector's components.
     fn bits(v: Self::Vector) -> Vec<u32>;
     /// True when the body's rotation and angular velocity are finite.
@@ -40,7 +40,7 @@ pub trait Scene: Dim {
     fn spin_z(w: Self::AngularVector) -> f32;
     /// A rotation as typed: the angle `values[0]` in 2D, the quaternion
     /// `values` (x, y, z, w), not normalised, in 3D.
-    fn raw_rotation(values: [f32; 4]) -> Self::Angle;
+    fn raw_rotation(values: [f32; 4]) -> Self::Orientation;
 }
 
 impl Scene for D2 {

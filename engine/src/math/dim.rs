@@ -1,30 +1,23 @@
-//! Everything that differs between 2D and 3D, in one place.
+//! The mathematical part of what differs between 2D and 3D: vectors,
+//! rotations, angular quantities and inertias, behind [`MathDim`].
 //!
-//! The engine is written once over `D: Dim`; `D2` and `D3` are the two
-//! dimensions. Algorithms that really differ (the GJK simplex solver, EPA's
-//! polygon versus polytope, hull building, inertia) live in sibling files with
-//! concrete glam types and are reached through the functions of this trait.
+//! The engine is written once over a dimension; `D2` and `D3` are the two.
+//! Each layer adds what it needs on top of this trait: `ShapeDim` (hulls,
+//! mass), `NarrowPhaseDim` (simplex, EPA), `ManifoldDim` (manifold sizes)
+//! and the solver's own; `tumble::Dim` is their sum.
 
 use core::fmt::Debug;
-use core::ops::{Add, AddAssign, IndexMut, Mul, MulAssign, Neg, Sub, SubAssign};
+use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 
-use super::lanes::{
-    InertiaLanes, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
-    SymmetricLanes3, Word,
-};
+use super::word::SimdWord;
 use super::{Axes, Rot2};
-use crate::pipeline::integrate::{BodyState, BodyState2, BodyState3};
-use crate::pipeline::narrow_phase::{
-    epa_2d, epa_3d, simplex_2d, simplex_3d, trace::Observer, PairSupport, Simplex,
-};
-use crate::shape::{mass, ConvexHull, ConvexPolygon, MassProperties, PolytopeShape, ShapeKind};
 
 /// Vector operations shared by [`Vec2`] and [`Vec3`]: the generic code's view
 /// of glam.
 pub trait Vector:
-    Word
+    SimdWord
     + Copy
     + Debug
     + Default
@@ -131,7 +124,7 @@ impl_vector!(Vec3, Vec3::Y);
 /// Angular quantities (angular velocity, torque, angular impulse): `f32` about
 /// Z in 2D, a `Vec3` in 3D.
 pub trait Angular:
-    Word
+    SimdWord
     + Copy
     + Debug
     + Default
@@ -174,77 +167,25 @@ impl Angular for Vec3 {
     }
 }
 
-/// A fixed array of points' data, as long as the dimension needs.
-pub trait PointArray<T>:
-    Copy
-    + Debug
-    + Default
-    + PartialEq
-    + Send
-    + Sync
-    + AsRef<[T]>
-    + AsMut<[T]>
-    + IndexMut<usize, Output = T>
-    + 'static
-{
-}
-
-impl<T, const N: usize> PointArray<T> for [T; N]
-where
-    T: Copy + Debug + PartialEq + Send + Sync + 'static,
-    [T; N]: Default,
-{
-}
-
-/// A spatial dimension: [`D2`] or [`D3`]. The complete list of what differs.
-pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'static {
+/// A spatial dimension's mathematics: [`D2`] or [`D3`]. Vectors, rotations,
+/// angular quantities and inertias, and the operations on them.
+pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'static {
     /// Number of spatial dimensions (2 or 3).
     const N: usize;
-    /// Most points an incremental contact manifold keeps (2 in 2D, 4 in 3D).
-    const MAX_MANIFOLD_POINTS: usize;
     /// Directions across a contact normal, for friction (1 in 2D, 2 in 3D).
     const TANGENTS: usize;
     /// A point or a displacement, in metres.
     type Vector: Vector;
     /// A rotation as the engine stores it: [`Rot2`] (cosine, sine) or a unit [`Quat`].
-    type Rotation: Copy + Debug + PartialEq + Send + Sync + Word + 'static;
-    /// A rotation as users give it: an angle in radians (2D) or a [`Quat`]
-    /// (3D) of any finite, non-zero length, standing for the unit one along it.
-    type Angle: Copy + Debug + PartialEq + Send + Sync + 'static;
+    type Rotation: Copy + Debug + PartialEq + Send + Sync + SimdWord + 'static;
+    /// An orientation as users give and read it: an angle in radians (2D)
+    /// or a [`Quat`] (3D) of any finite, non-zero length, standing for the
+    /// unit one along it. The engine stores it as a [`MathDim::Rotation`].
+    type Orientation: Copy + Debug + PartialEq + Send + Sync + 'static;
     /// Angular velocity: radians per second about Z (2D, `f32`) or an axis-rate vector (3D).
     type AngularVector: Angular;
     /// Rotational inertia about the centre of mass: a scalar (2D) or a 3x3 tensor (3D), kg·m².
     type Inertia: Copy + Debug + PartialEq + Send + Sync + 'static;
-    /// The general convex shape: a polygon (2D) or a polyhedron (3D).
-    type Hull: PolytopeShape<Self::Vector> + Clone + Debug + PartialEq + Send + Sync + 'static;
-    /// Vectors in four SIMD lanes (the solver's four manifolds at a time).
-    type VectorLanes: Lanes<Self::Vector>;
-    /// Angular vectors in four lanes.
-    type AngularLanes: Lanes<Self::AngularVector>;
-    /// Rotations in four lanes.
-    type RotationLanes: RotationLanes<Self::Rotation, Self::VectorLanes>;
-    /// A body's state in the solver's substep loop.
-    type BodyState: BodyState<Self>;
-    /// Inverse inertias in four lanes.
-    type InertiaLanes: InertiaLanes<Self::Inertia, Self::AngularLanes>;
-    /// One `T` per friction direction ([`Dim::TANGENTS`] of them).
-    type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static>: Copy
-        + Debug
-        + Default
-        + Send
-        + Sync
-        + IndexMut<usize, Output = T>
-        + 'static;
-    /// One `T` per manifold point ([`Dim::MAX_MANIFOLD_POINTS`] of them).
-    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static>: PointArray<T>;
-    /// One `T` per manifold point and one more, for a point being merged
-    /// before the manifold is reduced.
-    type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static>: PointArray<
-        T,
-    >;
-
-    /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
-    fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;
 
     /// The world axes a body moves along: X and Y in 2D, all three in 3D.
     const TRANSLATION_AXES: Axes;
@@ -278,12 +219,12 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// finite angle; in 3D the unit quaternion along any finite, non-zero
     /// quaternion, however long or short (see [`unit_quaternion`]). A zero
     /// or non-finite rotation gives a non-finite one, which
-    /// [`Dim::rotation_is_finite`] reports.
-    fn rotation_from_angle(angle: Self::Angle) -> Self::Rotation;
+    /// [`MathDim::rotation_is_finite`] reports.
+    fn rotation_from_orientation(orientation: Self::Orientation) -> Self::Rotation;
     /// The user's form of a stored rotation.
-    fn angle_of(rotation: Self::Rotation) -> Self::Angle;
+    fn orientation_of(rotation: Self::Rotation) -> Self::Orientation;
     /// True when every component of the user's rotation is finite.
-    fn angle_is_finite(angle: Self::Angle) -> bool;
+    fn orientation_is_finite(orientation: Self::Orientation) -> bool;
     /// True when every component of a stored rotation is finite (no
     /// trigonometry: this runs for every pair query).
     fn rotation_is_finite(rotation: Self::Rotation) -> bool;
@@ -301,8 +242,6 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
 
     /// `r × v`: the angular quantity of a linear one applied at lever `r`.
     fn cross(r: Self::Vector, v: Self::Vector) -> Self::AngularVector;
-    /// Per lane, [`Dim::cross`].
-    fn cross_lanes(r: &Self::VectorLanes, v: &Self::VectorLanes) -> Self::AngularLanes;
     /// `ω × r`: the velocity of lever `r` spinning at `ω`.
     fn angular_cross(w: Self::AngularVector, r: Self::Vector) -> Self::Vector;
     /// A part's inertia, turned by `rotation` and moved `offset` away from
@@ -339,26 +278,12 @@ pub trait Dim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 'stati
     /// How far turning from `from` to `to` moves a point at unit distance
     /// from the axis: the chord `2 sin(θ/2)`, no more than the angle θ.
     fn turn_chord(from: Self::Rotation, to: Self::Rotation) -> f32;
-    /// Unit tangents across unit normal `n`, the first [`Dim::TANGENTS`] of them.
+    /// Unit tangents across unit normal `n`, the first [`MathDim::TANGENTS`] of them.
     fn tangents(n: Self::Vector) -> [Self::Vector; 2];
     /// Small rotations that tilt a shape across normal `n` by `angle`, for
     /// manifold perturbation: two in 2D (±angle), four in 3D (about axes
     /// 90 degrees apart around `n`); the count.
     fn tilts(n: Self::Vector, angle: f32) -> ([Self::Rotation; 4], usize);
-
-    /// Reduces a GJK simplex to the smallest sub-simplex whose hull holds the
-    /// point closest to the origin, and returns that point.
-    fn reduce_simplex(simplex: &mut Simplex<Self::Vector>) -> Self::Vector;
-    /// The unit direction of `v`, the simplex's closest point, made exactly
-    /// normal to the simplex's feature so that rounding in `v` cannot tilt it.
-    fn feature_direction(simplex: &Simplex<Self::Vector>, v: Self::Vector) -> Self::Vector;
-    /// EPA from an overlapping GJK simplex: penetration of `pair` (see [`epa_2d`], [`epa_3d`]).
-    fn epa<S: PairSupport<Self::Vector>, O: Observer<Self::Vector>>(
-        pair: &S,
-        simplex: &Simplex<Self::Vector>,
-        tolerance: f32,
-        observer: &mut O,
-    ) -> crate::pipeline::narrow_phase::Penetration<Self::Vector>;
 }
 
 /// Two dimensions: `Vec2` points, rotations by an angle about Z.
@@ -369,28 +294,15 @@ pub struct D2;
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct D3;
 
-impl Dim for D2 {
+impl MathDim for D2 {
     const N: usize = 2;
-    const MAX_MANIFOLD_POINTS: usize = 2;
     const TANGENTS: usize = 1;
     type Vector = Vec2;
     type Rotation = Rot2;
-    type Angle = f32;
+    type Orientation = f32;
     type AngularVector = f32;
     type Inertia = f32;
-    type Hull = ConvexPolygon;
-    type VectorLanes = Lanes2;
-    type AngularLanes = Lanes1;
-    type RotationLanes = Rot2Lanes;
-    type BodyState = BodyState2;
-    type InertiaLanes = Lanes1;
-    type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 1];
-    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 2];
-    type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 3];
 
-    fn mass_properties(shape: &ShapeKind<D2>, density: f32) -> MassProperties<D2> {
-        mass::mass_properties_2d(shape, density)
-    }
     const TRANSLATION_AXES: Axes = Axes::new(true, true, false);
     const ROTATION_AXES: Axes = Axes::Z;
     fn lock_linear(mut v: Vec2, locked: Axes) -> Vec2 {
@@ -425,14 +337,14 @@ impl Dim for D2 {
     fn identity() -> Rot2 {
         Rot2::IDENTITY
     }
-    fn rotation_from_angle(angle: f32) -> Rot2 {
-        Rot2::from_angle(angle)
+    fn rotation_from_orientation(orientation: f32) -> Rot2 {
+        Rot2::from_angle(orientation)
     }
-    fn angle_of(rotation: Rot2) -> f32 {
+    fn orientation_of(rotation: Rot2) -> f32 {
         rotation.angle()
     }
-    fn angle_is_finite(angle: f32) -> bool {
-        angle.is_finite()
+    fn orientation_is_finite(orientation: f32) -> bool {
+        orientation.is_finite()
     }
     #[inline]
     fn rotation_is_finite(rotation: Rot2) -> bool {
@@ -459,16 +371,8 @@ impl Dim for D2 {
         r.inverse()
     }
     #[inline]
-    fn reduce_simplex(simplex: &mut Simplex<Vec2>) -> Vec2 {
-        simplex_2d::reduce(simplex)
-    }
-    #[inline]
     fn cross(r: Vec2, v: Vec2) -> f32 {
         r.perp_dot(v)
-    }
-    #[inline]
-    fn cross_lanes(r: &Lanes2, v: &Lanes2) -> Lanes1 {
-        Lanes1(r.x * v.y - r.y * v.x)
     }
     #[inline]
     fn angular_cross(w: f32, r: Vec2) -> Vec2 {
@@ -530,41 +434,17 @@ impl Dim for D2 {
         let r = Rot2::from_angle(angle);
         ([r, r.inverse(), Rot2::IDENTITY, Rot2::IDENTITY], 2)
     }
-    fn feature_direction(simplex: &Simplex<Vec2>, v: Vec2) -> Vec2 {
-        simplex_2d::feature_direction(simplex, v)
-    }
-    fn epa<S: PairSupport<Vec2>, O: Observer<Vec2>>(
-        pair: &S,
-        simplex: &Simplex<Vec2>,
-        tolerance: f32,
-        observer: &mut O,
-    ) -> crate::pipeline::narrow_phase::Penetration<Vec2> {
-        epa_2d::penetration_observed(pair, simplex, tolerance, observer)
-    }
 }
 
-impl Dim for D3 {
+impl MathDim for D3 {
     const N: usize = 3;
-    const MAX_MANIFOLD_POINTS: usize = 4;
     const TANGENTS: usize = 2;
     type Vector = Vec3;
     type Rotation = Quat;
-    type Angle = Quat;
+    type Orientation = Quat;
     type AngularVector = Vec3;
     type Inertia = Mat3;
-    type Hull = ConvexHull;
-    type VectorLanes = Lanes3;
-    type AngularLanes = Lanes3;
-    type RotationLanes = QuatLanes;
-    type BodyState = BodyState3;
-    type InertiaLanes = SymmetricLanes3;
-    type PerTangent<T: Copy + Debug + Default + Send + Sync + 'static> = [T; 2];
-    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 4];
-    type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 5];
 
-    fn mass_properties(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
-        mass::mass_properties_3d(shape, density)
-    }
     const TRANSLATION_AXES: Axes = Axes::ALL;
     const ROTATION_AXES: Axes = Axes::ALL;
     fn lock_linear(v: Vec3, locked: Axes) -> Vec3 {
@@ -636,14 +516,14 @@ impl Dim for D3 {
     fn identity() -> Quat {
         Quat::IDENTITY
     }
-    fn rotation_from_angle(angle: Quat) -> Quat {
-        unit_quaternion(angle).unwrap_or(Quat::NAN)
+    fn rotation_from_orientation(orientation: Quat) -> Quat {
+        unit_quaternion(orientation).unwrap_or(Quat::NAN)
     }
-    fn angle_of(rotation: Quat) -> Quat {
+    fn orientation_of(rotation: Quat) -> Quat {
         rotation
     }
-    fn angle_is_finite(angle: Quat) -> bool {
-        angle.is_finite()
+    fn orientation_is_finite(orientation: Quat) -> bool {
+        orientation.is_finite()
     }
     #[inline]
     fn rotation_is_finite(rotation: Quat) -> bool {
@@ -672,15 +552,7 @@ impl Dim for D3 {
         r.inverse()
     }
     #[inline]
-    fn reduce_simplex(simplex: &mut Simplex<Vec3>) -> Vec3 {
-        simplex_3d::reduce(simplex)
-    }
-    #[inline]
     fn cross(r: Vec3, v: Vec3) -> Vec3 {
-        r.cross(v)
-    }
-    #[inline]
-    fn cross_lanes(r: &Lanes3, v: &Lanes3) -> Lanes3 {
         r.cross(v)
     }
     #[inline]
@@ -795,17 +667,6 @@ impl Dim for D3 {
         let about = |axis: Vec3| Quat::from_axis_angle(axis, angle);
         ([about(d), about(e), about(-d), about(-e)], 4)
     }
-    fn feature_direction(simplex: &Simplex<Vec3>, v: Vec3) -> Vec3 {
-        simplex_3d::feature_direction(simplex, v)
-    }
-    fn epa<S: PairSupport<Vec3>, O: Observer<Vec3>>(
-        pair: &S,
-        simplex: &Simplex<Vec3>,
-        tolerance: f32,
-        observer: &mut O,
-    ) -> crate::pipeline::narrow_phase::Penetration<Vec3> {
-        epa_3d::penetration_observed(pair, simplex, tolerance, observer)
-    }
 }
 
 /// How far a user's 3D inertia tensor may differ from its transpose, as a
@@ -905,7 +766,7 @@ mod tests {
             } else {
                 raw * 7.5
             };
-            let ours = D3::rotation_from_angle(q);
+            let ours = D3::rotation_from_orientation(q);
             assert_eq!(
                 Vec4::from(ours).to_array().map(f32::to_bits),
                 Vec4::from(q.normalize()).to_array().map(f32::to_bits),
@@ -913,28 +774,28 @@ mod tests {
             );
         }
         for q in [Quat::IDENTITY, Quat::from_rotation_y(0.3), -Quat::IDENTITY] {
-            assert_eq!(D3::rotation_from_angle(q), q.normalize());
+            assert_eq!(D3::rotation_from_orientation(q), q.normalize());
         }
         // Any finite, non-zero size: the same direction.
         let unit = Quat::from_axis_angle(Vec3::new(1.0, -2.0, 0.5).normalize(), 0.7);
         for scale in [f32::MAX / 2.0, 1e30, 1e20, 1e-20, 1e-30, 1e-37] {
             let q = Quat::from_vec4(Vec4::from(unit) * scale);
-            let ours = Vec4::from(D3::rotation_from_angle(q));
+            let ours = Vec4::from(D3::rotation_from_orientation(q));
             assert!(
                 (ours - Vec4::from(unit)).length() < 1e-6,
                 "{scale}: {ours:?}"
             );
         }
         let largest = Quat::from_xyzw(f32::MAX, -f32::MAX, f32::MAX, f32::MAX);
-        let ours = Vec4::from(D3::rotation_from_angle(largest));
+        let ours = Vec4::from(D3::rotation_from_orientation(largest));
         assert!((ours - Vec4::new(0.5, -0.5, 0.5, 0.5)).length() < 1e-6);
         // Subnormal components: the smallest positive f32 along one axis.
         let tiny = f32::from_bits(1);
         assert_eq!(
-            D3::rotation_from_angle(Quat::from_xyzw(0.0, -tiny, 0.0, 0.0)),
+            D3::rotation_from_orientation(Quat::from_xyzw(0.0, -tiny, 0.0, 0.0)),
             Quat::from_xyzw(0.0, -1.0, 0.0, 0.0)
         );
-        let ours = Vec4::from(D3::rotation_from_angle(Quat::from_xyzw(
+        let ours = Vec4::from(D3::rotation_from_orientation(Quat::from_xyzw(
             3.0 * tiny,
             0.0,
             4.0 * tiny,
@@ -948,7 +809,10 @@ mod tests {
             Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
             Quat::from_xyzw(0.0, f32::INFINITY, 0.0, 1.0),
         ] {
-            assert!(!D3::rotation_is_finite(D3::rotation_from_angle(q)), "{q:?}");
+            assert!(
+                !D3::rotation_is_finite(D3::rotation_from_orientation(q)),
+                "{q:?}"
+            );
         }
     }
 

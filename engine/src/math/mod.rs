@@ -1,13 +1,16 @@
-//! Math: the [`Dim`] trait (every 2D/3D difference), poses and 2D rotations.
+//! Math: the [`MathDim`] trait (vectors, rotations and inertias in 2D and
+//! 3D), poses, 2D rotations and the SIMD word form of values.
+//!
+//! The bottom layer: it uses nothing else of the crate.
 
 mod axes;
 pub mod dim;
-pub mod lanes;
 mod pose;
 mod rot2;
+mod word;
 
 pub use axes::Axes;
-pub use dim::{Angular, Dim, PointArray, Vector, D2, D3};
-pub use lanes::{InertiaLanes, Lanes, RotationLanes, Word};
+pub use dim::{Angular, MathDim, Vector, D2, D3};
 pub use pose::Pose;
 pub use rot2::Rot2;
+pub use word::SimdWord;

@@ -1,32 +1,32 @@
 //! A rigid placement: a rotation then a translation, `world = rotation * local + translation`.
 
-use super::dim::{Dim, Vector};
+use super::dim::{MathDim, Vector};
 
 /// Where a shape or body is: `world = rotation * local + translation`.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Pose<D: Dim> {
+pub struct Pose<D: MathDim> {
     /// Position of the local origin in world space, metres.
     pub translation: D::Vector,
     /// Orientation of the local frame.
     pub rotation: D::Rotation,
 }
 
-impl<D: Dim> Default for Pose<D> {
+impl<D: MathDim> Default for Pose<D> {
     fn default() -> Self {
         Self::identity()
     }
 }
 
-impl<D: Dim> Pose<D> {
+impl<D: MathDim> Pose<D> {
     /// A pose from a translation and a user rotation: an angle in radians
     /// (2D, counter-clockwise) or a quaternion (3D) of any finite, non-zero
     /// length, which stands for the unit quaternion along it. A zero or
     /// non-finite rotation gives a pose that is not [`Pose::is_finite`],
     /// which the world's queries refuse.
-    pub fn new(translation: D::Vector, rotation: D::Angle) -> Self {
+    pub fn new(translation: D::Vector, rotation: D::Orientation) -> Self {
         Self {
             translation,
-            rotation: D::rotation_from_angle(rotation),
+            rotation: D::rotation_from_orientation(rotation),
         }
     }
 
@@ -47,8 +47,8 @@ impl<D: Dim> Pose<D> {
     }
 
     /// The rotation in the user's form (angle in 2D, quaternion in 3D).
-    pub fn angle(&self) -> D::Angle {
-        D::angle_of(self.rotation)
+    pub fn orientation(&self) -> D::Orientation {
+        D::orientation_of(self.rotation)
     }
 
     /// Maps a local point to world space.
@@ -99,8 +99,8 @@ impl<D: Dim> Pose<D> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{D2, D3};
     use super::*;
-    use crate::math::{D2, D3};
     use glam::{Quat, Vec2, Vec3};
 
     #[test]

@@ -74,8 +74,9 @@
 
 use rayon::prelude::*;
 
-use crate::math::{Dim, Vector};
+use crate::math::Vector;
 use crate::shape::Aabb;
+use crate::shape::ShapeDim;
 
 /// [`BroadPhase::update_many`] rebuilds the tree when more than one in this
 /// many proxies leave their fat boxes at once. A rebuild passes over every
@@ -104,7 +105,7 @@ pub struct ProxyId(u32);
 
 /// One node of the tree: a leaf (a proxy), an internal node or a free slot.
 #[derive(Clone, Debug)]
-struct Node<D: Dim> {
+struct Node<D: ShapeDim> {
     /// Leaf: the fat box. Internal: the union of the children's boxes.
     aabb: Aabb<D>,
     /// Parent node, or `NULL` at the root.
@@ -125,7 +126,7 @@ type Pair = (u64, u64, u32, u32);
 /// The incremental broad phase: a dynamic AABB tree with persistent pairs.
 /// See the [module documentation](self) for how it works.
 #[derive(Clone, Debug)]
-pub struct BroadPhase<D: Dim> {
+pub struct BroadPhase<D: ShapeDim> {
     /// Node pool: leaves, internal nodes and free slots.
     nodes: Vec<Node<D>>,
     /// Free slots of `nodes`, reused last-in first-out.
@@ -153,14 +154,14 @@ pub struct BroadPhase<D: Dim> {
 }
 
 /// The generic "surface area" of a box: the sum of its extents.
-fn perimeter<D: Dim>(aabb: &Aabb<D>) -> f32 {
+fn perimeter<D: ShapeDim>(aabb: &Aabb<D>) -> f32 {
     (aabb.max - aabb.min).dot(D::Vector::splat(1.0))
 }
 
 /// The fat box stored for the tight box `aabb`: grown by `margin`, or an
 /// empty box (min +inf, max -inf), which unions as a no-op and overlaps
 /// nothing, when a coordinate is NaN.
-fn fatten<D: Dim>(aabb: &Aabb<D>, margin: f32) -> Aabb<D> {
+fn fatten<D: ShapeDim>(aabb: &Aabb<D>, margin: f32) -> Aabb<D> {
     // A vector's square is NaN exactly when a coordinate is (huge and
     // infinite coordinates square to infinity).
     let nan = |v: D::Vector| v.dot(v).is_nan();
@@ -177,13 +178,13 @@ pub const PREDICTED_STEPS: f32 = 4.0;
 
 /// `fat` stretched ahead along `displacement` by [`PREDICTED_STEPS`]; a
 /// displacement that is not finite stretches nothing.
-fn predicted<D: Dim>(fat: &Aabb<D>, displacement: D::Vector) -> Aabb<D> {
+fn predicted<D: ShapeDim>(fat: &Aabb<D>, displacement: D::Vector) -> Aabb<D> {
     fat.swept(displacement * PREDICTED_STEPS)
 }
 
 /// The coordinate axis along which `points` spread the most (the first when
 /// none is measurable, say with NaN boxes).
-fn widest_axis<D: Dim>(points: &[(D::Vector, u32)]) -> D::Vector {
+fn widest_axis<D: ShapeDim>(points: &[(D::Vector, u32)]) -> D::Vector {
     let one = D::Vector::splat(1.0);
     let (low, high) = points.iter().fold(
         (one * f32::INFINITY, one * f32::NEG_INFINITY),
@@ -205,7 +206,7 @@ fn widest_axis<D: Dim>(points: &[(D::Vector, u32)]) -> D::Vector {
 /// Calls `visit` with every leaf of the tree under `root` whose box overlaps
 /// `aabb`, until it returns false. Each node is pushed at most once, so the
 /// stack never holds more than `nodes.len()` entries.
-fn visit_overlaps<D: Dim>(
+fn visit_overlaps<D: ShapeDim>(
     nodes: &[Node<D>],
     root: u32,
     aabb: &Aabb<D>,
@@ -231,7 +232,7 @@ fn visit_overlaps<D: Dim>(
     }
 }
 
-impl<D: Dim> BroadPhase<D> {
+impl<D: ShapeDim> BroadPhase<D> {
     /// An empty broad phase whose fat boxes extend `margin` metres beyond the
     /// boxes given (e.g. 0.1). A negative or NaN margin counts as zero.
     pub fn new(margin: f32) -> Self {
@@ -768,21 +769,21 @@ mod tests {
         fn below(&mut self, n: usize) -> usize {
             ((self.next_f32() * n as f32) as usize).min(n - 1)
         }
-        fn vector<D: Dim>(&mut self, lo: f32, hi: f32) -> D::Vector {
+        fn vector<D: ShapeDim>(&mut self, lo: f32, hi: f32) -> D::Vector {
             let mut v = D::Vector::ZERO;
             for &axis in D::Vector::axes() {
                 v += axis * (lo + (hi - lo) * self.next_f32());
             }
             v
         }
-        fn aabb<D: Dim>(&mut self, world: f32) -> Aabb<D> {
+        fn aabb<D: ShapeDim>(&mut self, world: f32) -> Aabb<D> {
             let min = self.vector::<D>(0.0, world);
             Aabb::new(min, min + self.vector::<D>(0.1, 1.5))
         }
     }
 
     /// Checks links, heights, boxes, AVL balance, counts and the move buffer.
-    fn validate<D: Dim>(bp: &BroadPhase<D>) {
+    fn validate<D: ShapeDim>(bp: &BroadPhase<D>) {
         let (mut reached, mut leaves) = (0, 0);
         let mut stack = Vec::new();
         if bp.root != NULL {
@@ -813,7 +814,7 @@ mod tests {
     }
 
     /// `update_pairs` equals brute force over the fat boxes of `live`.
-    fn check<D: Dim>(bp: &mut BroadPhase<D>, live: &[(u64, ProxyId)]) -> Vec<(u64, u64)> {
+    fn check<D: ShapeDim>(bp: &mut BroadPhase<D>, live: &[(u64, ProxyId)]) -> Vec<(u64, u64)> {
         let mut expected = Vec::new();
         for (i, &(ka, pa)) in live.iter().enumerate() {
             for &(kb, pb) in &live[i + 1..] {
@@ -840,7 +841,7 @@ mod tests {
     }
 
     /// Insert, move a random subset several times, remove some, insert more.
-    fn pairs_match_brute_force<D: Dim>(seed: u64) -> Vec<(u64, u64)> {
+    fn pairs_match_brute_force<D: ShapeDim>(seed: u64) -> Vec<(u64, u64)> {
         let mut rng = Lcg(seed);
         let mut bp = BroadPhase::<D>::new(0.1);
         let mut live: Vec<_> = (0..400u64)
@@ -886,7 +887,7 @@ mod tests {
     }
 
     /// Leaves under node `index`.
-    fn leaf_count<D: Dim>(bp: &BroadPhase<D>, index: u32) -> usize {
+    fn leaf_count<D: ShapeDim>(bp: &BroadPhase<D>, index: u32) -> usize {
         let node = &bp.nodes[index as usize];
         match node.height {
             0 => 1,
@@ -897,7 +898,7 @@ mod tests {
     /// `update_many` gives the pairs of `update` called once per move, in
     /// order, whether it re-inserts (few escape) or rebuilds (many do),
     /// with stale handles, repeated proxies and NaN boxes among the moves.
-    fn update_many_matches_update<D: Dim>(seed: u64) {
+    fn update_many_matches_update<D: ShapeDim>(seed: u64) {
         let mut rng = Lcg(seed);
         let mut many = BroadPhase::<D>::new(0.1);
         let mut live: Vec<_> = (0..400u64)
@@ -957,7 +958,7 @@ mod tests {
 
     /// A proxy re-inserted next to the same neighbours keeps the same pairs,
     /// and the broad phase says so; one that leaves them says they changed.
-    fn reinserted_among_the_same<D: Dim>() {
+    fn reinserted_among_the_same<D: ShapeDim>() {
         let mut bp = BroadPhase::<D>::new(0.1);
         let x = D::Vector::axes()[0];
         let at = |i: f32| Aabb::<D>::around(x * i, 0.5);
@@ -989,7 +990,7 @@ mod tests {
 
     /// A huge but finite box is a box (its coordinates' sum overflows, its
     /// coordinates do not); a NaN coordinate makes an empty one.
-    fn huge_boxes_pair<D: Dim>() {
+    fn huge_boxes_pair<D: ShapeDim>() {
         let mut bp = BroadPhase::<D>::new(0.1);
         let huge = Aabb::<D>::around(D::Vector::ZERO, 2e38);
         bp.insert(1, huge);
@@ -1000,7 +1001,7 @@ mod tests {
         assert_eq!(bp.update_pairs(), &[(1, 2)]);
     }
 
-    fn small_moves_stay<D: Dim>() {
+    fn small_moves_stay<D: ShapeDim>() {
         let mut bp = BroadPhase::<D>::new(0.1);
         let tight = Aabb::<D>::around(D::Vector::ZERO, 0.5);
         let proxy = bp.insert(1, tight);
@@ -1024,7 +1025,7 @@ mod tests {
     /// A box moving 0.2 a step gets a fat box reaching four steps ahead, so
     /// the next steps along its path keep it where it is, until the step it
     /// is about to take leaves the fat box.
-    fn moving_boxes_are_stretched_ahead<D: Dim>() {
+    fn moving_boxes_are_stretched_ahead<D: ShapeDim>() {
         let mut bp = BroadPhase::<D>::new(0.1);
         let at = |d: f32| Aabb::<D>::around(D::Vector::unit_y() * d, 0.5);
         let proxy = bp.insert(1, at(0.0));
@@ -1047,7 +1048,7 @@ mod tests {
         moving_boxes_are_stretched_ahead::<D3>();
     }
 
-    fn query_matches<D: Dim>() {
+    fn query_matches<D: ShapeDim>() {
         let mut rng = Lcg(5);
         let mut bp = BroadPhase::<D>::new(0.05);
         let proxies: Vec<_> = (0..300u64).map(|k| bp.insert(k, rng.aabb(15.0))).collect();
@@ -1070,7 +1071,7 @@ mod tests {
         }
     }
 
-    fn line_height<D: Dim>() {
+    fn line_height<D: ShapeDim>() {
         let mut bp = BroadPhase::<D>::new(0.1);
         let x = D::Vector::axes()[0];
         for i in 0..1000u64 {

@@ -5,12 +5,15 @@ use core::fmt::Debug;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 
-use crate::math::lanes::{columns, transpose, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes};
-use crate::math::{Axes, Dim, Lanes, Rot2, RotationLanes, Vector, Word, D2, D3};
+use super::lanes::{
+    columns, transpose, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
+};
+use super::solver::SolverDim;
+use crate::math::{Axes, MathDim, Rot2, SimdWord, Vector, D2, D3};
 
 /// A body as the solver sees it: dense, plain data.
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct SolverBody<D: Dim> {
+pub(crate) struct SolverBody<D: SolverDim> {
     /// Centre of mass, world space.
     pub center: D::Vector,
     pub rotation: D::Rotation,
@@ -33,7 +36,7 @@ pub(crate) struct SolverBody<D: Dim> {
     pub dynamic: bool,
 }
 
-impl<D: Dim> SolverBody<D> {
+impl<D: SolverDim> SolverBody<D> {
     /// A body that does not move this step (fixed, or asleep).
     pub(crate) fn at_rest(center: D::Vector, rotation: D::Rotation) -> Self {
         Self {
@@ -53,7 +56,7 @@ impl<D: Dim> SolverBody<D> {
     }
 }
 
-/// What the substep loop changes of a body, as SIMD [`Word`]s, so that the
+/// What the substep loop changes of a body, as SIMD [`SimdWord`]s, so that the
 /// solver gathers four bodies into lanes with a transpose (Box2D v3's
 /// `b2BodyState`). The pose is kept as its change since the step began: a
 /// contact's current separation is its separation at the step's start
@@ -62,7 +65,7 @@ impl<D: Dim> SolverBody<D> {
 /// another ([`BodyState2`]); a 3D body takes a word per quantity
 /// ([`BodyState3`]). The all-zero state (`Default`) is a body that neither
 /// moves nor pushes.
-pub trait BodyState<D: Dim>: Copy + Debug + Default + Send + Sync + 'static {
+pub trait BodyState<D: SolverDim>: Copy + Debug + Default + Send + Sync + 'static {
     /// One body's velocities as a scatter writes them back.
     type Velocity: Copy;
     /// A body moving at `linear` (m/s) and `angular` (rad/s) as the step begins.
@@ -242,13 +245,13 @@ impl BodyState<D3> for BodyState3 {
 }
 
 /// The state of `body` as the step begins.
-pub(crate) fn starting_state<D: Dim>(body: &SolverBody<D>) -> D::BodyState {
+pub(crate) fn starting_state<D: SolverDim>(body: &SolverBody<D>) -> D::BodyState {
     D::BodyState::starting(body.linear_velocity, body.angular_velocity)
 }
 
 /// `state` written back into `body`: its velocities, and its pose moved
 /// and turned.
-pub(crate) fn store<D: Dim>(state: &D::BodyState, body: &mut SolverBody<D>) {
+pub(crate) fn store<D: SolverDim>(state: &D::BodyState, body: &mut SolverBody<D>) {
     let ((linear, angular), (displacement, turn)) = (state.velocities(), state.motion());
     body.linear_velocity = linear;
     body.angular_velocity = angular;
@@ -257,7 +260,7 @@ pub(crate) fn store<D: Dim>(state: &D::BodyState, body: &mut SolverBody<D>) {
 }
 
 /// Stage 1, per substep: `v += h·a`, then damping `v /= 1 + h·c`.
-pub(crate) fn integrate_velocities<D: Dim>(
+pub(crate) fn integrate_velocities<D: SolverDim>(
     states: &mut [D::BodyState],
     bodies: &[SolverBody<D>],
     h: f32,
@@ -272,6 +275,6 @@ pub(crate) fn integrate_velocities<D: Dim>(
 }
 
 /// Stage 6, per substep: `x += h·v` and the rotation turned by `h·ω`.
-pub(crate) fn integrate_positions<D: Dim>(states: &mut [D::BodyState], h: f32) {
+pub(crate) fn integrate_positions<D: SolverDim>(states: &mut [D::BodyState], h: f32) {
     states.iter_mut().for_each(|s| s.advance(h));
 }

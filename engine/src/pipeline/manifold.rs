@@ -39,9 +39,10 @@
 //! not queried either
 //! (`a_pair_found_apart_is_queried_again_only_once_it_may_be_near`).
 
-use crate::math::{Dim, Pose, Vector};
+use super::dim::ManifoldDim;
+use crate::math::{Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
-use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, Contact};
+use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, ShapeContact};
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -65,7 +66,7 @@ pub struct ManifoldPoint<V> {
 
 /// The contact points of one pair.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Manifold<D: Dim> {
+pub struct Manifold<D: ManifoldDim> {
     /// Unit normal in world space, from A towards B.
     pub normal: D::Vector,
     points: D::PerPoint<ManifoldPoint<D::Vector>>,
@@ -92,7 +93,7 @@ pub(crate) struct Pushed {
 
 /// What a manifold's last GJK/EPA query found, with where B was in A's frame.
 #[derive(Copy, Clone, Debug, PartialEq)]
-enum LastQuery<D: Dim> {
+enum LastQuery<D: ManifoldDim> {
     /// No query yet.
     None,
     /// Contact, with the normal in A's frame.
@@ -105,7 +106,7 @@ enum LastQuery<D: Dim> {
     Apart { b_in_a: Pose<D>, distance: f32 },
 }
 
-impl<D: Dim> Default for Manifold<D> {
+impl<D: ManifoldDim> Default for Manifold<D> {
     fn default() -> Self {
         Self {
             normal: D::Vector::unit_y(),
@@ -140,7 +141,7 @@ pub(crate) struct ManifoldTuning {
     pub reuse: f32,
 }
 
-impl<D: Dim> Manifold<D> {
+impl<D: ManifoldDim> Manifold<D> {
     /// The points in use.
     pub fn points(&self) -> &[ManifoldPoint<D::Vector>] {
         &self.points.as_ref()[..self.len]
@@ -267,7 +268,7 @@ impl<D: Dim> Manifold<D> {
             && pair.shape_b.is_polyhedral()
         {
             let normal = self.normal;
-            let mut extra = [Contact::<D> {
+            let mut extra = [ShapeContact::<D> {
                 depth: 0.0,
                 normal,
                 point_a: normal,
@@ -330,7 +331,7 @@ impl<D: Dim> Manifold<D> {
     /// with a full mass each, and a hull resting on three corners with one
     /// of them held twice rocks on that corner for good. Guarded by
     /// `merge_keeps_a_near_point_impulses_and_adds_a_far_one`.
-    fn merge(&mut self, pair: &PairView<'_, D>, c: &Contact<D>, radius: f32) {
+    fn merge(&mut self, pair: &PairView<'_, D>, c: &ShapeContact<D>, radius: f32) {
         // EPA's witnesses on a flat side may sit apart across the normal;
         // anchor both at B's point so the two ends of a point face each other.
         // The separation is measured as `refresh` measures it, along the
@@ -443,7 +444,7 @@ impl<D: Dim> Manifold<D> {
 
 /// How much point `i` widens the chosen points: distance from a single
 /// point, distance from the line of two, summed triangle areas beyond that.
-fn area_gain<D: Dim>(world: &[D::Vector], chosen: &[usize], i: usize) -> f32 {
+fn area_gain<D: ManifoldDim>(world: &[D::Vector], chosen: &[usize], i: usize) -> f32 {
     let p = world[i];
     match chosen {
         [] => 0.0,
@@ -467,7 +468,7 @@ fn area_gain<D: Dim>(world: &[D::Vector], chosen: &[usize], i: usize) -> f32 {
 }
 
 /// Twice the area of a triangle, in either dimension: sqrt(|u|²|v|² - (u·v)²).
-fn triangle_area<D: Dim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f32 {
+fn triangle_area<D: ManifoldDim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f32 {
     let (u, v) = (b - a, c - a);
     let d = u.length_squared() * v.length_squared() - u.dot(v) * u.dot(v);
     d.max(0.0).sqrt()
@@ -702,7 +703,7 @@ mod tests {
         m.points_mut()[0].normal_impulse = 5.0;
         m.points_mut()[0].tangent_impulse = [1.0, -1.0];
         let (pa, pb) = m.world_points(&pair.pose_a, &pair.pose_b, 0);
-        let near = Contact {
+        let near = ShapeContact {
             depth: 0.002,
             normal: Vec3::Y,
             point_a: pa + Vec3::X * 0.015,
@@ -721,7 +722,7 @@ mod tests {
         );
         let mut two = Manifold::<D3>::default();
         two.merge(&pair, &near, TUNING.merge);
-        let far = Contact {
+        let far = ShapeContact {
             depth: 0.001,
             normal: Vec3::Y,
             point_a: Vec3::new(-0.4, 0.0, 0.1),
@@ -738,7 +739,7 @@ mod tests {
     fn reduce_keeps_a_deep_point_over_lifted_ones() {
         let (ground, cube) = (ground_3d(), cube());
         let pair = resting(&ground, &cube, Vec3::new(0.0, 0.5, 0.0));
-        let at = |x: f32, z: f32, separation: f32| Contact {
+        let at = |x: f32, z: f32, separation: f32| ShapeContact {
             depth: -separation,
             normal: Vec3::Y,
             point_a: Vec3::new(x, 0.0, z),
@@ -766,7 +767,7 @@ mod tests {
     fn reduce_keeps_points_bearing_load_over_a_farther_lifted_one() {
         let (ground, square) = (ground_2d(), square_2d());
         let pair = resting_2d(&ground, &square, Vec2::new(0.0, 0.5));
-        let at = |x: f32, separation: f32| Contact::<D2> {
+        let at = |x: f32, separation: f32| ShapeContact::<D2> {
             depth: -separation,
             normal: Vec2::Y,
             point_a: Vec2::new(x, 0.0),
@@ -787,7 +788,7 @@ mod tests {
         let pair = resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0));
         let mut m = Manifold::default();
         m.update(&pair, TUNING);
-        let centre = Contact {
+        let centre = ShapeContact {
             depth: 0.001,
             normal: Vec3::Y,
             point_a: Vec3::ZERO,

@@ -5,8 +5,12 @@
 
 pub mod broad_phase;
 pub(crate) mod constraint_graph;
-pub mod integrate;
+pub mod dim;
+pub(crate) mod integrate;
+pub(crate) mod lanes;
 pub mod manifold;
 pub mod narrow_phase;
 pub mod solver;
 pub(crate) mod stages;
+
+pub use dim::{ManifoldDim, PointArray};

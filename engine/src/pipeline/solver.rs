@@ -33,15 +33,19 @@ use core::ops::Range;
 
 use glam::{BVec4A, Vec4};
 
+mod dim;
 mod prepare;
+
+pub(crate) use dim::SolverDim;
 
 use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{
     integrate_positions, integrate_velocities, starting_state, BodyState, SolverBody,
 };
+use super::lanes::{InertiaLanes, Lanes, RotationLanes};
 use super::manifold::{Manifold, Pushed};
 use super::stages::{run_stages, Shared};
-use crate::math::{Dim, InertiaLanes, Lanes, Pose, RotationLanes};
+use crate::math::Pose;
 use crate::settings::Settings;
 use rayon::prelude::*;
 
@@ -103,12 +107,12 @@ impl Softness {
 /// kept: a manifold's impulses are summed first and turned into spin with
 /// one product per body.
 #[derive(Copy, Clone, Debug, Default)]
-struct JacobianLanes<D: Dim> {
+struct JacobianLanes<D: SolverDim> {
     a: D::AngularLanes,
     b: D::AngularLanes,
 }
 
-impl<D: Dim> JacobianLanes<D> {
+impl<D: SolverDim> JacobianLanes<D> {
     /// Per lane, the rows along `d` of a point at lever arms `r_a` and
     /// `r_b` (recomputed each pass: cheaper than reading them back).
     #[inline]
@@ -129,7 +133,7 @@ impl<D: Dim> JacobianLanes<D> {
 
 /// The velocities of a bundle's bodies A (or B), a body per lane.
 #[derive(Copy, Clone, Debug, Default)]
-struct Velocities<D: Dim> {
+struct Velocities<D: SolverDim> {
     linear: D::VectorLanes,
     angular: D::AngularLanes,
 }
@@ -137,14 +141,14 @@ struct Velocities<D: Dim> {
 /// How far a bundle's bodies A (or B) moved and turned since the step
 /// began, for the current separations.
 #[derive(Copy, Clone, Debug, Default)]
-struct Motions<D: Dim> {
+struct Motions<D: SolverDim> {
     displacement: D::VectorLanes,
     turn: D::RotationLanes,
 }
 
 /// Impulses summed over a bundle's rows, applied to its bodies at once.
 #[derive(Copy, Clone, Debug, Default)]
-struct Impulse<D: Dim> {
+struct Impulse<D: SolverDim> {
     /// Linear impulse on B (its opposite on A), N·s.
     linear: D::VectorLanes,
     /// Angular impulses `Σ λ J`, before the inverse inertias.
@@ -152,7 +156,7 @@ struct Impulse<D: Dim> {
     angular_b: D::AngularLanes,
 }
 
-impl<D: Dim> Impulse<D> {
+impl<D: SolverDim> Impulse<D> {
     /// The rows of one direction `d`, a point's row per call with its
     /// impulses `lambda`; their linear parts are added once, as `d` times
     /// their sum ([`Impulse::along`]).
@@ -169,7 +173,7 @@ impl<D: Dim> Impulse<D> {
     }
 
     #[inline]
-    fn apply(&self, bundle: &ContactBundle<D>, a: &mut Velocities<D>, b: &mut Velocities<D>) {
+    fn apply(&self, bundle: &ManifoldBundle<D>, a: &mut Velocities<D>, b: &mut Velocities<D>) {
         a.linear -= self.linear * bundle.inv_mass_a;
         a.angular -= bundle.inv_inertia_a.mul(&self.angular_a);
         b.linear += self.linear * bundle.inv_mass_b;
@@ -181,7 +185,7 @@ impl<D: Dim> Impulse<D> {
 /// points are in [`PointLanes`]. An empty lane has no bodies and zeros
 /// everywhere, so it pushes on nothing.
 #[derive(Copy, Clone, Debug, Default)]
-struct ContactBundle<D: Dim> {
+struct ManifoldBundle<D: SolverDim> {
     /// Each lane's bodies; an empty lane's are the state past the last
     /// body (zeros, never written).
     body_a: [BodyIndex; LANES],
@@ -193,7 +197,7 @@ struct ContactBundle<D: Dim> {
     tangents: D::PerTangent<D::VectorLanes>,
     friction: Vec4,
     restitution: Vec4,
-    /// Each lane's shapes' rounding radii, m (see [`ContactInput::radii`]).
+    /// Each lane's shapes' rounding radii, m (see [`ManifoldInput::radii`]).
     radius_a: Vec4,
     radius_b: Vec4,
     /// One body cannot move: the contact carries weight and is stiffer.
@@ -208,7 +212,7 @@ struct ContactBundle<D: Dim> {
 
 /// One point of each manifold of a bundle (its `k`th), a manifold per lane.
 #[derive(Copy, Clone, Debug, Default)]
-struct PointLanes<D: Dim> {
+struct PointLanes<D: SolverDim> {
     /// Where the impulses act, from each body's centre of mass, world
     /// space as the step began (the Jacobians' lever arms).
     anchor_a: D::VectorLanes,
@@ -218,7 +222,7 @@ struct PointLanes<D: Dim> {
     /// along the normal onto its own surface, and its core point that
     /// surface point moved a further rounding radius inwards; the cores
     /// turn and move with their bodies, the radii stay along the normal
-    /// (see [`ContactInput::radii`]). With the motions it gives the
+    /// (see [`ManifoldInput::radii`]). With the motions it gives the
     /// current separation (`solve_normals_together`).
     base_separation: Vec4,
     /// Half the separation as the step began, m: how far each witness
@@ -251,7 +255,7 @@ struct PointLanes<D: Dim> {
     approach_speed: Vec4,
 }
 
-impl<D: Dim> PointLanes<D> {
+impl<D: SolverDim> PointLanes<D> {
     /// The point's rows along `d`, from its lever arms.
     #[inline]
     fn row(&self, d: &D::VectorLanes) -> JacobianLanes<D> {
@@ -269,7 +273,7 @@ impl<D: Dim> PointLanes<D> {
 /// pair order: the pairs are large and read front to back here; the solver
 /// then reads these, compact, in colour order.
 #[derive(Clone, Debug)]
-pub(crate) struct ContactInput<D: Dim> {
+pub(crate) struct ManifoldInput<D: SolverDim> {
     body_a: BodyIndex,
     body_b: BodyIndex,
     friction: f32,
@@ -289,7 +293,7 @@ pub(crate) struct ContactInput<D: Dim> {
 
 /// A manifold point as the solver takes it.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-struct InputPoint<D: Dim> {
+struct InputPoint<D: SolverDim> {
     /// Each lever arm's far end: the arm frozen at the pair's last query
     /// plus the collider's origin, world space.
     anchor_a: D::Vector,
@@ -300,7 +304,7 @@ struct InputPoint<D: Dim> {
     tangent_impulse: [f32; 2],
 }
 
-impl<D: Dim> ContactInput<D> {
+impl<D: SolverDim> ManifoldInput<D> {
     /// The two bodies' indices in the solver's arrays.
     pub(crate) fn bodies(&self) -> [usize; 2] {
         [self.body_a as usize, self.body_b as usize]
@@ -366,7 +370,7 @@ enum Stage {
     Restitution(usize),
 }
 
-/// In [`Contacts`]' places: an input that was not solved.
+/// In [`ContactSolver`]' places: an input that was not solved.
 const UNSOLVED: (usize, usize) = (usize::MAX, usize::MAX);
 
 /// Bodies per block of an integration stage: as many blocks per thread as
@@ -387,8 +391,8 @@ fn block_range(block: usize, size: usize, len: usize) -> Range<usize> {
 /// bundles of each colour of the constraint graph together (the last
 /// colour is the overflow, a manifold per bundle).
 #[derive(Clone, Debug)]
-pub(crate) struct Contacts<D: Dim> {
-    bundles: Vec<ContactBundle<D>>,
+pub(crate) struct ContactSolver<D: SolverDim> {
+    bundles: Vec<ManifoldBundle<D>>,
     /// `MAX_MANIFOLD_POINTS` per bundle.
     points: Vec<PointLanes<D>>,
     /// Each bundle's inputs, by lane (`NO_INPUT` in an empty lane).
@@ -406,7 +410,7 @@ pub(crate) struct Contacts<D: Dim> {
     states: Vec<D::BodyState>,
 }
 
-impl<D: Dim> Default for Contacts<D> {
+impl<D: SolverDim> Default for ContactSolver<D> {
     fn default() -> Self {
         Self {
             bundles: Vec::new(),
@@ -422,21 +426,25 @@ impl<D: Dim> Default for Contacts<D> {
     }
 }
 
-impl<D: Dim> Contacts<D> {
+impl<D: SolverDim> ContactSolver<D> {
     /// Step 1: the rows of every manifold, for bodies `bodies`; an input
     /// may be `None` (a pair not solved this step), and inputs keep their
-    /// index for [`Contacts::store_impulses`]. Colours are handed out in
+    /// index for [`ContactSolver::store_impulses`]. Colours are handed out in
     /// input order (cheap, and it fixes the solve order for any thread
     /// count), each colour's manifolds are bundled four by four in that
     /// order, and then the bundles are built on all threads.
-    pub(crate) fn prepare(&mut self, inputs: &[Option<ContactInput<D>>], bodies: &[SolverBody<D>]) {
+    pub(crate) fn prepare(
+        &mut self,
+        inputs: &[Option<ManifoldInput<D>>],
+        bodies: &[SolverBody<D>],
+    ) {
         if !self.same_layout(inputs, bodies) {
             self.colour(inputs, bodies);
             self.bundle(inputs.len());
         }
         let points = D::MAX_MANIFOLD_POINTS;
         self.bundles
-            .resize(self.bundle_inputs.len(), ContactBundle::default());
+            .resize(self.bundle_inputs.len(), ManifoldBundle::default());
         self.points
             .resize(self.bundle_inputs.len() * points, PointLanes::default());
         let empty = prepare::EmptyLane::new();
@@ -459,10 +467,10 @@ impl<D: Dim> Contacts<D> {
     /// the comparison and the update run on all threads.
     fn same_layout(
         &mut self,
-        inputs: &[Option<ContactInput<D>>],
+        inputs: &[Option<ManifoldInput<D>>],
         bodies: &[SolverBody<D>],
     ) -> bool {
-        let signature_of = |input: &Option<ContactInput<D>>| {
+        let signature_of = |input: &Option<ManifoldInput<D>>| {
             input.as_ref().map(|input| {
                 let moves = |i: BodyIndex| bodies[i as usize].inv_mass > 0.0;
                 (
@@ -492,7 +500,7 @@ impl<D: Dim> Contacts<D> {
 
     /// Each input's colour, in input order: its index joins the colour's
     /// members.
-    fn colour(&mut self, inputs: &[Option<ContactInput<D>>], bodies: &[SolverBody<D>]) {
+    fn colour(&mut self, inputs: &[Option<ManifoldInput<D>>], bodies: &[SolverBody<D>]) {
         self.graph.clear(bodies.len());
         self.members.iter_mut().for_each(Vec::clear);
         for (k, input) in inputs.iter().enumerate() {
@@ -527,7 +535,7 @@ impl<D: Dim> Contacts<D> {
     }
 
     /// Steps 2 and 3: the substep loop, then restitution. The bodies'
-    /// solved states are left in [`Contacts::body_states`].
+    /// solved states are left in [`ContactSolver::body_states`].
     pub(crate) fn solve(&mut self, bodies: &[SolverBody<D>], settings: &Settings<D>, dt: f32) {
         let substeps = settings.substeps.max(1);
         let h = dt / substeps as f32;
@@ -615,7 +623,7 @@ impl<D: Dim> Contacts<D> {
         });
     }
 
-    /// Each body's state after [`Contacts::solve`], in body order: what
+    /// Each body's state after [`ContactSolver::solve`], in body order: what
     /// [`integrate::store`](super::integrate::store) writes into its solver body.
     pub(crate) fn body_states(&self) -> &[D::BodyState] {
         &self.states[..self.states.len().saturating_sub(1)]
@@ -694,15 +702,15 @@ impl<D: Dim> Contacts<D> {
 
 /// The bundles and body states during the parallel loop, shared between
 /// the threads.
-struct BundleView<'a, D: Dim> {
-    bundles: &'a [ContactBundle<D>],
+struct BundleView<'a, D: SolverDim> {
+    bundles: &'a [ManifoldBundle<D>],
     points: Shared<'a, PointLanes<D>>,
     /// The bodies' states, then the all-zero state of empty lanes' bodies,
     /// which pushes on nothing (and does not move, so it is never written).
     states: Shared<'a, D::BodyState>,
 }
 
-impl<D: Dim> BundleView<'_, D> {
+impl<D: SolverDim> BundleView<'_, D> {
     /// Calls `f` with each bundle of `range`, its points, and its bodies'
     /// velocities gathered into lanes (and their motions, if `motions`), then
     /// scatters the velocities of the bodies the solver moves back.
@@ -711,7 +719,7 @@ impl<D: Dim> BundleView<'_, D> {
         range: Range<usize>,
         motions: bool,
         f: impl Fn(
-            &ContactBundle<D>,
+            &ManifoldBundle<D>,
             &mut [PointLanes<D>],
             &mut Velocities<D>,
             &mut Velocities<D>,
@@ -795,7 +803,7 @@ impl<D: Dim> BundleView<'_, D> {
 
 /// No accumulated impulse on any row of any lane: the bundle pushes on
 /// nothing.
-fn is_idle<D: Dim>(points: &[PointLanes<D>]) -> bool {
+fn is_idle<D: SolverDim>(points: &[PointLanes<D>]) -> bool {
     points.iter().all(|p| {
         let pushes = (0..D::TANGENTS).fold(p.normal_impulse.cmpne(Vec4::ZERO), |any, k| {
             any | p.tangent_impulse[k].cmpne(Vec4::ZERO)
@@ -804,8 +812,8 @@ fn is_idle<D: Dim>(points: &[PointLanes<D>]) -> bool {
     })
 }
 
-fn warm_start<D: Dim>(
-    c: &ContactBundle<D>,
+fn warm_start<D: SolverDim>(
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -930,8 +938,8 @@ struct Targets {
 }
 
 /// One pass over a bundle's rows: normals, then friction.
-fn solve_bundle<D: Dim>(
-    c: &ContactBundle<D>,
+fn solve_bundle<D: SolverDim>(
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -956,8 +964,8 @@ fn solve_bundle<D: Dim>(
 /// column of cubes dropped off the origin topples. So the relax pass, which
 /// leaves the velocities the step ends with, caps each row's mass by one
 /// over the manifold's stiffest mode: no mode overshoots there.
-fn solve_normals_together<D: Dim>(
-    c: &ContactBundle<D>,
+fn solve_normals_together<D: SolverDim>(
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -1026,8 +1034,8 @@ fn solve_normals_together<D: Dim>(
 
 /// Friction likewise: every point's tangent rows from the velocities the
 /// normal rows left, each within `friction * normal impulse`, then applied.
-fn solve_friction_together<D: Dim>(
-    c: &ContactBundle<D>,
+fn solve_friction_together<D: SolverDim>(
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -1060,8 +1068,8 @@ fn solve_friction_together<D: Dim>(
 
 /// Step 3: bounce points that approached faster than the threshold, one
 /// point after another (each lane its own manifold).
-fn apply_restitution<D: Dim>(
-    c: &ContactBundle<D>,
+fn apply_restitution<D: SolverDim>(
+    c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
     a: &mut Velocities<D>,
     b: &mut Velocities<D>,
@@ -1100,18 +1108,18 @@ mod tests {
 
     #[test]
     fn an_unchanged_step_keeps_the_layout_a_fresh_colouring_gives() {
-        use crate::math::{Pose, D2};
+        use crate::math::{MathDim, Pose, D2};
         let mut bodies = vec![SolverBody::<D2>::at_rest(glam::Vec2::ZERO, D2::identity()); 12];
         for body in &mut bodies[1..] {
             body.inv_mass = 1.0;
         }
         let manifold = Manifold::<D2>::default();
         let pose = Pose::<D2>::identity();
-        let chain = |pairs: &[(usize, usize)]| -> Vec<Option<ContactInput<D2>>> {
+        let chain = |pairs: &[(usize, usize)]| -> Vec<Option<ManifoldInput<D2>>> {
             pairs
                 .iter()
                 .map(|&(a, b)| {
-                    Some(ContactInput::new(
+                    Some(ManifoldInput::new(
                         [a, b],
                         [&pose, &pose],
                         [0.0, 0.0],
@@ -1123,17 +1131,17 @@ mod tests {
                 .collect()
         };
         let first: Vec<(usize, usize)> = (0..11).map(|i| (i, i + 1)).collect();
-        let mut kept = Contacts::<D2>::default();
+        let mut kept = ContactSolver::<D2>::default();
         kept.prepare(&chain(&first), &bodies);
         kept.prepare(&chain(&first), &bodies);
-        let mut fresh = Contacts::<D2>::default();
+        let mut fresh = ContactSolver::<D2>::default();
         fresh.prepare(&chain(&first), &bodies);
         assert_eq!(kept.bundle_inputs, fresh.bundle_inputs);
         assert_eq!(kept.placed, fresh.placed);
         // A body that stops moving changes the colours: laid out afresh.
         bodies[5].inv_mass = 0.0;
         kept.prepare(&chain(&first), &bodies);
-        let mut fresh = Contacts::<D2>::default();
+        let mut fresh = ContactSolver::<D2>::default();
         fresh.prepare(&chain(&first), &bodies);
         assert_eq!(kept.bundle_inputs, fresh.bundle_inputs);
         assert_eq!(kept.colour_bundles, fresh.colour_bundles);

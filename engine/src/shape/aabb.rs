@@ -1,17 +1,18 @@
 //! Axis-aligned bounding boxes: what the broad phase sorts and overlaps.
 
-use crate::math::{Dim, Vector};
+use super::ShapeDim;
+use crate::math::Vector;
 
 /// An axis-aligned box in world space, `min <= max` component-wise (metres).
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Aabb<D: Dim> {
+pub struct Aabb<D: ShapeDim> {
     /// Lowest corner.
     pub min: D::Vector,
     /// Highest corner.
     pub max: D::Vector,
 }
 
-impl<D: Dim> Aabb<D> {
+impl<D: ShapeDim> Aabb<D> {
     /// The box from its two corners.
     pub fn new(min: D::Vector, max: D::Vector) -> Self {
         Self { min, max }

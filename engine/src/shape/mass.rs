@@ -6,12 +6,13 @@ use core::f32::consts::PI;
 
 use glam::{Mat3, Vec2, Vec3};
 
+use super::ShapeDim;
 use super::ShapeKind;
-use crate::math::{Dim, Pose, Vector, D2, D3};
+use crate::math::{Pose, Vector, D2, D3};
 
 /// Mass, centre of mass and rotational inertia of a body or shape.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct MassProperties<D: Dim> {
+pub struct MassProperties<D: ShapeDim> {
     /// Mass in kilograms.
     pub mass: f32,
     /// Centre of mass in the shape's (or body's) local frame, metres.
@@ -21,7 +22,7 @@ pub struct MassProperties<D: Dim> {
     pub inertia: D::Inertia,
 }
 
-impl<D: Dim> MassProperties<D> {
+impl<D: ShapeDim> MassProperties<D> {
     /// The mass properties of parts placed at the given poses, about their
     /// common centre of mass (parallel axis theorem).
     pub fn combine(parts: &[(MassProperties<D>, Pose<D>)]) -> Self {

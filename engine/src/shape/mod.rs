@@ -10,6 +10,7 @@
 mod aabb;
 mod convex_hull;
 mod convex_polygon;
+mod dim;
 mod error;
 pub(crate) mod mass;
 mod support;
@@ -17,14 +18,15 @@ mod support;
 pub use aabb::Aabb;
 pub use convex_hull::ConvexHull;
 pub use convex_polygon::ConvexPolygon;
+pub use dim::ShapeDim;
 pub use error::ShapeError;
 pub use mass::MassProperties;
 pub use support::SupportMap;
 
-use crate::math::{Dim, Pose, Vector, D2, D3};
+use crate::math::{Pose, Vector, D2, D3};
 use glam::{Vec2, Vec3};
 
-/// A polygon or polyhedron given by its vertices: what [`Dim::Hull`] is.
+/// A polygon or polyhedron given by its vertices: what [`ShapeDim::Hull`] is.
 pub trait PolytopeShape<V>: SupportMap<V> {
     /// Largest vertex distance from the local origin, metres.
     fn bounding_radius(&self) -> f32;
@@ -53,7 +55,7 @@ impl PolytopeShape<Vec3> for ConvexHull {
 /// What a [`Shape`] is. Read it with [`Shape::kind`]; build shapes with the
 /// validating constructors of [`Shape`].
 #[derive(Clone, Debug, PartialEq)]
-pub enum ShapeKind<D: Dim> {
+pub enum ShapeKind<D: ShapeDim> {
     /// A ball (a disc in 2D) of `radius` metres centred on the local origin.
     Ball {
         /// Radius in metres, > 0.
@@ -78,7 +80,7 @@ pub enum ShapeKind<D: Dim> {
 
 /// A validated convex shape in its own local frame.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Shape<D: Dim> {
+pub struct Shape<D: ShapeDim> {
     kind: ShapeKind<D>,
 }
 
@@ -92,7 +94,7 @@ fn check_size(name: &'static str, value: f32) -> Result<f32, ShapeError> {
     }
 }
 
-impl<D: Dim> Shape<D> {
+impl<D: ShapeDim> Shape<D> {
     /// A ball (disc in 2D) of the given radius in metres.
     ///
     /// Errors: [`ShapeError::NotFinite`] or [`ShapeError::NonPositiveSize`].
@@ -253,7 +255,7 @@ impl Shape<D3> {
     }
 }
 
-impl<D: Dim> SupportMap<D::Vector> for Shape<D> {
+impl<D: ShapeDim> SupportMap<D::Vector> for Shape<D> {
     /// The full shape's support point, radius included.
     #[inline]
     fn support(&self, dir: D::Vector) -> D::Vector {

@@ -21,8 +21,8 @@ use crate::body::{BodyHandle, BodyKind, Locks, MassOverride};
 use crate::collider::{
     check_density, check_friction, check_restitution, Collider, ColliderHandle, CollisionFilter,
 };
+use crate::dim::Dim;
 use crate::error::WorldError;
-use crate::math::Dim;
 use crate::pipeline::broad_phase::ProxyId;
 
 use super::{collider_of, key_of, ColliderSlot, ContactPair, World};

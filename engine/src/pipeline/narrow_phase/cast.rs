@@ -48,8 +48,9 @@
 //! separation short of touching).
 
 use super::gjk::{self, GjkResult};
+use super::NarrowPhaseDim;
 use super::{Core, MinkowskiPair, PairSupport, RELATIVE_TOLERANCE};
-use crate::math::{Dim, Pose, Vector};
+use crate::math::{Pose, Vector};
 use crate::shape::{Shape, SupportMap};
 
 /// Cap on advancement steps.
@@ -61,7 +62,7 @@ const MIN_CLOSING: f32 = 1e-6;
 
 /// Where a cast first touches, in world space.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct CastHit<D: Dim> {
+pub struct CastHit<D: NarrowPhaseDim> {
     /// Distance travelled along the (unit) direction, metres.
     pub distance: f32,
     /// The touching point, on the target's surface.
@@ -82,7 +83,7 @@ impl<V: Vector> SupportMap<V> for Point {
 /// The first point where the ray from `origin` along unit `direction` meets
 /// `shape` at `pose`, within `max_distance` metres. A ray starting inside
 /// hits at distance 0 with the normal against the ray.
-pub fn ray_cast<D: Dim>(
+pub fn ray_cast<D: NarrowPhaseDim>(
     shape: &Shape<D>,
     pose: &Pose<D>,
     origin: D::Vector,
@@ -103,7 +104,7 @@ pub fn ray_cast<D: Dim>(
 /// `direction`, with `target` at `pose`, within `max_distance` metres. A
 /// shape starting in overlap hits at distance 0 with the normal against the
 /// motion.
-pub fn shape_cast<D: Dim>(
+pub fn shape_cast<D: NarrowPhaseDim>(
     target: &Shape<D>,
     pose: &Pose<D>,
     moving: &Shape<D>,
@@ -116,7 +117,7 @@ pub fn shape_cast<D: Dim>(
 
 /// Conservative advancement in the target's frame; `moving` is `None` for a
 /// ray, whose moving end is a point.
-fn cast_local<D: Dim>(
+fn cast_local<D: NarrowPhaseDim>(
     target: &Shape<D>,
     pose: &Pose<D>,
     moving: Option<&Shape<D>>,
@@ -194,7 +195,7 @@ fn cast_local<D: Dim>(
     None
 }
 
-fn world_hit<D: Dim>(
+fn world_hit<D: NarrowPhaseDim>(
     pose: &Pose<D>,
     distance: f32,
     point: D::Vector,
@@ -221,7 +222,7 @@ struct Gap<V> {
 }
 
 /// The cores' closest features; `None` when the cores overlap.
-fn gap<D: Dim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>>(
+fn gap<D: NarrowPhaseDim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>>(
     target: &A,
     moving: &B,
     moving_pose: &Pose<D>,
@@ -239,7 +240,11 @@ fn gap<D: Dim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>>(
 }
 
 /// True when `point` lies in `shape` at `pose` (on the surface counts).
-pub fn contains_point<D: Dim>(shape: &Shape<D>, pose: &Pose<D>, point: D::Vector) -> bool {
+pub fn contains_point<D: NarrowPhaseDim>(
+    shape: &Shape<D>,
+    pose: &Pose<D>,
+    point: D::Vector,
+) -> bool {
     if !(pose.is_finite() && point.is_finite()) {
         return false;
     }

@@ -7,7 +7,7 @@
 //!    the distance and `|v|` an upper bound: stop when they meet within the
 //!    tolerance, or as soon as the lower bound exceeds the caller's margin.
 //! 3. Add `w`, reduce the simplex to the feature closest to the origin
-//!    (`Dim::reduce_simplex`), and repeat.
+//!    (`NarrowPhaseDim::reduce_simplex`), and repeat.
 //! 4. A full simplex (D+1 points) or `|v|` below the tolerance means overlap:
 //!    the simplex goes to EPA.
 //!
@@ -16,8 +16,9 @@
 //! a repeated support point (van den Bergen, *Collision Detection in
 //! Interactive 3D Environments*, 4.3).
 
+use super::NarrowPhaseDim;
 use super::{PairSupport, Simplex};
-use crate::math::{Dim, Vector};
+use crate::math::Vector;
 
 /// Cap on GJK iterations; polytopes need about 3, rarely over 20.
 pub const MAX_ITERATIONS: u32 = 64;
@@ -58,7 +59,7 @@ pub enum GjkResult<V> {
 /// works best). `margin`: report [`GjkResult::Apart`] as soon as the distance
 /// is proven larger (use `f32::INFINITY` for exact distances). `tolerance`:
 /// absolute distance precision in metres.
-pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
+pub fn gjk<D: NarrowPhaseDim, P: PairSupport<D::Vector>>(
     pair: &P,
     first_dir: D::Vector,
     margin: f32,
@@ -123,7 +124,7 @@ pub fn gjk<D: Dim, P: PairSupport<D::Vector>>(
     }
 }
 
-fn separated<D: Dim>(
+fn separated<D: NarrowPhaseDim>(
     simplex: &Simplex<D::Vector>,
     v: D::Vector,
     dist_sq: f32,

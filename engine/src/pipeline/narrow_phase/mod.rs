@@ -26,6 +26,7 @@
 //! answers for 5000 pairs) and EPA's progress by `tests/epa_trace.rs`.
 
 pub mod cast;
+mod dim;
 pub mod epa_2d;
 pub mod epa_3d;
 pub mod gjk;
@@ -35,10 +36,11 @@ pub mod simplex_2d;
 pub mod simplex_3d;
 pub mod trace;
 
+pub use dim::NarrowPhaseDim;
 pub use simplex::{Simplex, SupportPoint};
 pub use trace::{EpaStep, Trace};
 
-use crate::math::{Dim, Pose, Vector};
+use crate::math::{Pose, Vector};
 use crate::shape::{Shape, SupportMap};
 use gjk::GjkResult;
 
@@ -51,7 +53,7 @@ const RELATIVE_TOLERANCE: f32 = 1e-6;
 
 /// The contact between two overlapping shapes, in world space.
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Contact<D: Dim> {
+pub struct ShapeContact<D: NarrowPhaseDim> {
     /// Penetration depth in metres, >= 0: the length of the shortest
     /// translation of B that separates the pair.
     pub depth: f32,
@@ -64,7 +66,7 @@ pub struct Contact<D: Dim> {
 }
 
 /// Two shapes at their poses: a pair as the manifold and perturbation see it.
-pub(crate) struct PairView<'a, D: Dim> {
+pub(crate) struct PairView<'a, D: NarrowPhaseDim> {
     pub shape_a: &'a Shape<D>,
     pub pose_a: Pose<D>,
     pub shape_b: &'a Shape<D>,
@@ -94,19 +96,21 @@ pub trait PairSupport<V> {
 }
 
 /// Two support maps in A's local frame; B placed by `b_in_a`.
-pub(crate) struct MinkowskiPair<'s, D: Dim, A, B> {
+pub(crate) struct MinkowskiPair<'s, D: NarrowPhaseDim, A, B> {
     a: &'s A,
     b: &'s B,
     b_in_a: Pose<D>,
 }
 
-impl<'s, D: Dim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>> MinkowskiPair<'s, D, A, B> {
+impl<'s, D: NarrowPhaseDim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>>
+    MinkowskiPair<'s, D, A, B>
+{
     pub(crate) fn new(a: &'s A, b: &'s B, b_in_a: Pose<D>) -> Self {
         Self { a, b, b_in_a }
     }
 }
 
-impl<D: Dim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>> PairSupport<D::Vector>
+impl<D: NarrowPhaseDim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>> PairSupport<D::Vector>
     for MinkowskiPair<'_, D, A, B>
 {
     #[inline]
@@ -120,9 +124,9 @@ impl<D: Dim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>> PairSupport<D::
 }
 
 /// A shape seen without its radius: the core GJK runs on.
-struct Core<'s, D: Dim>(&'s Shape<D>);
+struct Core<'s, D: NarrowPhaseDim>(&'s Shape<D>);
 
-impl<D: Dim> SupportMap<D::Vector> for Core<'_, D> {
+impl<D: NarrowPhaseDim> SupportMap<D::Vector> for Core<'_, D> {
     #[inline]
     fn support(&self, dir: D::Vector) -> D::Vector {
         self.0.core_support(dir)
@@ -136,7 +140,7 @@ struct PairScale {
 }
 
 impl PairScale {
-    fn new<D: Dim>(a: &Shape<D>, b: &Shape<D>) -> Self {
+    fn new<D: NarrowPhaseDim>(a: &Shape<D>, b: &Shape<D>) -> Self {
         Self {
             size: a.bounding_radius().max(b.bounding_radius()),
         }
@@ -151,44 +155,44 @@ impl PairScale {
 /// they do not overlap. See the module docs for conventions.
 ///
 /// Poses holding NaN or infinities give `None`.
-pub fn contact<D: Dim>(
+pub fn contact<D: NarrowPhaseDim>(
     a: &Shape<D>,
     pose_a: &Pose<D>,
     b: &Shape<D>,
     pose_b: &Pose<D>,
-) -> Option<Contact<D>> {
+) -> Option<ShapeContact<D>> {
     speculative_contact(a, pose_a, b, pose_b, 0.0)
 }
 
 /// Like [`contact`], but also reports pairs up to `margin` metres apart, with
 /// a negative depth (minus the distance): what a solver needs to stop bodies
 /// before they meet.
-pub fn speculative_contact<D: Dim>(
+pub fn speculative_contact<D: NarrowPhaseDim>(
     a: &Shape<D>,
     pose_a: &Pose<D>,
     b: &Shape<D>,
     pose_b: &Pose<D>,
     margin: f32,
-) -> Option<Contact<D>> {
+) -> Option<ShapeContact<D>> {
     speculative_query(a, pose_a, b, pose_b, margin).ok()
 }
 
 /// [`speculative_contact`], or, for a pair farther apart than `margin`, a
 /// lower bound on their distance in metres (0 for a pose that is not
 /// finite): how far the pair may move before it can come within the margin.
-pub(crate) fn speculative_query<D: Dim>(
+pub(crate) fn speculative_query<D: NarrowPhaseDim>(
     a: &Shape<D>,
     pose_a: &Pose<D>,
     b: &Shape<D>,
     pose_b: &Pose<D>,
     margin: f32,
-) -> Result<Contact<D>, f32> {
+) -> Result<ShapeContact<D>, f32> {
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return Err(0.0);
     }
     let b_in_a = pose_a.inv_mul(pose_b);
     let local = query_local(a, b, &b_in_a, margin, &mut ())?;
-    Ok(Contact {
+    Ok(ShapeContact {
         depth: local.depth,
         normal: pose_a.transform_vector(local.normal),
         point_a: pose_a.transform_point(local.point_a),
@@ -199,12 +203,12 @@ pub(crate) fn speculative_query<D: Dim>(
 /// [`contact`] with its workings: GJK's final simplex and every EPA
 /// iteration, for inspectors. Minkowski-difference points (A − B) are turned
 /// into world orientation; being differences, they carry no translation.
-pub fn contact_traced<D: Dim>(
+pub fn contact_traced<D: NarrowPhaseDim>(
     a: &Shape<D>,
     pose_a: &Pose<D>,
     b: &Shape<D>,
     pose_b: &Pose<D>,
-) -> (Option<Contact<D>>, Trace<D::Vector>) {
+) -> (Option<ShapeContact<D>>, Trace<D::Vector>) {
     let mut trace = Trace::default();
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return (None, trace);
@@ -217,7 +221,7 @@ pub fn contact_traced<D: Dim>(
         step.normal = turn(step.normal);
         step.support = turn(step.support);
     }
-    let contact = local.map(|p| Contact {
+    let contact = local.map(|p| ShapeContact {
         depth: p.depth,
         normal: turn(p.normal),
         point_a: pose_a.transform_point(p.point_a),
@@ -230,7 +234,7 @@ pub fn contact_traced<D: Dim>(
 /// reporting GJK's simplex and EPA's iterations to `observer`; for a pair
 /// farther apart than `margin`, a lower bound on the distance between the
 /// shapes.
-fn query_local<D: Dim, O: trace::Observer<D::Vector>>(
+fn query_local<D: NarrowPhaseDim, O: trace::Observer<D::Vector>>(
     a: &Shape<D>,
     b: &Shape<D>,
     b_in_a: &Pose<D>,
@@ -280,7 +284,12 @@ fn grow_by_radii<V: Vector>(core: Penetration<V>, radius_a: f32, radius_b: f32) 
 
 /// The distance between `a` at `pose_a` and `b` at `pose_b` in metres; 0 when
 /// they overlap, infinity when a pose holds NaN or infinities.
-pub fn distance<D: Dim>(a: &Shape<D>, pose_a: &Pose<D>, b: &Shape<D>, pose_b: &Pose<D>) -> f32 {
+pub fn distance<D: NarrowPhaseDim>(
+    a: &Shape<D>,
+    pose_a: &Pose<D>,
+    b: &Shape<D>,
+    pose_b: &Pose<D>,
+) -> f32 {
     if !(pose_a.is_finite() && pose_b.is_finite()) {
         return f32::INFINITY;
     }
@@ -310,13 +319,13 @@ mod tests {
         Pose::new(t, q)
     }
 
-    fn hit3(a: &Shape<D3>, pa: Pose<D3>, b: &Shape<D3>, pb: Pose<D3>) -> Contact<D3> {
+    fn hit3(a: &Shape<D3>, pa: Pose<D3>, b: &Shape<D3>, pb: Pose<D3>) -> ShapeContact<D3> {
         let c = contact(a, &pa, b, &pb).expect("overlapping");
         assert_finite_contact(&c);
         c
     }
 
-    fn assert_finite_contact<D: Dim>(c: &Contact<D>) {
+    fn assert_finite_contact<D: NarrowPhaseDim>(c: &ShapeContact<D>) {
         assert!(
             c.depth.is_finite()
                 && c.normal.is_finite()
@@ -672,7 +681,7 @@ mod tests {
         assert!((d - 1.0).abs() < 1e-6);
     }
 
-    fn hit2(a: &Shape<D2>, pa: Pose<D2>, b: &Shape<D2>, pb: Pose<D2>) -> Contact<D2> {
+    fn hit2(a: &Shape<D2>, pa: Pose<D2>, b: &Shape<D2>, pb: Pose<D2>) -> ShapeContact<D2> {
         let c = contact(a, &pa, b, &pb).expect("overlapping");
         assert_finite_contact(&c);
         c

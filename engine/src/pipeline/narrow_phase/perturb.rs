@@ -15,8 +15,9 @@
 //! Only polyhedral pairs are perturbed: extra off-centre points on a ball or
 //! capsule would make it roll forever.
 
-use super::{speculative_contact, Contact, PairView};
-use crate::math::{Dim, Pose, Vector};
+use super::NarrowPhaseDim;
+use super::{speculative_contact, PairView, ShapeContact};
+use crate::math::{Pose, Vector};
 
 /// Largest tilt, radians (Bullet's limit).
 const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
@@ -25,12 +26,12 @@ const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
 /// the real poses, each along the `unperturbed` contact's normal; `margin`
 /// as in [`speculative_contact`].
 /// The tilt moves the shape's far side by about `tilt_distance`.
-pub(crate) fn perturbed_contacts<D: Dim>(
+pub(crate) fn perturbed_contacts<D: NarrowPhaseDim>(
     pair: &PairView<'_, D>,
-    unperturbed: &Contact<D>,
+    unperturbed: &ShapeContact<D>,
     tilt_distance: f32,
     margin: f32,
-    mut found: impl FnMut(Contact<D>),
+    mut found: impl FnMut(ShapeContact<D>),
 ) {
     let (a, pose_a, b, pose_b) = (pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b);
     let normal = unperturbed.normal;
@@ -65,7 +66,7 @@ pub(crate) fn perturbed_contacts<D: Dim>(
         if let Some((point_a, point_b)) = hit {
             let depth = (point_a - point_b).dot(normal);
             if depth >= -margin {
-                found(Contact {
+                found(ShapeContact {
                     depth,
                     normal,
                     point_a,

@@ -5,12 +5,14 @@
 
 use glam::{BVec4A, Vec4};
 
+use super::SolverDim;
 use super::{
-    body_index, ContactBundle, ContactInput, InputPoint, JacobianLanes, PointLanes, Velocities,
+    body_index, InputPoint, JacobianLanes, ManifoldBundle, ManifoldInput, PointLanes, Velocities,
     LANES,
 };
-use crate::math::{Dim, InertiaLanes, Lanes, Vector, Word};
+use crate::math::{SimdWord, Vector};
 use crate::pipeline::integrate::SolverBody;
+use crate::pipeline::lanes::{InertiaLanes, Lanes};
 
 /// The most points a manifold has in any dimension.
 const POINTS: usize = 4;
@@ -21,23 +23,23 @@ const POINTS: usize = 4;
 type Couplings = [[Vec4; POINTS]; POINTS];
 
 /// One lane's manifold and its two bodies.
-struct Lane<'a, D: Dim> {
-    input: &'a ContactInput<D>,
+struct Lane<'a, D: SolverDim> {
+    input: &'a ManifoldInput<D>,
     a: &'a SolverBody<D>,
     b: &'a SolverBody<D>,
 }
 
 /// What an empty lane is built from: a manifold without points between two
 /// bodies that do not move, all zeros, so that every lane is gathered alike.
-pub(super) struct EmptyLane<D: Dim> {
-    input: ContactInput<D>,
+pub(super) struct EmptyLane<D: SolverDim> {
+    input: ManifoldInput<D>,
     body: SolverBody<D>,
 }
 
-impl<D: Dim> EmptyLane<D> {
+impl<D: SolverDim> EmptyLane<D> {
     pub(super) fn new() -> Self {
         Self {
-            input: ContactInput {
+            input: ManifoldInput {
                 body_a: 0,
                 body_b: 0,
                 friction: 0.0,
@@ -54,19 +56,22 @@ impl<D: Dim> EmptyLane<D> {
 
 /// Per lane, `f` of its manifold.
 #[inline]
-fn scalars<D: Dim>(lanes: &[Lane<'_, D>; LANES], f: impl Fn(&Lane<'_, D>) -> f32) -> Vec4 {
+fn scalars<D: SolverDim>(lanes: &[Lane<'_, D>; LANES], f: impl Fn(&Lane<'_, D>) -> f32) -> Vec4 {
     Vec4::from_array(lanes.each_ref().map(f))
 }
 
 /// Per lane, the word `f` gives.
 #[inline]
-fn words<D: Dim>(lanes: &[Lane<'_, D>; LANES], f: impl Fn(&Lane<'_, D>) -> Vec4) -> [Vec4; LANES] {
+fn words<D: SolverDim>(
+    lanes: &[Lane<'_, D>; LANES],
+    f: impl Fn(&Lane<'_, D>) -> Vec4,
+) -> [Vec4; LANES] {
     lanes.each_ref().map(f)
 }
 
 /// Per lane, the vector `f` gives.
 #[inline]
-fn vectors<D: Dim>(
+fn vectors<D: SolverDim>(
     lanes: &[Lane<'_, D>; LANES],
     f: impl Fn(&Lane<'_, D>) -> D::Vector,
 ) -> D::VectorLanes {
@@ -75,7 +80,10 @@ fn vectors<D: Dim>(
 
 /// Per lane, whether `f` holds.
 #[inline]
-fn flags<D: Dim>(lanes: &[Lane<'_, D>; LANES], f: impl Fn(&Lane<'_, D>) -> bool) -> [bool; LANES] {
+fn flags<D: SolverDim>(
+    lanes: &[Lane<'_, D>; LANES],
+    f: impl Fn(&Lane<'_, D>) -> bool,
+) -> [bool; LANES] {
     lanes.each_ref().map(f)
 }
 
@@ -102,12 +110,12 @@ fn inverse(k: Vec4) -> Vec4 {
 /// is built from `empty` and gets body index `bodies.len()`, the extra
 /// state that never moves. Without `translation_locks` no body has any,
 /// and the lanes are not searched for them.
-pub(super) fn build_bundle<D: Dim>(
-    inputs: [Option<&ContactInput<D>>; LANES],
+pub(super) fn build_bundle<D: SolverDim>(
+    inputs: [Option<&ManifoldInput<D>>; LANES],
     bodies: &[SolverBody<D>],
     translation_locks: bool,
     empty: &EmptyLane<D>,
-    bundle: &mut ContactBundle<D>,
+    bundle: &mut ManifoldBundle<D>,
     points: &mut [PointLanes<D>],
 ) {
     let in_use = inputs.map(|input| input.is_some());
@@ -159,7 +167,7 @@ pub(super) fn build_bundle<D: Dim>(
         locked: locked.map(|(a, b)| BVec4A::from_array(core::array::from_fn(|i| a[i] || b[i]))),
     };
     let index = body_index(bodies.len());
-    *bundle = ContactBundle {
+    *bundle = ManifoldBundle {
         body_a: inputs.map(|input| input.map_or(index, |input| input.body_a)),
         body_b: inputs.map(|input| input.map_or(index, |input| input.body_b)),
         moves_a,
@@ -183,7 +191,7 @@ pub(super) fn build_bundle<D: Dim>(
 /// along the `locked` lanes' bodies' locked translation axes: a splat for
 /// the bundles no lock touches (almost all), lane by lane for the others.
 #[inline]
-fn per_axis<D: Dim>(
+fn per_axis<D: SolverDim>(
     lanes: &[Lane<'_, D>; LANES],
     inv_mass: Vec4,
     locked: Option<[bool; LANES]>,
@@ -218,7 +226,7 @@ impl LinearMasses {
     /// The linear part of the effective mass of rows along `d` between
     /// bodies of inverse masses `inv_mass_a` and `inv_mass_b` per axis.
     #[inline]
-    fn along<D: Dim>(
+    fn along<D: SolverDim>(
         &self,
         d: &D::VectorLanes,
         inv_mass_a: &D::VectorLanes,
@@ -233,9 +241,9 @@ impl LinearMasses {
 }
 
 /// The points' lever arms, separations, impulses and masses.
-fn build_points<D: Dim>(
+fn build_points<D: SolverDim>(
     lanes: &[Lane<'_, D>; LANES],
-    bundle: &ContactBundle<D>,
+    bundle: &ManifoldBundle<D>,
     linear_masses: &LinearMasses,
     points: &mut [PointLanes<D>],
 ) {
@@ -300,8 +308,8 @@ fn build_points<D: Dim>(
 /// Each row's effective mass, and for approach and friction that mass
 /// divided by its share of the manifold's common push: how many rows' worth
 /// of push it feels when the rows along the same direction act together.
-fn set_masses<D: Dim>(
-    bundle: &ContactBundle<D>,
+fn set_masses<D: SolverDim>(
+    bundle: &ManifoldBundle<D>,
     linear: &LinearMasses,
     rows: Rows<'_, D>,
     used: &[BVec4A; POINTS],
@@ -339,18 +347,18 @@ fn set_masses<D: Dim>(
 
 /// A bundle's rows: along the normal, and along each tangent, a row per point.
 #[derive(Copy, Clone)]
-struct Rows<'r, D: Dim> {
+struct Rows<'r, D: SolverDim> {
     normal: &'r [JacobianLanes<D>; POINTS],
     tangent: &'r D::PerTangent<[JacobianLanes<D>; POINTS]>,
 }
 
 /// The bodies' inverse inertias, per lane.
-struct PairMasses<D: Dim> {
+struct PairMasses<D: SolverDim> {
     inv_inertia_a: D::InertiaLanes,
     inv_inertia_b: D::InertiaLanes,
 }
 
-impl<D: Dim> PairMasses<D> {
+impl<D: SolverDim> PairMasses<D> {
     /// The couplings between `rows` (one per point, all along one
     /// direction) in each lane, whose linear part is `inv_masses`
     /// ([`LinearMasses::along`]).
@@ -383,7 +391,7 @@ impl<D: Dim> PairMasses<D> {
 /// (exact for a rectangle, from below otherwise) raised by 5%, and never
 /// above the Gershgorin bound (the largest absolute row sum).
 #[inline]
-fn largest_eigenvalue<D: Dim>(k: &Couplings, counts: [usize; LANES]) -> Vec4 {
+fn largest_eigenvalue<D: SolverDim>(k: &Couplings, counts: [usize; LANES]) -> Vec4 {
     let with = |n: usize| BVec4A::from_array(counts.map(|c| c == n));
     let (mean, half) = ((k[0][0] + k[1][1]) * 0.5, (k[0][0] - k[1][1]) * 0.5);
     let two = mean + (half * half + k[0][1] * k[0][1]).sqrt();
@@ -593,7 +601,7 @@ mod tests {
             Vec3::new(-0.5, -0.5, 0.3),
             Vec3::new(0.2, -0.5, -0.5),
         ];
-        let splat = |v: Vec3| <D3 as Dim>::VectorLanes::splat_word(v.to_word());
+        let splat = |v: Vec3| <D3 as SolverDim>::VectorLanes::splat_word(v.to_word());
         let mut rows = [JacobianLanes::<D3>::default(); POINTS];
         for (row, r) in rows.iter_mut().zip(arms) {
             *row = JacobianLanes::across(&splat(r), &splat(r + Vec3::X), &splat(normal));

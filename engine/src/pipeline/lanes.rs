@@ -9,75 +9,7 @@ use core::ops::{Add, AddAssign, Mul, Sub, SubAssign};
 
 use glam::{Mat3, Mat4, Quat, Vec2, Vec3, Vec4};
 
-use super::rot2::Rot2;
-
-/// A value as one SIMD word, its components first and zeros after: the
-/// form the solver keeps a body's velocity and pose in, so that four
-/// bodies' words transpose into lanes without a trip through memory.
-pub trait Word: Copy {
-    /// The value as a word.
-    fn to_word(self) -> Vec4;
-    /// The value of a word.
-    fn from_word(word: Vec4) -> Self;
-}
-
-impl Word for f32 {
-    #[inline]
-    fn to_word(self) -> Vec4 {
-        Vec4::new(self, 0.0, 0.0, 0.0)
-    }
-    #[inline]
-    fn from_word(word: Vec4) -> Self {
-        word.x
-    }
-}
-
-impl Word for Vec2 {
-    #[inline]
-    fn to_word(self) -> Vec4 {
-        Vec4::new(self.x, self.y, 0.0, 0.0)
-    }
-    #[inline]
-    fn from_word(word: Vec4) -> Self {
-        Vec2::new(word.x, word.y)
-    }
-}
-
-impl Word for Vec3 {
-    #[inline]
-    fn to_word(self) -> Vec4 {
-        self.extend(0.0)
-    }
-    #[inline]
-    fn from_word(word: Vec4) -> Self {
-        word.truncate()
-    }
-}
-
-impl Word for Rot2 {
-    #[inline]
-    fn to_word(self) -> Vec4 {
-        Vec4::new(self.cos, self.sin, 0.0, 0.0)
-    }
-    #[inline]
-    fn from_word(word: Vec4) -> Self {
-        Rot2 {
-            cos: word.x,
-            sin: word.y,
-        }
-    }
-}
-
-impl Word for Quat {
-    #[inline]
-    fn to_word(self) -> Vec4 {
-        self.into()
-    }
-    #[inline]
-    fn from_word(word: Vec4) -> Self {
-        Quat::from_vec4(word)
-    }
-}
+use crate::math::Rot2;
 
 /// Four words as the columns of a matrix, transposed: row `k` holds
 /// component `k` of every word (a handful of shuffles, all in registers).
@@ -111,11 +43,11 @@ pub trait Lanes<V>:
     fn set(&mut self, i: usize, v: V);
     /// Lane `i`.
     fn get(&self, i: usize) -> V;
-    /// Lanes from four [`Word`]s, lane `i` from word `i`.
+    /// Lanes from four [`SimdWord`]s, lane `i` from word `i`.
     fn from_words(words: [Vec4; 4]) -> Self;
-    /// Each lane as a [`Word`].
+    /// Each lane as a [`SimdWord`].
     fn to_words(&self) -> [Vec4; 4];
-    /// Every lane the value of `word` (a [`Word`]).
+    /// Every lane the value of `word` (a [`SimdWord`]).
     fn splat_word(word: Vec4) -> Self;
     /// Per lane, the dot product with the same lane of `other`.
     fn dot(&self, other: &Self) -> Vec4;
@@ -123,7 +55,7 @@ pub trait Lanes<V>:
 
 /// Rotations, one per lane.
 pub trait RotationLanes<R, V>: Copy + Debug + Default + Send + Sync + 'static {
-    /// Lanes from four [`Word`]s, lane `i` from word `i`.
+    /// Lanes from four [`SimdWord`]s, lane `i` from word `i`.
     fn from_words(words: [Vec4; 4]) -> Self;
     /// Per lane, `v` turned by the inverse of the lane's rotation.
     fn inverse_rotate(&self, v: &V) -> V;
@@ -448,6 +380,7 @@ impl InertiaLanes<Mat3, Lanes3> for SymmetricLanes3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::SimdWord;
 
     fn vectors() -> [Vec3; 4] {
         [
