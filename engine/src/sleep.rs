@@ -185,6 +185,8 @@ impl<D: Dim> World<D> {
                 buffers.order.push(h);
             }
         }
+        // Next step the solver's bodies are in the bodies' order again.
+        buffers.index_stale |= !woken.is_empty();
         !woken.is_empty()
     }
 

@@ -682,12 +682,15 @@ impl<D: Dim> World<D> {
         let start = Instant::now();
         self.broad_phase.set_margin(self.settings.aabb_margin);
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
-        // The bodies this step may find changed: those the solver took
-        // last step (fixed and awake) and those the game reached since.
+        // Only a body the game reached since the last step (`touched`:
+        // `body_mut`, `add_body`, the controls) can have been placed, given
+        // a kinematic target, woken or added; a body's other changes of
+        // whether the solver takes it (falling asleep, a removal, a change
+        // of kind) mark the solver's bodies stale where they happen.
         let (mut teleports, mut stale) = (false, false);
         let mut woken = Vec::new();
         let index = &self.buffers.index;
-        for &handle in self.buffers.order.iter().chain(&self.touched) {
+        for &handle in &self.touched {
             let Some(body) = self.bodies.get_mut(handle) else {
                 stale = true;
                 continue;
@@ -843,14 +846,21 @@ impl<D: Dim> World<D> {
     fn escaped_boxes(&self, dt: f32) -> Vec<(ProxyId, Aabb<D>, D::Vector)> {
         let (colliders, broad_phase, settings) =
             (&self.colliders, &self.broad_phase, &self.settings);
-        let bodies: Vec<&Body<D>> = self
-            .buffers
-            .order
-            .iter()
-            .chain(&self.touched)
-            .filter_map(|&h| self.bodies.get(h))
-            .filter(|b| b.is_active() || b.teleported)
-            .collect();
+        let moving = |b: &&Body<D>| b.is_active() || b.teleported;
+        // The bodies the solver takes (those just placed or added among
+        // them), reached by handle while most bodies sleep; walked in the
+        // bodies' order otherwise, which reads them in memory order.
+        let bodies: Vec<&Body<D>> =
+            if self.buffers.order.len() * WALK_ALL_SHARE >= self.bodies.len() {
+                self.bodies.values().filter(moving).collect()
+            } else {
+                self.buffers
+                    .order
+                    .iter()
+                    .filter_map(|&h| self.bodies.get(h))
+                    .filter(moving)
+                    .collect()
+            };
         bodies
             .par_iter()
             .with_min_len(BODIES_PER_TASK)
