@@ -994,12 +994,24 @@ impl<D: Dim> World<D> {
         } = std::mem::take(&mut self.buffers);
         let settings = &self.settings;
         let speculative_distance = settings.speculative_distance;
-        let all = &self.bodies;
-        order
-            .par_iter()
-            .with_min_len(BODIES_PER_TASK)
-            .map(|&h| Self::solver_body(settings, &all[h]))
-            .collect_into_vec(&mut states);
+        // Every body solved, in the bodies' order (none asleep, none woken
+        // within the step, which sets `index_stale`): walked in memory order.
+        let every_body = order.len() == self.bodies.len() && !index_stale;
+        if every_body {
+            let bodies: Vec<&Body<D>> = self.bodies.values().collect();
+            bodies
+                .par_iter()
+                .with_min_len(BODIES_PER_TASK)
+                .map(|body| Self::solver_body(settings, body))
+                .collect_into_vec(&mut states);
+        } else {
+            let all = &self.bodies;
+            order
+                .par_iter()
+                .with_min_len(BODIES_PER_TASK)
+                .map(|&h| Self::solver_body(settings, &all[h]))
+                .collect_into_vec(&mut states);
+        }
         let mut contacts = std::mem::take(&mut self.contacts);
         contacts.prepare(&inputs, &states);
         contacts.solve(&states, &self.settings, dt);
@@ -1039,7 +1051,15 @@ impl<D: Dim> World<D> {
             body.arrive();
         };
         let solved_states = contacts.body_states();
-        if order.len() * WALK_ALL_SHARE >= self.bodies.len() {
+        if every_body {
+            let mut bodies: Vec<&mut Body<D>> = self.bodies.values_mut().collect();
+            bodies
+                .par_iter_mut()
+                .zip(&states)
+                .zip(solved_states)
+                .with_min_len(BODIES_PER_TASK)
+                .for_each(|((body, start), solved)| finish(body, start, solved));
+        } else if order.len() * WALK_ALL_SHARE >= self.bodies.len() {
             // Most bodies were solved: each by its index, on all threads
             // (`order` puts bodies woken within the step after the others,
             // out of the bodies' order).

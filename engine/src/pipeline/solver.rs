@@ -217,16 +217,17 @@ struct PointLanes<D: SolverDim> {
     /// space as the step began (the Jacobians' lever arms).
     anchor_a: D::VectorLanes,
     anchor_b: D::VectorLanes,
-    /// The separation as the step began, m. Each body's witness point is
-    /// its anchor (the midpoint between the two) moved half of it along
-    /// the normal onto its own surface, and its core point that surface
-    /// point moved a further rounding radius inwards; with the cores
-    /// turned and moved as their bodies and the radii kept along the
-    /// normal, it gives the current separation (`solve_normals_together`;
-    /// see [`ManifoldInput::radii`]). The anchors' part is recomputed there
-    /// from the anchors, which the rows load anyway: cheaper than a word
-    /// more per point.
-    separation: Vec4,
+    /// The current separation, less what follows the bodies' motions:
+    /// each body's witness point is its anchor moved half the separation
+    /// along the normal onto its own surface, and its core point that
+    /// surface point moved a further rounding radius inwards; the cores
+    /// turn and move with their bodies, the radii stay along the normal
+    /// (see [`ManifoldInput::radii`]). With the motions it gives the
+    /// current separation (`solve_normals_together`).
+    base_separation: Vec4,
+    /// Half the separation as the step began, m: how far each witness
+    /// point lies from the anchor (the midpoint between them).
+    half_gap: Vec4,
     /// Effective mass along the normal, kg (for push-out and restitution),
     /// lowered for all of a manifold's points alike where pushing together
     /// at full masses would not converge (`prepare::push_out_scale`); zero
@@ -983,13 +984,10 @@ fn solve_normals_together<D: SolverDim>(
     let rounded = c.radius_b * turned_b + c.radius_a * turned_a;
     let mut separations = [Vec4::ZERO; 4];
     let mut overlapping = BVec4A::FALSE;
-    let radii = c.radius_a + c.radius_b;
     for (p, separation) in points.iter().zip(&mut separations) {
-        // What follows the motions, less its value as the step began.
-        let base = -c.normal.dot(&(p.anchor_b - p.anchor_a)) - radii;
-        let half_gap = p.separation * 0.5;
-        *separation = base + moved + p.anchor_b.dot(&normal_in_b) - p.anchor_a.dot(&normal_in_a)
-            + half_gap * (turned_a + turned_b)
+        *separation = p.base_separation + moved + p.anchor_b.dot(&normal_in_b)
+            - p.anchor_a.dot(&normal_in_a)
+            + p.half_gap * (turned_a + turned_b)
             + rounded;
         overlapping |= separation.cmple(Vec4::ZERO) & p.in_use();
     }

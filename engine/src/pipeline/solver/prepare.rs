@@ -286,7 +286,11 @@ fn build_points<D: SolverDim>(
         *point = PointLanes {
             anchor_a: r_a,
             anchor_b: r_b,
-            separation: input(|p| p.separation),
+            base_separation: only(
+                used[i],
+                -normal.dot(&(r_b - r_a)) - (bundle.radius_a + bundle.radius_b),
+            ),
+            half_gap: input(|p| p.separation) * 0.5,
             normal_impulse: input(|p| p.normal_impulse),
             tangent_impulse,
             approach_speed: only(used[i], row.velocity(linear, &a, &b)),
