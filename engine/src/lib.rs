@@ -60,8 +60,8 @@ pub mod d2 {
     pub use crate::query::QueryFilter;
     pub use crate::shape::ShapeError;
 
-    /// The dimension marker.
-    pub type Dim = crate::math::D2;
+    /// The dimension marker type (`tumble::Dim` is the trait it implements).
+    pub use crate::math::D2;
     /// A 2D contact that started or stopped touching.
     pub type ContactEvent = crate::events::ContactEvent<crate::math::D2>;
     /// A 2D world.
@@ -105,8 +105,8 @@ pub mod d3 {
     pub use crate::query::QueryFilter;
     pub use crate::shape::ShapeError;
 
-    /// The dimension marker.
-    pub type Dim = crate::math::D3;
+    /// The dimension marker type (`tumble::Dim` is the trait it implements).
+    pub use crate::math::D3;
     /// A 3D contact that started or stopped touching.
     pub type ContactEvent = crate::events::ContactEvent<crate::math::D3>;
     /// A 3D world.
