@@ -346,3 +346,40 @@ fn a_ball_dropped_on_one_of_100_sleeping_piles_wakes_that_pile_only() {
     }
     assert!(struck.is_some(), "the ball struck the pile");
 }
+
+/// A box asleep on a fixed platform starts falling in the very step after
+/// the platform is moved from under it: woken beside a placed body, it is
+/// solved in that step, not the next.
+#[test]
+fn a_box_asleep_on_a_platform_moved_away_falls_in_the_next_step() {
+    let mut world = World::new(Settings::default());
+    let platform = world
+        .add_body(
+            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
+            ColliderDesc::new(Shape::cuboid(Vec3::new(2.0, 0.5, 2.0)).unwrap()),
+        )
+        .unwrap();
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic().position(Vec3::new(0.0, 0.5, 0.0)),
+            ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+    }
+    assert!(world.body(cube).unwrap().is_sleeping());
+    world
+        .body_mut(platform)
+        .unwrap()
+        .set_position(Vec3::new(10.0, -0.5, 0.0))
+        .unwrap();
+    world.step(1.0 / 60.0);
+    let body = world.body(cube).unwrap();
+    assert!(!body.is_sleeping());
+    assert!(
+        body.linear_velocity().y < -0.1,
+        "falling in the step after the move: {}",
+        body.linear_velocity().y
+    );
+}

@@ -713,6 +713,9 @@ impl<D: Dim> World<D> {
         if wake_for_teleports {
             self.wake_beside_teleported();
         }
+        // Bodies woken beside a placed one (or by a refiltered pair) are
+        // solved in this step, as those the narrow phase finds touched are.
+        self.refresh_solver_index();
         let broad_phase = since(start);
         let t = Instant::now();
         self.update_manifolds(dt);
