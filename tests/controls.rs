@@ -1036,3 +1036,44 @@ fn every_control_refuses_stale_handles_and_bad_values_2d() {
 fn every_control_refuses_stale_handles_and_bad_values_3d() {
     stale_handles::<tumble::D3>();
 }
+
+/// Removing a collider wakes the sleeping island of what it touched, and
+/// the woken bodies move from the next step on (they join the solver).
+#[test]
+fn removing_a_collider_under_a_sleeping_box_lets_it_fall() {
+    use tumble::d3::{BodyDesc, ColliderDesc, Shape, World};
+    use tumble::glam::Vec3;
+    let mut world = World::new(tumble::Settings::default());
+    let base = world
+        .add_body(
+            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
+            ColliderDesc::new(Shape::cuboid(Vec3::new(3.0, 0.5, 3.0)).unwrap()),
+        )
+        .unwrap();
+    let shelf = world
+        .add_collider(
+            base,
+            ColliderDesc::new(Shape::cuboid(Vec3::new(1.0, 0.1, 1.0)).unwrap())
+                .local_pose(Vec3::new(0.0, 3.6, 0.0), tumble::glam::Quat::IDENTITY),
+        )
+        .unwrap();
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic().position(Vec3::new(0.0, 3.7, 0.0)),
+            ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+    }
+    assert!(
+        world.body(cube).unwrap().is_sleeping(),
+        "asleep on the shelf"
+    );
+    world.remove_collider(shelf).unwrap();
+    for _ in 0..30 {
+        world.step(1.0 / 60.0);
+    }
+    let y = world.body(cube).unwrap().position().y;
+    assert!(y < 3.0, "the cube falls once its shelf is gone: y = {y}");
+}

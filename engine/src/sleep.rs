@@ -133,8 +133,9 @@ impl SleepingIslands {
 }
 
 impl<D: Dim> World<D> {
-    /// Wakes the whole sleeping islands of `bodies`; returns the bodies
-    /// that woke, island by island in the order of `bodies`.
+    /// Wakes the whole sleeping islands of `bodies`, marking the solver's
+    /// bodies stale; returns the bodies that woke, island by island in the
+    /// order of `bodies`.
     pub(crate) fn wake_islands_of(&mut self, bodies: &[BodyHandle]) -> Vec<BodyHandle> {
         let mut woken = Vec::new();
         for &h in bodies {
@@ -150,6 +151,9 @@ impl<D: Dim> World<D> {
                 }
             }
         }
+        // The woken bodies join the solver at its next rebuild (those woken
+        // within a step's solve are also appended at once).
+        self.buffers.index_stale |= !woken.is_empty();
         woken
     }
 
