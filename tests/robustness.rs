@@ -6,7 +6,9 @@ mod common;
 
 use common::*;
 use tumble::shape::Shape;
-use tumble::{BodyDesc, BodyHandle, ColliderDesc, Settings, Vector, World};
+use tumble::{
+    BodyDesc, BodyHandle, BodyKind, ColliderDesc, CollisionFilter, Settings, Vector, World,
+};
 
 /// A deterministic generator of awkward numbers.
 struct Chaos(u64);
@@ -176,14 +178,49 @@ fn drive<D: Scene>(seed: u64, calls: usize) -> (usize, usize, usize) {
             4 | 5 => {
                 if let Some(&h) = handles.get(chaos.below(handles.len().max(1) as u32) as usize) {
                     let v = D::v(chaos.value(), chaos.value());
-                    let body = world.body_mut(h).unwrap();
-                    let _ = match chaos.below(5) {
-                        0 => body.set_position(v),
-                        1 => body.set_linear_velocity(v),
-                        2 => body.apply_impulse(v, D::v(chaos.value(), chaos.value())),
-                        3 => body.apply_force(v),
-                        _ => body.set_rotation(chaos.rotation::<D>()),
+                    let collider = world.body(h).unwrap().colliders()[0].handle();
+                    let axes = |chaos: &mut Chaos| {
+                        let mut bit = || chaos.below(2) == 0;
+                        tumble::Axes::new(bit(), bit(), bit())
                     };
+                    let kinds = [BodyKind::Dynamic, BodyKind::Fixed, BodyKind::Kinematic];
+                    // The body's own setters, then the world's controls.
+                    let result = match chaos.below(13) {
+                        0 => world.body_mut(h).unwrap().set_position(v),
+                        1 => world.body_mut(h).unwrap().set_linear_velocity(v),
+                        2 => {
+                            let at = D::v(chaos.value(), chaos.value());
+                            world.body_mut(h).unwrap().apply_impulse(v, at)
+                        }
+                        3 => world.body_mut(h).unwrap().apply_force(v),
+                        4 => world
+                            .body_mut(h)
+                            .unwrap()
+                            .set_rotation(chaos.rotation::<D>()),
+                        5 => world.set_body_kind(h, kinds[chaos.below(3) as usize]),
+                        6 => {
+                            let locks = tumble::Locks {
+                                translation: axes(&mut chaos),
+                                rotation: axes(&mut chaos),
+                            };
+                            world.set_body_locks(h, locks)
+                        }
+                        7 => world.set_body_mass(h, chaos.mostly_fine()),
+                        8 => world.set_collider_friction(collider, chaos.mostly_fine()),
+                        9 => world.set_collider_density(collider, chaos.mostly_fine()),
+                        10 => {
+                            let filter = CollisionFilter {
+                                category: chaos.next_u32(),
+                                mask: chaos.next_u32(),
+                            };
+                            world.set_collider_filter(collider, filter)
+                        }
+                        11 => world.set_collider_sensor(collider, chaos.below(2) == 0),
+                        _ => world.remove_collider(collider).map(|_| ()),
+                    };
+                    if let Err(e) = result {
+                        assert!(!e.to_string().is_empty());
+                    }
                 }
             }
             6 if chaos.below(2) == 0 => {
