@@ -545,22 +545,43 @@ impl<D: Dim> World<D> {
             let Some(slot) = self.colliders.remove(collider.handle) else {
                 continue;
             };
-            let key = key_of(collider.handle);
-            if let Some(fat) = self.broad_phase.fat_aabb(slot.proxy).copied() {
-                self.broad_phase.query(&fat, |other| {
-                    if other != key {
-                        keys.push((key.min(other), key.max(other)));
-                    }
-                    true
-                });
-            }
+            keys.extend(self.pair_keys_of(collider.handle, slot.proxy));
             self.broad_phase.remove(slot.proxy);
         }
         keys.sort_unstable();
         keys.dedup();
+        self.end_pairs(&keys);
+        Some(body)
+    }
+
+    /// The keys of the candidate pairs of `collider` (proxy `proxy`), sorted:
+    /// every proxy whose fat box overlaps its own. After the broad phase's
+    /// `update_pairs` those are exactly its candidates; between steps they
+    /// include every pair it has (a pair's fat boxes overlap, and fat boxes
+    /// change only in a step).
+    fn pair_keys_of(&self, collider: ColliderHandle, proxy: ProxyId) -> Vec<(u64, u64)> {
+        let key = key_of(collider);
+        let mut keys = Vec::new();
+        if let Some(fat) = self.broad_phase.fat_aabb(proxy).copied() {
+            self.broad_phase.query(&fat, |other| {
+                if other != key {
+                    keys.push((key.min(other), key.max(other)));
+                }
+                true
+            });
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    /// Ends the pairs of `keys` (sorted) that exist, at once: a `Stopped`
+    /// (or `Left`) event for each that touched, both bodies woken with
+    /// their islands; the broad phase drops the pairs at the next step.
+    fn end_pairs(&mut self, keys: &[(u64, u64)]) {
         let mut neighbours = Vec::new();
         for key in keys {
-            let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) else {
+            let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(key)) else {
                 continue;
             };
             let pair = &mut self.pairs[k];
@@ -575,7 +596,6 @@ impl<D: Dim> World<D> {
             self.record(event);
         }
         self.wake_islands_of(&neighbours);
-        Some(body)
     }
 
     /// A collider with its body and world pose, or `None` for a stale handle.

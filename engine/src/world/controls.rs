@@ -23,7 +23,6 @@ use crate::collider::{
 };
 use crate::dim::Dim;
 use crate::error::WorldError;
-use crate::pipeline::broad_phase::ProxyId;
 
 use super::{collider_of, key_of, ColliderSlot, ContactPair, World};
 
@@ -169,25 +168,9 @@ impl<D: Dim> World<D> {
             .map(|(i, c)| (c.handle, slot.index + i))
             .collect();
         let ended = self.pair_keys_of(collider, slot.proxy);
-        let mut neighbours = Vec::new();
         self.colliders.remove(collider);
         self.broad_phase.remove(slot.proxy);
-        for key in ended {
-            let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) else {
-                continue;
-            };
-            let pair = &mut self.pairs[k];
-            let event = pair.stopped();
-            pair.end();
-            for other in [pair.body_a, pair.body_b] {
-                if let Some(neighbour) = self.bodies.get_mut(other) {
-                    neighbour.wake_up();
-                    neighbours.push(other);
-                }
-            }
-            self.record(event);
-        }
-        self.wake_islands_of(&neighbours);
+        self.end_pairs(&ended);
         self.touched.push(slot.body);
         for (handle, index) in moved {
             let Some(moved_slot) = self.colliders.get_mut(handle) else {
@@ -356,27 +339,6 @@ impl<D: Dim> World<D> {
         body.colliders
             .get_mut(slot.index)
             .ok_or(WorldError::StaleHandle)
-    }
-
-    /// The keys of the candidate pairs of `collider` (proxy `proxy`), sorted:
-    /// every proxy whose fat box overlaps its own. After the broad phase's
-    /// `update_pairs` those are exactly its candidates; between steps they
-    /// include every pair it has (a pair's fat boxes overlap, and fat boxes
-    /// change only in a step).
-    fn pair_keys_of(&self, collider: ColliderHandle, proxy: ProxyId) -> Vec<(u64, u64)> {
-        let key = key_of(collider);
-        let mut keys = Vec::new();
-        if let Some(fat) = self.broad_phase.fat_aabb(proxy).copied() {
-            self.broad_phase.query(&fat, |other| {
-                if other != key {
-                    keys.push((key.min(other), key.max(other)));
-                }
-                true
-            });
-        }
-        keys.sort_unstable();
-        keys.dedup();
-        keys
     }
 
     /// Wakes the sleeping bodies of a collider's pairs (a material change
