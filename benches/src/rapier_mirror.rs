@@ -111,6 +111,11 @@ macro_rules! mirror {
                                         "the rapier mirror has no convex hulls".into(),
                                     ))
                                 }
+                                ShapeKind::Surface(_) | ShapeKind::Facet(_) => {
+                                    return Err(Unsupported(
+                                        "the rapier mirror has no surfaces".into(),
+                                    ))
+                                }
                             };
                             let collider = shape
                                 .position(pose(&c.local_pose()))

@@ -499,13 +499,17 @@ impl<D: Dim> Body<D> {
     /// dynamic body (the others have none). A mass override then applies:
     /// [`BodyDesc::mass`] scales the colliders' mass and inertia to its
     /// mass, [`BodyDesc::mass_properties`] replaces all three. Errors,
-    /// changing nothing, with
+    /// changing nothing, with [`WorldError::SurfaceOnDynamicBody`] for a
+    /// dynamic body with a surface, and with
     /// [`WorldError::MassOutOfRange`] when f32 cannot hold what the solver
     /// needs: a dynamic body's mass or inertia not finite and positive with
     /// a finite, non-zero inverse, or any body's centre of mass not finite.
     /// That happens only when the shapes are far too large or too small for
     /// their density (a ball of radius 1e13 or 1e-14 at density 1).
     fn update_mass(&mut self) -> Result<(), WorldError> {
+        if self.kind == BodyKind::Dynamic && self.colliders.iter().any(|c| c.shape.is_massless()) {
+            return Err(WorldError::SurfaceOnDynamicBody);
+        }
         let parts: Vec<(MassProperties<D>, Pose<D>)> = self
             .colliders
             .iter()

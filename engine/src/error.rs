@@ -46,6 +46,10 @@ pub enum WorldError {
     LastCollider,
     /// A kinematic target was given to a body that is not kinematic.
     NotKinematic,
+    /// A surface (triangle mesh, heightfield or chain) on a dynamic body:
+    /// a surface has no mass and no inside, so it goes on fixed and
+    /// kinematic bodies only.
+    SurfaceOnDynamicBody,
 }
 
 impl fmt::Display for WorldError {
@@ -65,6 +69,11 @@ impl fmt::Display for WorldError {
                 f,
                 "the body's {what} is out of range (got {value}): its shapes are \
                  too large or too small for their density"
+            ),
+            WorldError::SurfaceOnDynamicBody => write!(
+                f,
+                "a surface (mesh, heightfield or chain) has no mass: it goes on fixed \
+                 and kinematic bodies only"
             ),
             WorldError::StaleHandle => {
                 write!(f, "the body or collider was removed or never existed")

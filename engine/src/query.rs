@@ -20,6 +20,7 @@ use crate::dim::Dim;
 use crate::math::{Pose, Vector};
 use crate::pipeline::narrow_phase::cast::{contains_point, ray_cast, shape_cast, CastHit};
 use crate::pipeline::narrow_phase::contact;
+use crate::pipeline::narrow_phase::surface::surface_cast;
 use crate::shape::{Aabb, Shape};
 use crate::world::{collider_of, World};
 
@@ -112,6 +113,30 @@ pub struct QueryHit<D: Dim> {
     pub point: D::Vector,
     /// The body's outward unit surface normal there.
     pub normal: D::Vector,
+    /// On a surface (mesh, heightfield, chain), the facet hit: its index
+    /// in [`crate::shape::Surface::facets`].
+    pub facet: Option<u32>,
+}
+
+/// A ray (`moving` is `None`) or shape cast against `target`, with the
+/// facet hit when `target` is a surface.
+fn cast_with_facet<D: Dim>(
+    target: &Shape<D>,
+    pose: &Pose<D>,
+    moving: Option<&Shape<D>>,
+    start: &Pose<D>,
+    direction: D::Vector,
+    reach: f32,
+) -> Option<(CastHit<D>, Option<u32>)> {
+    match target.as_surface() {
+        Some(surface) => surface_cast(surface, pose, moving, start, direction, reach)
+            .map(|(hit, facet)| (hit, Some(facet))),
+        None => match moving {
+            None => ray_cast(target, pose, start.translation, direction, reach),
+            Some(m) => shape_cast(target, pose, m, start, direction, reach),
+        }
+        .map(|hit| (hit, None)),
+    }
 }
 
 /// A cast's unit direction and how far it reaches, or `None` for a zero,
@@ -128,13 +153,18 @@ fn cast_motion<D: Dim>(direction: D::Vector, max_distance: f32) -> Option<(D::Ve
 }
 
 impl<D: Dim> QueryHit<D> {
-    fn new(body: BodyHandle, collider: &Collider<D>, hit: CastHit<D>) -> Self {
+    fn new(
+        body: BodyHandle,
+        collider: &Collider<D>,
+        (hit, facet): (CastHit<D>, Option<u32>),
+    ) -> Self {
         Self {
             body,
             collider: collider.handle,
             distance: hit.distance,
             point: hit.point,
             normal: hit.normal,
+            facet,
         }
     }
 }
@@ -196,7 +226,8 @@ impl<D: Dim> World<D> {
             .candidates(&swept, filter)
             .into_iter()
             .filter_map(|(body, collider, pose)| {
-                let hit = ray_cast(&collider.shape, &pose, origin, dir, reach)?;
+                let start = Pose::from_translation(origin);
+                let hit = cast_with_facet(&collider.shape, &pose, None, &start, dir, reach)?;
                 Some(QueryHit::new(body, collider, hit))
             })
             .collect();
@@ -237,7 +268,7 @@ impl<D: Dim> World<D> {
         self.candidates(&swept, filter)
             .into_iter()
             .filter_map(|(body, collider, at)| {
-                let hit = shape_cast(&collider.shape, &at, shape, pose, dir, reach)?;
+                let hit = cast_with_facet(&collider.shape, &at, Some(shape), pose, dir, reach)?;
                 Some(QueryHit::new(body, collider, hit))
             })
             .min_by(|a, b| {
@@ -259,12 +290,26 @@ impl<D: Dim> World<D> {
         )
     }
 
-    /// Bodies with a collider whose tight bounding box overlaps `aabb`, by handle.
+    /// Bodies with a collider whose tight bounding box overlaps `aabb`
+    /// (for a surface, the box of one of its facets), by handle.
     pub fn bodies_in_aabb(&self, aabb: &Aabb<D>, filter: &QueryFilter) -> Vec<BodyHandle> {
         let found = self.candidates(aabb, filter).into_iter();
+        let overlaps = |c: &Collider<D>, at: &Pose<D>| match c.shape.as_surface() {
+            Some(surface) => {
+                // The query box seen from the surface's frame holds it.
+                let local = aabb.transformed(&at.inverse());
+                let mut near = Vec::new();
+                surface.facets_in(&local, &mut near);
+                near.iter().any(|&i| {
+                    let facet = Shape::facet(surface.facets()[i as usize]);
+                    facet.aabb(at).overlaps(aabb)
+                })
+            }
+            None => c.shape.aabb(at).overlaps(aabb),
+        };
         Self::distinct_bodies(
             found
-                .filter(|(_, c, at)| c.shape.aabb(at).overlaps(aabb))
+                .filter(|(_, c, at)| overlaps(c, at))
                 .map(|(b, _, _)| b),
         )
     }

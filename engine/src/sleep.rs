@@ -169,7 +169,7 @@ impl<D: Dim> World<D> {
             .awake_pairs
             .iter()
             .map(|&k| &pairs[k])
-            .filter(|p| !p.is_sensor() && !p.manifold.points().is_empty())
+            .filter(|p| !p.is_sensor() && p.has_points())
             .filter_map(|p| {
                 let (a, b) = (bodies.get(p.body_a)?, bodies.get(p.body_b)?);
                 if a.sleeping && !b.sleeping && joins(b) {

@@ -23,6 +23,9 @@ use crate::shape::Aabb;
 use crate::sleep::SleepingIslands;
 
 mod controls;
+mod surface_pairs;
+
+use surface_pairs::SurfaceContacts;
 
 /// Bodies per rayon task when the solver's body states are read and written.
 const BODIES_PER_TASK: usize = 1024;
@@ -59,8 +62,13 @@ pub struct ContactPair<D: Dim> {
     /// bytes: the pairs are read front to back twice a step).
     index_a: u32,
     index_b: u32,
-    /// The pair's contact points; the normal points from A to B.
+    /// The pair's contact points; the normal points from A to B. Empty
+    /// for a pair with a surface, whose points are its facets' manifolds
+    /// ([`ContactPair::facet_manifolds`]).
     pub manifold: Manifold<D>,
+    /// With a surface: the manifold of each facet near the other shape,
+    /// and their solver inputs.
+    surface: Option<Box<SurfaceContacts<D>>>,
     /// A sensor pair: only overlap is tracked, nothing is solved.
     sensor: bool,
     /// Touching (or, for a sensor, overlapping) now.
@@ -93,6 +101,8 @@ impl<D: Dim> ContactPair<D> {
             index_a: a.index as u32,
             index_b: b.index as u32,
             manifold: Manifold::default(),
+            surface: (ca.shape.as_surface().is_some() || cb.shape.as_surface().is_some())
+                .then(Box::default),
             sensor: ca.sensor || cb.sensor,
             touching: false,
             reported: false,
@@ -124,20 +134,34 @@ impl<D: Dim> ContactPair<D> {
     fn solver_input(
         &self,
         index: &SecondaryMap<BodyHandle, usize>,
-        [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
+        colliders: [(&Collider<D>, Pose<D>); 2],
     ) -> Option<ManifoldInput<D>> {
         if self.sensor || self.manifold.points().is_empty() {
             return None;
         }
-        let (&ia, &ib) = (index.get(self.body_a)?, index.get(self.body_b)?);
-        Some(ManifoldInput::new(
-            [ia, ib],
-            [&pose_a, &pose_b],
-            [a.shape.radius(), b.shape.radius()],
-            (a.friction * b.friction).sqrt(),
-            a.restitution.max(b.restitution),
-            &self.manifold,
-        ))
+        let bodies = self.solver_bodies(index)?;
+        Some(manifold_input(bodies, colliders, &self.manifold))
+    }
+
+    /// The two bodies' indices in the solver's arrays, if both have one.
+    fn solver_bodies(&self, index: &SecondaryMap<BodyHandle, usize>) -> Option<[usize; 2]> {
+        Some([*index.get(self.body_a)?, *index.get(self.body_b)?])
+    }
+
+    /// A surface pair's inputs taken from its facets' manifolds as they
+    /// are (a pair woken within the step: its manifolds are as it fell
+    /// asleep).
+    fn take_surface_inputs(
+        &mut self,
+        index: &SecondaryMap<BodyHandle, usize>,
+        colliders: [(&Collider<D>, Pose<D>); 2],
+    ) {
+        let Some(bodies) = self.solver_bodies(index) else {
+            return;
+        };
+        if let Some(contacts) = self.surface.as_deref_mut() {
+            contacts.take_inputs(|m| Some(manifold_input(bodies, colliders, m)));
+        }
     }
 
     /// True for a sensor pair: overlap is reported, nothing is solved.
@@ -174,13 +198,37 @@ impl<D: Dim> ContactPair<D> {
     /// hops a fraction of a millimetre after its impact, does not stop and
     /// start again (`a_dropped_box_starts_touching_once_and_stops_once_lifted_2d`).
     fn touches_after_solve(&self, speculative_distance: f32) -> bool {
-        self.manifold.touches()
+        self.manifolds().any(Manifold::touches)
             || (self.touching
-                && self
-                    .manifold
-                    .points()
-                    .iter()
-                    .any(|p| p.separation <= speculative_distance))
+                && self.manifolds().any(|m| {
+                    m.points()
+                        .iter()
+                        .any(|p| p.separation <= speculative_distance)
+                }))
+    }
+
+    /// Every manifold of the pair: its own, or its facets' with a surface.
+    pub fn manifolds(&self) -> impl Iterator<Item = &Manifold<D>> {
+        let facets = self
+            .surface
+            .as_deref()
+            .into_iter()
+            .flat_map(|s| s.manifolds.manifolds());
+        core::iter::once(&self.manifold).chain(facets)
+    }
+
+    /// With a surface, each near facet's index and its manifold, in facet
+    /// order; empty otherwise.
+    pub fn facet_manifolds(&self) -> impl Iterator<Item = (u32, &Manifold<D>)> {
+        self.surface
+            .as_deref()
+            .into_iter()
+            .flat_map(|s| s.manifolds.iter())
+    }
+
+    /// True when some manifold of the pair has points.
+    pub(crate) fn has_points(&self) -> bool {
+        self.manifolds().any(|m| !m.points().is_empty())
     }
 
     /// The event for this pair starting to touch: where it pushed hardest
@@ -188,7 +236,22 @@ impl<D: Dim> ContactPair<D> {
     /// impulse and fastest approach; `None` if a body is gone.
     fn started(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> Option<ContactEvent<D>> {
         let [(_, pose_a), (_, pose_b)] = self.colliders(bodies)?;
-        let manifold = &self.manifold;
+        // Of several (a surface's facets), the one that pushed hardest, or
+        // else the one with the deepest point.
+        let deepest_of = |m: &Manifold<D>| {
+            m.points()
+                .iter()
+                .map(|p| -p.separation)
+                .fold(f32::NEG_INFINITY, f32::max)
+        };
+        let manifold = self
+            .manifolds()
+            .filter(|m| !m.points().is_empty())
+            .max_by(|x, y| {
+                (x.total_normal_impulse(), deepest_of(x))
+                    .partial_cmp(&(y.total_normal_impulse(), deepest_of(y)))
+                    .unwrap_or(core::cmp::Ordering::Equal)
+            })?;
         let points = manifold.points();
         let deepest = || {
             (0..points.len()).min_by(|&i, &j| points[i].separation.total_cmp(&points[j].separation))
@@ -215,6 +278,9 @@ impl<D: Dim> ContactPair<D> {
     /// touching, and nothing left to report.
     fn end(&mut self) {
         self.manifold = Manifold::default();
+        if let Some(surface) = self.surface.as_deref_mut() {
+            surface.clear();
+        }
         self.touching = false;
         self.reported = false;
     }
@@ -368,6 +434,9 @@ pub(crate) struct SolveBuffers<D: Dim> {
     pub(crate) awake_pairs: Vec<usize>,
     /// Each pair's place in `awake_pairs`, or [`ASLEEP`].
     slot: Vec<u32>,
+    /// The awake pairs with a surface, in the order of `awake_pairs`:
+    /// their facets' inputs follow all others.
+    pub(crate) surface_pairs: Vec<usize>,
     /// The pairs changed, or bodies slept or woke, since `awake_pairs` was
     /// built.
     awake_pairs_stale: bool,
@@ -386,6 +455,7 @@ impl<D: Dim> Default for SolveBuffers<D> {
             index_stale: true,
             awake_pairs: Vec::new(),
             slot: Vec::new(),
+            surface_pairs: Vec::new(),
             awake_pairs_stale: true,
             states: Vec::new(),
             inputs: Vec::new(),
@@ -423,6 +493,23 @@ fn closing_distance<D: Dim>(a: &Body<D>, b: &Body<D>, dt: f32) -> f32 {
 /// rest on it) and every awake one; a sleeping body costs it nothing.
 fn in_solver<D: Dim>(body: &Body<D>) -> bool {
     body.kind == BodyKind::Fixed || !body.sleeping
+}
+
+/// What the solver takes of `manifold` between the solver's bodies
+/// `bodies`, whose colliders are at their world poses.
+fn manifold_input<D: Dim>(
+    bodies: [usize; 2],
+    [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
+    manifold: &Manifold<D>,
+) -> ManifoldInput<D> {
+    ManifoldInput::new(
+        bodies,
+        [&pose_a, &pose_b],
+        [a.shape.radius(), b.shape.radius()],
+        (a.friction * b.friction).sqrt(),
+        a.restitution.max(b.restitution),
+        manifold,
+    )
 }
 
 fn key_of(handle: ColliderHandle) -> u64 {
@@ -748,6 +835,7 @@ impl<D: Dim> World<D> {
         }
         let mut islands = since(t);
         let t = Instant::now();
+        self.append_facet_inputs();
         self.solve(dt);
         let solver = since(t);
         let t = Instant::now();
@@ -926,10 +1014,14 @@ impl<D: Dim> World<D> {
         if buffers.awake_pairs_stale {
             buffers.awake_pairs.clear();
             buffers.slot.clear();
+            buffers.surface_pairs.clear();
             for (k, pair) in self.pairs.iter().enumerate() {
                 if awake(pair) {
                     buffers.slot.push(buffers.awake_pairs.len() as u32);
                     buffers.awake_pairs.push(k);
+                    if pair.surface.is_some() {
+                        buffers.surface_pairs.push(k);
+                    }
                 } else {
                     buffers.slot.push(ASLEEP);
                 }
@@ -966,6 +1058,13 @@ impl<D: Dim> World<D> {
                     ),
                     ..tuning
                 };
+                if pair.surface.is_some() {
+                    let bodies = pair.solver_bodies(index);
+                    pair.update_surface(colliders, tuning, |m| {
+                        Some(manifold_input(bodies?, colliders, m))
+                    });
+                    return None;
+                }
                 pair.manifold.update(&view, tuning);
                 pair.solver_input(index, colliders)
             })
@@ -983,19 +1082,26 @@ impl<D: Dim> World<D> {
             inputs,
             awake_pairs,
             slot,
+            surface_pairs,
             ..
         } = &mut self.buffers;
-        for (k, pair) in self.pairs.iter().enumerate() {
+        for (k, pair) in self.pairs.iter_mut().enumerate() {
             let woke = |h| index.contains_key(h) && bodies.get(h).is_some_and(Body::is_active);
             if slot[k] != ASLEEP || !(woke(pair.body_a) || woke(pair.body_b)) {
                 continue;
             }
             slot[k] = awake_pairs.len() as u32;
             awake_pairs.push(k);
-            inputs.push(
-                pair.colliders(bodies)
-                    .and_then(|colliders| pair.solver_input(index, colliders)),
-            );
+            let colliders = pair.colliders(bodies);
+            if pair.surface.is_some() {
+                surface_pairs.push(k);
+                if let Some(colliders) = colliders {
+                    pair.take_surface_inputs(index, colliders);
+                }
+                inputs.push(None);
+            } else {
+                inputs.push(colliders.and_then(|colliders| pair.solver_input(index, colliders)));
+            }
         }
     }
 
@@ -1010,6 +1116,7 @@ impl<D: Dim> World<D> {
             index_stale,
             awake_pairs,
             slot,
+            surface_pairs,
             awake_pairs_stale,
             mut states,
             inputs,
@@ -1054,10 +1161,16 @@ impl<D: Dim> World<D> {
                     // pairs whose touching changed are kept. A pair left
                     // out of the solve (apart) keeps its touching unless
                     // the narrow phase set it (a sensor).
-                    if !(solved.solved(j) || pair.sensor) {
+                    let solved_here = match pair.surface.as_deref_mut() {
+                        Some(contacts) => contacts.store(solved),
+                        None => {
+                            solved.store_impulses(j, &mut pair.manifold);
+                            solved.solved(j)
+                        }
+                    };
+                    if !(solved_here || pair.sensor) {
                         return None;
                     }
-                    solved.store_impulses(j, &mut pair.manifold);
                     if !pair.sensor {
                         pair.touching = pair.touches_after_solve(speculative_distance);
                     }
@@ -1118,6 +1231,7 @@ impl<D: Dim> World<D> {
             index_stale,
             awake_pairs,
             slot,
+            surface_pairs,
             awake_pairs_stale,
             states,
             inputs,

@@ -83,6 +83,11 @@ impl<D: MathDim> Pose<D> {
         }
     }
 
+    /// `self⁻¹`: this pose's parent frame expressed in its own.
+    pub fn inverse(&self) -> Self {
+        self.inv_mul(&Self::identity())
+    }
+
     /// `self⁻¹ * other`: `other` expressed in this pose's local frame.
     pub fn inv_mul(&self, other: &Self) -> Self {
         Self {

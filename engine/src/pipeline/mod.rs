@@ -6,6 +6,7 @@
 pub mod broad_phase;
 pub(crate) mod constraint_graph;
 pub mod dim;
+pub mod facet_manifolds;
 pub(crate) mod integrate;
 pub(crate) mod lanes;
 pub mod manifold;

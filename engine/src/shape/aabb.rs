@@ -38,6 +38,11 @@ impl<D: ShapeDim> Aabb<D> {
         Self { min, max }
     }
 
+    /// The box's centre.
+    pub fn center(&self) -> D::Vector {
+        (self.min + self.max) * 0.5
+    }
+
     /// The box grown by `margin` on every side.
     pub fn expanded(&self, margin: f32) -> Self {
         let m = D::Vector::splat(margin);
@@ -70,6 +75,19 @@ impl<D: ShapeDim> Aabb<D> {
     /// True when the boxes share any point (touching counts).
     pub fn overlaps(&self, other: &Self) -> bool {
         (self.max - other.min).min_element() >= 0.0 && (other.max - self.min).min_element() >= 0.0
+    }
+
+    /// The world box around this local box placed at `pose`.
+    pub fn transformed(&self, pose: &crate::math::Pose<D>) -> Self {
+        let center = pose.transform_point((self.min + self.max) * 0.5);
+        let half = (self.max - self.min) * 0.5;
+        // Each turned axis, scaled by its half extent, spans |axis| on the world axes.
+        let extent = D::Vector::axes()
+            .iter()
+            .fold(D::Vector::ZERO, |sum, &axis| {
+                sum + D::rotate(pose.rotation, axis).abs() * axis.dot(half)
+            });
+        Self::new(center - extent, center + extent)
     }
 
     /// True when `other` lies wholly inside this box.

@@ -2,11 +2,14 @@
 
 use core::fmt::Debug;
 
-use super::{mass, ConvexHull, ConvexPolygon, MassProperties, PolytopeShape, ShapeKind};
+use super::{
+    mass, ConvexHull, ConvexPolygon, FacetGeometry, MassProperties, PolytopeShape, ShapeKind,
+};
 use crate::math::{MathDim, D2, D3};
 
-/// A spatial dimension's shapes: [`D2`] or [`D3`].
-pub trait ShapeDim: MathDim {
+/// A spatial dimension's shapes: [`D2`] or [`D3`]; its vectors know the
+/// geometry of facets (segments or triangles).
+pub trait ShapeDim: MathDim<Vector: FacetGeometry> {
     /// The general convex shape: a polygon (2D) or a polyhedron (3D).
     type Hull: PolytopeShape<Self::Vector> + Clone + Debug + PartialEq + Send + Sync + 'static;
 

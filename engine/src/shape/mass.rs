@@ -23,6 +23,15 @@ pub struct MassProperties<D: ShapeDim> {
 }
 
 impl<D: ShapeDim> MassProperties<D> {
+    /// No mass: what a surface has.
+    pub fn none() -> Self {
+        Self {
+            mass: 0.0,
+            local_center: D::Vector::ZERO,
+            inertia: D::zero_inertia(),
+        }
+    }
+
     /// The mass properties of parts placed at the given poses, about their
     /// common centre of mass (parallel axis theorem).
     pub fn combine(parts: &[(MassProperties<D>, Pose<D>)]) -> Self {
@@ -92,6 +101,7 @@ pub(crate) fn mass_properties_2d(shape: &ShapeKind<D2>, density: f32) -> MassPro
             }
         }
         ShapeKind::ConvexHull(polygon) => polygon.mass_properties(density),
+        ShapeKind::Surface(_) | ShapeKind::Facet(_) => MassProperties::none(),
     }
 }
 
@@ -141,6 +151,7 @@ pub(crate) fn mass_properties_3d(shape: &ShapeKind<D3>, density: f32) -> MassPro
             }
         }
         ShapeKind::ConvexHull(hull) => hull.mass_properties(density),
+        ShapeKind::Surface(_) | ShapeKind::Facet(_) => MassProperties::none(),
     }
 }
 

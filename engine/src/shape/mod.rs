@@ -1,27 +1,38 @@
-//! Convex shapes in their local frame: ball, cuboid, capsule and convex hull
-//! (a polygon in 2D, a polyhedron in 3D).
+//! Shapes in their local frame: the convex ball, cuboid, capsule and convex
+//! hull (a polygon in 2D, a polyhedron in 3D), and the static surfaces a
+//! level is made of (a triangle mesh or heightfield in 3D, a chain in 2D),
+//! which are made of convex facets.
 //!
 //! Each shape is validated when built, offers a support function
 //! ([`SupportMap`]), a bounding box for a pose and mass properties from a
 //! density. Rounded shapes are a *core* (a point for the ball, a segment for
 //! the capsule) grown by a radius: the narrow phase runs on the core and adds
-//! the radius, which is both faster and exact.
+//! the radius, which is both faster and exact. A surface has no mass and no
+//! support of its own: the narrow phase meets its facets one by one.
 
 mod aabb;
+pub(crate) mod bvh;
 mod convex_hull;
 mod convex_polygon;
 mod dim;
 mod error;
+mod facet;
 pub(crate) mod mass;
 mod support;
+mod surface;
 
 pub use aabb::Aabb;
+pub use bvh::Bvh;
 pub use convex_hull::ConvexHull;
 pub use convex_polygon::ConvexPolygon;
 pub use dim::ShapeDim;
 pub use error::ShapeError;
+pub use facet::{Facet, FacetFeature, FacetGeometry, Join};
 pub use mass::MassProperties;
 pub use support::SupportMap;
+pub use surface::{Surface, SurfaceSource};
+
+use std::sync::Arc;
 
 use crate::math::{Pose, Vector, D2, D3};
 use glam::{Vec2, Vec3};
@@ -76,6 +87,12 @@ pub enum ShapeKind<D: ShapeDim> {
     },
     /// The convex hull of a point set: a polygon (2D) or polyhedron (3D).
     ConvexHull(D::Hull),
+    /// A static surface: a triangle mesh or heightfield (3D), a chain (2D).
+    /// It has no mass: it goes on fixed and kinematic bodies only.
+    Surface(Arc<Surface<D>>),
+    /// One facet of a surface (a segment in 2D, a triangle in 3D), as the
+    /// narrow phase meets it: one-sided, smooth across its inactive joins.
+    Facet(Facet<D::Vector>),
 }
 
 /// A validated convex shape in its own local frame.
@@ -148,19 +165,41 @@ impl<D: ShapeDim> Shape<D> {
         match &self.kind {
             ShapeKind::Ball { radius } => Aabb::around(pose.translation, *radius),
             ShapeKind::Cuboid { half_extents } => {
-                // Each turned axis, scaled by its half extent, spans |axis| on the world axes.
-                let extent = D::Vector::axes()
-                    .iter()
-                    .zip(D::Vector::axes().iter().map(|&e| e.dot(*half_extents)))
-                    .fold(D::Vector::ZERO, |sum, (&axis, half)| {
-                        sum + D::rotate(pose.rotation, axis).abs() * half
-                    });
-                Aabb::new(pose.translation - extent, pose.translation + extent)
+                Aabb::new(-*half_extents, *half_extents).transformed(pose)
             }
+            ShapeKind::Surface(surface) => surface.local_aabb().transformed(pose),
             _ => Aabb::of_support(|dir| {
                 pose.transform_point(self.support(pose.inverse_transform_vector(dir)))
             }),
         }
+    }
+
+    /// A static surface of facets (mesh, heightfield or chain) placed in a shape.
+    pub fn surface(surface: Surface<D>) -> Self {
+        Self {
+            kind: ShapeKind::Surface(Arc::new(surface)),
+        }
+    }
+
+    /// One facet as a shape, for the narrow phase.
+    pub(crate) fn facet(facet: Facet<D::Vector>) -> Self {
+        Self {
+            kind: ShapeKind::Facet(facet),
+        }
+    }
+
+    /// The surface this shape is, if it is one.
+    pub fn as_surface(&self) -> Option<&Surface<D>> {
+        match &self.kind {
+            ShapeKind::Surface(surface) => Some(surface),
+            _ => None,
+        }
+    }
+
+    /// True for shapes with no mass (surfaces and facets): they go on
+    /// fixed and kinematic bodies only.
+    pub fn is_massless(&self) -> bool {
+        matches!(self.kind, ShapeKind::Surface(_) | ShapeKind::Facet(_))
     }
 
     /// What this shape is.
@@ -172,7 +211,7 @@ impl<D: ShapeDim> Shape<D> {
     pub fn radius(&self) -> f32 {
         match &self.kind {
             ShapeKind::Ball { radius } | ShapeKind::Capsule { radius, .. } => *radius,
-            ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_) => 0.0,
+            _ => 0.0,
         }
     }
 
@@ -181,7 +220,7 @@ impl<D: ShapeDim> Shape<D> {
     pub fn is_polyhedral(&self) -> bool {
         matches!(
             self.kind,
-            ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_)
+            ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_) | ShapeKind::Facet(_)
         )
     }
 
@@ -195,23 +234,34 @@ impl<D: ShapeDim> Shape<D> {
                 radius,
             } => half_height + radius,
             ShapeKind::ConvexHull(hull) => hull.bounding_radius(),
+            ShapeKind::Surface(surface) => surface.bounding_radius(),
+            ShapeKind::Facet(facet) => facet
+                .corners()
+                .iter()
+                .map(|c| c.length())
+                .fold(0.0, f32::max),
         }
     }
 
     /// The shape's smallest width, metres: a ball's or capsule's diameter
     /// across its core, a box's shortest side, a hull's least width across
-    /// one of its faces. Contact distances that must resolve the shape's
+    /// one of its faces; a surface's or facet's is unbounded (the level
+    /// behind it counts as solid), so a pair's distances scale with the
+    /// body on it. Contact distances that must resolve the shape's
     /// features (the corners of a small box) scale with it.
     pub fn thickness(&self) -> f32 {
         match &self.kind {
             ShapeKind::Ball { radius } | ShapeKind::Capsule { radius, .. } => 2.0 * radius,
             ShapeKind::Cuboid { half_extents } => 2.0 * half_extents.min_element(),
             ShapeKind::ConvexHull(hull) => hull.thickness(),
+            ShapeKind::Surface(_) | ShapeKind::Facet(_) => f32::INFINITY,
         }
     }
 
     /// The core's support point: the ball's centre, the capsule's segment end,
-    /// or the polytope's farthest vertex along `dir` (local frame).
+    /// or the polytope's or facet's farthest vertex along `dir` (local
+    /// frame). A surface, not being convex, answers with its bounding
+    /// box's corner: the narrow phase meets its facets instead.
     #[inline]
     pub fn core_support(&self, dir: D::Vector) -> D::Vector {
         match &self.kind {
@@ -226,11 +276,28 @@ impl<D: ShapeDim> Shape<D> {
                 }
             }
             ShapeKind::ConvexHull(hull) => hull.support(dir),
+            ShapeKind::Facet(facet) => facet.support(dir),
+            ShapeKind::Surface(surface) => {
+                let aabb = surface.local_aabb();
+                let center = (aabb.min + aabb.max) * 0.5;
+                center + support::cuboid_support((aabb.max - aabb.min) * 0.5, dir)
+            }
         }
     }
 }
 
 impl Shape<D2> {
+    /// A chain: the polyline through `points`, back to the first when
+    /// `closed`, for fixed and kinematic bodies. One-sided, as Box2D's
+    /// chains: each segment collides on the right of its direction (a
+    /// counter-clockwise loop is solid inside; a ground line runs from
+    /// right to left), and bodies slide across its joins with no bump.
+    ///
+    /// Errors: see [`Surface::chain`].
+    pub fn chain(points: &[Vec2], closed: bool) -> Result<Self, ShapeError> {
+        Ok(Self::surface(Surface::chain(points, closed)?))
+    }
+
     /// The convex polygon around `points` (any order; interior and collinear
     /// points are dropped).
     ///
@@ -244,6 +311,33 @@ impl Shape<D2> {
 }
 
 impl Shape<D3> {
+    /// A triangle mesh over `vertices`, each triangle's corners
+    /// counter-clockwise seen from its front (the side bodies stay on),
+    /// for fixed and kinematic bodies. Zero-area triangles are dropped
+    /// ([`Surface::dropped_facets`]); bodies slide across the joins of
+    /// flat or concave neighbours with no bump.
+    ///
+    /// Errors: see [`Surface::triangle_mesh`].
+    pub fn triangle_mesh(vertices: &[Vec3], indices: &[[u32; 3]]) -> Result<Self, ShapeError> {
+        Ok(Self::surface(Surface::triangle_mesh(vertices, indices)?))
+    }
+
+    /// A heightfield: `rows` x `columns` row-major `heights`, the grid
+    /// `scale.x` by `scale.z` metres centred on the local origin, heights
+    /// times `scale.y`, front up; for fixed and kinematic bodies.
+    ///
+    /// Errors: see [`Surface::heightfield`].
+    pub fn heightfield(
+        heights: &[f32],
+        rows: usize,
+        columns: usize,
+        scale: Vec3,
+    ) -> Result<Self, ShapeError> {
+        Ok(Self::surface(Surface::heightfield(
+            heights, rows, columns, scale,
+        )?))
+    }
+
     /// The convex hull of `points` (any order; interior points are dropped).
     ///
     /// Errors: [`ShapeError::NotFinite`], [`ShapeError::TooFewPoints`] (fewer

@@ -42,16 +42,20 @@
 //! point. Should a later step land in overlap (rounding only), the hit is
 //! there, with the last separated normal.
 //!
+//! A surface is cast against facet by facet, the front of each only
+//! (`surface::surface_cast`); a surface never moves in a cast.
+//!
 //! Limits: the motion is a translation (no rotation during the cast).
 //! Reference: Mirtich, Conservative Advancement; van den Bergen, GJK ray
 //! cast; Catto, Box2D's `b2ShapeCast` and `b2TimeOfImpact` (a target
 //! separation short of touching).
 
 use super::gjk::{self, GjkResult};
+use super::surface;
 use super::NarrowPhaseDim;
 use super::{Core, MinkowskiPair, PairSupport, RELATIVE_TOLERANCE};
 use crate::math::{Pose, Vector};
-use crate::shape::{Shape, SupportMap};
+use crate::shape::{Shape, ShapeKind, SupportMap};
 
 /// Cap on advancement steps.
 pub const MAX_ITERATIONS: u32 = 64;
@@ -125,6 +129,13 @@ fn cast_local<D: NarrowPhaseDim>(
     direction: D::Vector,
     max_distance: f32,
 ) -> Option<CastHit<D>> {
+    if let ShapeKind::Surface(surface) = target.kind() {
+        return surface::surface_cast(surface, pose, moving, start, direction, max_distance)
+            .map(|(hit, _)| hit);
+    }
+    if moving.is_some_and(|m| m.as_surface().is_some()) {
+        return None;
+    }
     let inputs_ok =
         pose.is_finite() && start.is_finite() && direction.is_finite() && !max_distance.is_nan();
     let length = direction.length();
@@ -239,13 +250,14 @@ fn gap<D: NarrowPhaseDim, A: SupportMap<D::Vector>, B: SupportMap<D::Vector>>(
     }
 }
 
-/// True when `point` lies in `shape` at `pose` (on the surface counts).
+/// True when `point` lies in `shape` at `pose` (on the surface counts); a
+/// surface or facet has no inside, and holds no point.
 pub fn contains_point<D: NarrowPhaseDim>(
     shape: &Shape<D>,
     pose: &Pose<D>,
     point: D::Vector,
 ) -> bool {
-    if !(pose.is_finite() && point.is_finite()) {
+    if !(pose.is_finite() && point.is_finite()) || shape.is_massless() {
         return false;
     }
     let at = Pose::<D>::from_translation(pose.inverse_transform_point(point));

@@ -34,6 +34,7 @@ pub(crate) mod perturb;
 mod simplex;
 pub mod simplex_2d;
 pub mod simplex_3d;
+pub mod surface;
 pub mod trace;
 
 pub use dim::NarrowPhaseDim;
@@ -191,13 +192,11 @@ pub(crate) fn speculative_query<D: NarrowPhaseDim>(
         return Err(0.0);
     }
     let b_in_a = pose_a.inv_mul(pose_b);
-    let local = query_local(a, b, &b_in_a, margin, &mut ())?;
-    Ok(ShapeContact {
-        depth: local.depth,
-        normal: pose_a.transform_vector(local.normal),
-        point_a: pose_a.transform_point(local.point_a),
-        point_b: pose_a.transform_point(local.point_b),
-    })
+    let local = match surface::query_with_surfaces(a, b, &b_in_a, margin) {
+        Some(result) => result?,
+        None => query_local(a, b, &b_in_a, margin, &mut ())?,
+    };
+    Ok(surface::to_world(local, pose_a))
 }
 
 /// [`contact`] with its workings: GJK's final simplex and every EPA
@@ -282,8 +281,14 @@ fn grow_by_radii<V: Vector>(core: Penetration<V>, radius_a: f32, radius_b: f32) 
     }
 }
 
+/// How far [`distance`] looks for the facets of a surface, metres: far
+/// beyond any level, yet small enough that boxes grown by it stay finite.
+const SURFACE_DISTANCE_REACH: f32 = 1e18;
+
 /// The distance between `a` at `pose_a` and `b` at `pose_b` in metres; 0 when
-/// they overlap, infinity when a pose holds NaN or infinities.
+/// they overlap, infinity when a pose holds NaN or infinities. Against a
+/// surface, the distance to the nearest facet whose front faces the shape
+/// (infinity when none does).
 pub fn distance<D: NarrowPhaseDim>(
     a: &Shape<D>,
     pose_a: &Pose<D>,
@@ -294,6 +299,9 @@ pub fn distance<D: NarrowPhaseDim>(
         return f32::INFINITY;
     }
     let b_in_a = pose_a.inv_mul(pose_b);
+    if let Some(result) = surface::query_with_surfaces(a, b, &b_in_a, SURFACE_DISTANCE_REACH) {
+        return result.map_or(f32::INFINITY, |p| (-p.depth).max(0.0));
+    }
     let scale = PairScale::new(a, b);
     let (core_a, core_b) = (Core(a), Core(b));
     let cores = MinkowskiPair::new(&core_a, &core_b, b_in_a);

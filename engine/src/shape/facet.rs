@@ -1,0 +1,328 @@
+//! Facets: the flat pieces a surface is made of, a segment of a chain (2D)
+//! or a triangle of a mesh or heightfield (3D), each a convex shape the
+//! narrow phase meets with the same GJK and EPA as any other.
+//!
+//! A facet is one-sided and knows its neighbours, so that a body sliding
+//! across the joins of a surface feels one smooth surface (Box2D's ghost
+//! vertices for chains, Jolt's active edges for meshes):
+//! 1. Each boundary feature (2D: an end; 3D: an edge) keeps what lies
+//!    across it: nothing (a free border), a neighbour that turns away from
+//!    the front (a convex join: *active*, with the neighbour's normal), or
+//!    a neighbour that is level with it or turns towards the front (a flat
+//!    or concave join: *inactive*).
+//! 2. A contact whose normal is not the facet's own is kept only where the
+//!    facet's solid corner really is: on a free border, or on an active
+//!    join within the arc of normals between the facet's and the
+//!    neighbour's. Inside the facet, on an inactive join, or beyond the
+//!    arc on the facet's own side it takes the facet's normal; beyond the
+//!    arc on the neighbour's side it is the neighbour's, and the facet
+//!    makes none ([`Facet::smoothed_normal`]). A body whose origin lies
+//!    behind the facet's plane meets no contact from it (one-sided, as
+//!    Box2D's chains). Guarded by
+//!    `a_contact_on_an_inactive_edge_takes_the_face_normal` and the sliding
+//!    scenarios of `tests/level_geometry.rs`.
+//!
+//! Limits: a 3D corner (where two edges meet) keeps a contact's own normal
+//! when either edge is active; the exact corner region (the cone of all
+//! the corner's faces) is not built.
+
+use super::support::SupportMap;
+use crate::math::Vector;
+
+/// How close to the facet's own normal a contact normal must be to count
+/// as it, as a cosine: within about 0.8 degrees, well above the rounding
+/// of EPA's normals (1e-6) and below any bend a level is built with.
+const OWN_NORMAL_COSINE: f32 = 0.9999;
+
+/// Joins whose two normals are closer than this (a cosine: about 0.8
+/// degrees) count as flat, and are inactive however they turn: a level
+/// built from measured heights has joins bent by rounding alone.
+pub(crate) const FLAT_JOIN_COSINE: f32 = 0.9999;
+
+/// What lies across one boundary feature of a facet.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Join<V> {
+    /// Nothing: the surface ends here.
+    Free,
+    /// A neighbour that turns away from the front; its front normal.
+    Convex(V),
+    /// A neighbour level with the facet or turning towards its front.
+    Inactive,
+}
+
+/// Where on a facet a point lies.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FacetFeature {
+    /// Inside, away from every boundary feature.
+    Interior,
+    /// On boundary feature `k` (2D: end `k`; 3D: edge `k`, from corner `k`
+    /// to corner `k + 1`).
+    Boundary(usize),
+    /// 3D: on corner `k`, where edges `k - 1` and `k` meet.
+    Corner(usize),
+}
+
+/// One facet: a segment (2D, two corners) or a triangle (3D, three corners,
+/// counter-clockwise seen from the front), in its surface's frame.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Facet<V> {
+    /// Corners, metres; in 2D the third repeats the second.
+    pub(crate) corners: [V; 3],
+    /// Unit normal of the front (the side bodies are kept on).
+    pub(crate) normal: V,
+    /// What lies across each boundary feature (2D: the first two).
+    pub(crate) joins: [Join<V>; 3],
+}
+
+/// The dimension-specific geometry of facets: [`crate::shape::ShapeDim`] provides it.
+pub trait FacetGeometry: Vector {
+    /// Corners a facet has: 2 (segment) or 3 (triangle).
+    const FACET_CORNERS: usize;
+    /// The front normal of the facet with these corners (2D: the right of
+    /// the segment's direction, as Box2D's chains; 3D: counter-clockwise
+    /// corners face the viewer), or `None` when they span no length or area.
+    fn facet_normal(corners: &[Self; 3]) -> Option<Self>;
+    /// Where `p` (on or near the facet's plane) lies on it, features within
+    /// `tolerance` metres counting as hit.
+    fn facet_feature(corners: &[Self; 3], p: Self, tolerance: f32) -> FacetFeature;
+    /// The unit direction of boundary feature `k` (3D: edge `k`); `None`
+    /// in 2D, where a boundary feature is a point.
+    fn boundary_axis(corners: &[Self; 3], k: usize) -> Option<Self>;
+}
+
+impl<V: FacetGeometry> Facet<V> {
+    /// The facet with these corners (only the first `FACET_CORNERS` are
+    /// read) and free borders, or `None` when it spans no length or area.
+    pub(crate) fn new(corners: [V; 3]) -> Option<Self> {
+        let mut corners = corners;
+        if V::FACET_CORNERS == 2 {
+            corners[2] = corners[1];
+        }
+        Some(Self {
+            normal: V::facet_normal(&corners)?,
+            corners,
+            joins: [Join::Free; 3],
+        })
+    }
+
+    /// The corners in use.
+    pub fn corners(&self) -> &[V] {
+        &self.corners[..V::FACET_CORNERS]
+    }
+
+    /// The front's unit normal.
+    pub fn normal(&self) -> V {
+        self.normal
+    }
+
+    /// What lies across each boundary feature.
+    pub fn joins(&self) -> &[Join<V>] {
+        &self.joins[..V::FACET_CORNERS]
+    }
+
+    /// Signed distance of `p` from the facet's plane, metres, positive in front.
+    pub fn height_of(&self, p: V) -> f32 {
+        (p - self.corners[0]).dot(self.normal)
+    }
+
+    /// The normal a contact at `point` (on the facet) with normal `normal`
+    /// (unit, pointing from the facet to the other shape) has on the smooth
+    /// surface the facet belongs to (module docs, step 2): `normal` itself
+    /// where the facet's solid corner is there; the facet's own normal
+    /// inside it, on an inactive join, or beyond the arc on its own side;
+    /// `None` beyond the arc on the neighbour's side, where the contact is
+    /// the neighbour's to make.
+    pub fn smoothed_normal(&self, point: V, normal: V, tolerance: f32) -> Option<V> {
+        let own = self.normal;
+        if normal.dot(own) >= OWN_NORMAL_COSINE {
+            return Some(normal);
+        }
+        let across = |k: usize| match self.joins[k] {
+            Join::Free => Some(normal),
+            Join::Inactive => Some(own),
+            Join::Convex(other) => {
+                // Seen along the edge (3D), the normal must lie on the arc
+                // from the facet's normal to the neighbour's.
+                let n = match V::boundary_axis(&self.corners, k) {
+                    Some(axis) => {
+                        let across = normal - axis * normal.dot(axis);
+                        let length = across.length();
+                        if length <= 0.0 {
+                            return Some(own);
+                        }
+                        across * (1.0 / length)
+                    }
+                    None => normal,
+                };
+                let spread = own.dot(other);
+                if n.dot(own) >= spread && n.dot(other) >= spread {
+                    Some(normal)
+                } else if n.dot(other) > n.dot(own) {
+                    None
+                } else {
+                    Some(own)
+                }
+            }
+        };
+        match V::facet_feature(&self.corners, point, tolerance) {
+            FacetFeature::Interior => Some(own),
+            FacetFeature::Boundary(k) => across(k),
+            FacetFeature::Corner(k) => {
+                let before = (k + V::FACET_CORNERS - 1) % V::FACET_CORNERS;
+                let inactive = |j: usize| matches!(self.joins[j], Join::Inactive);
+                if inactive(k) && inactive(before) {
+                    Some(own)
+                } else {
+                    Some(normal)
+                }
+            }
+        }
+    }
+}
+
+impl<V: FacetGeometry> SupportMap<V> for Facet<V> {
+    #[inline]
+    fn support(&self, dir: V) -> V {
+        let mut best = self.corners[0];
+        let mut best_dot = best.dot(dir);
+        for &c in &self.corners[1..V::FACET_CORNERS] {
+            let d = c.dot(dir);
+            if d > best_dot {
+                best = c;
+                best_dot = d;
+            }
+        }
+        best
+    }
+}
+
+/// The join between a facet with front normal `own` and a neighbour with
+/// front normal `other` whose far corner (the one not on the shared
+/// feature) lies `far_height` metres in front of the facet's plane.
+pub(crate) fn join_between<V: Vector>(own: V, other: V, far_height: f32) -> Join<V> {
+    if own.dot(other) >= FLAT_JOIN_COSINE || far_height >= 0.0 {
+        Join::Inactive
+    } else {
+        Join::Convex(other)
+    }
+}
+
+mod geometry {
+    use super::{FacetFeature, FacetGeometry};
+    use glam::{Vec2, Vec3};
+
+    impl FacetGeometry for Vec2 {
+        const FACET_CORNERS: usize = 2;
+
+        fn facet_normal(corners: &[Vec2; 3]) -> Option<Vec2> {
+            let d = corners[1] - corners[0];
+            let length = d.length();
+            (length > 0.0 && length.is_finite()).then(|| Vec2::new(d.y, -d.x) / length)
+        }
+
+        fn facet_feature(corners: &[Vec2; 3], p: Vec2, tolerance: f32) -> FacetFeature {
+            let d = corners[1] - corners[0];
+            let along = (p - corners[0]).dot(d) / d.length();
+            if along <= tolerance {
+                FacetFeature::Boundary(0)
+            } else if along >= d.length() - tolerance {
+                FacetFeature::Boundary(1)
+            } else {
+                FacetFeature::Interior
+            }
+        }
+
+        fn boundary_axis(_corners: &[Vec2; 3], _k: usize) -> Option<Vec2> {
+            None
+        }
+    }
+
+    impl FacetGeometry for Vec3 {
+        const FACET_CORNERS: usize = 3;
+
+        fn facet_normal(corners: &[Vec3; 3]) -> Option<Vec3> {
+            let n = (corners[1] - corners[0]).cross(corners[2] - corners[0]);
+            let length = n.length();
+            (length > 0.0 && length.is_finite()).then(|| n / length)
+        }
+
+        fn facet_feature(corners: &[Vec3; 3], p: Vec3, tolerance: f32) -> FacetFeature {
+            // Distance of `p` inside each edge, measured in the plane.
+            let normal = (corners[1] - corners[0]).cross(corners[2] - corners[0]);
+            let inside = |k: usize| {
+                let (a, b) = (corners[k], corners[(k + 1) % 3]);
+                let edge = b - a;
+                let inward = normal.cross(edge).normalize_or_zero();
+                (p - a).dot(inward)
+            };
+            let on = [
+                inside(0) <= tolerance,
+                inside(1) <= tolerance,
+                inside(2) <= tolerance,
+            ];
+            match on {
+                [true, _, true] => FacetFeature::Corner(0),
+                [true, true, _] => FacetFeature::Corner(1),
+                [_, true, true] => FacetFeature::Corner(2),
+                [true, false, false] => FacetFeature::Boundary(0),
+                [false, true, false] => FacetFeature::Boundary(1),
+                [false, false, true] => FacetFeature::Boundary(2),
+                [false, false, false] => FacetFeature::Interior,
+            }
+        }
+
+        fn boundary_axis(corners: &[Vec3; 3], k: usize) -> Option<Vec3> {
+            Some((corners[(k + 1) % 3] - corners[k]).normalize_or_zero())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Vec2, Vec3};
+
+    fn flat_triangle() -> Facet<Vec3> {
+        Facet::new([Vec3::ZERO, Vec3::new(0.0, 0.0, 1.0), Vec3::X]).unwrap()
+    }
+
+    #[test]
+    fn front_normals_follow_the_corner_order() {
+        assert!((flat_triangle().normal() - Vec3::Y).length() < 1e-6);
+        let segment = Facet::new([Vec2::ZERO, Vec2::new(-1.0, 0.0), Vec2::ZERO]).unwrap();
+        assert!((segment.normal() - Vec2::Y).length() < 1e-6);
+        assert!(Facet::new([Vec3::ZERO, Vec3::X, Vec3::X * 2.0]).is_none());
+    }
+
+    #[test]
+    fn a_contact_on_an_inactive_edge_takes_the_face_normal() {
+        let mut t = flat_triangle();
+        // Edge 2 runs from (1,0,0) back to the origin, along -X at z = 0.
+        let on_edge = Vec3::new(0.5, 0.0, 0.0);
+        let sideways = Vec3::new(0.0, 0.0, -1.0);
+        assert_eq!(t.smoothed_normal(on_edge, sideways, 1e-5), Some(sideways));
+        t.joins[2] = Join::Inactive;
+        assert_eq!(t.smoothed_normal(on_edge, sideways, 1e-5), Some(Vec3::Y));
+        // A convex join keeps normals between the two faces' only; beyond
+        // the neighbour's normal the contact is the neighbour's.
+        let down_slope = Vec3::new(0.0, 1.0, -1.0).normalize();
+        t.joins[2] = Join::Convex(down_slope);
+        let between = Vec3::new(0.0, 1.0, -0.3).normalize();
+        assert_eq!(t.smoothed_normal(on_edge, between, 1e-5), Some(between));
+        assert_eq!(t.smoothed_normal(on_edge, sideways, 1e-5), None);
+        let back_over = Vec3::new(0.0, 0.2, 1.0).normalize();
+        assert_eq!(t.smoothed_normal(on_edge, back_over, 1e-5), Some(Vec3::Y));
+        // Inside the facet every contact takes the face normal.
+        let inside = Vec3::new(0.3, 0.0, 0.3);
+        assert_eq!(t.smoothed_normal(inside, between, 1e-5), Some(Vec3::Y));
+    }
+
+    #[test]
+    fn joins_are_convex_only_when_the_neighbour_turns_away() {
+        let up = Vec3::Y;
+        let tilted = Vec3::new(0.0, 1.0, 0.2).normalize();
+        assert_eq!(join_between(up, tilted, -0.1), Join::Convex(tilted));
+        assert_eq!(join_between(up, tilted, 0.1), Join::Inactive);
+        assert_eq!(join_between(up, up, -0.0), Join::Inactive);
+    }
+}

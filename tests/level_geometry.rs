@@ -1,0 +1,422 @@
+//! Level geometry: bodies on triangle meshes, heightfields (3D) and chains
+//! (2D) slide, roll and rest as on one flat box, with no ghost bumps at
+//! the joins of their facets (issue: level geometry).
+
+use tumble::glam::{Quat, Vec2, Vec3};
+use tumble::shape::{Shape, ShapeError};
+use tumble::{d2, d3, BodyDesc, BodyHandle, ColliderDesc, Settings, WorldError};
+
+const DT: f32 = 1.0 / 60.0;
+
+/// A flat grid mesh of `nx` x `nz` quads, `size` metres square each,
+/// centred on the origin at height 0, front up.
+fn grid_mesh(nx: usize, nz: usize, size: f32) -> Shape<tumble::D3> {
+    let mut vertices = Vec::new();
+    for j in 0..=nz {
+        for i in 0..=nx {
+            vertices.push(Vec3::new(
+                (i as f32 - nx as f32 / 2.0) * size,
+                0.0,
+                (j as f32 - nz as f32 / 2.0) * size,
+            ));
+        }
+    }
+    let at = |i: usize, j: usize| (j * (nx + 1) + i) as u32;
+    let mut indices = Vec::new();
+    for j in 0..nz {
+        for i in 0..nx {
+            // Counter-clockwise seen from above (+Y).
+            indices.push([at(i, j), at(i, j + 1), at(i + 1, j + 1)]);
+            indices.push([at(i, j), at(i + 1, j + 1), at(i + 1, j)]);
+        }
+    }
+    Shape::triangle_mesh(&vertices, &indices).unwrap()
+}
+
+/// Settings with sleeping off, as the bars ask.
+fn awake_3d() -> Settings<tumble::D3> {
+    Settings {
+        sleep: false,
+        ..Settings::default()
+    }
+}
+
+fn awake_2d() -> Settings<tumble::D2> {
+    Settings {
+        sleep: false,
+        ..Settings::default()
+    }
+}
+
+/// Slides a frictionless 0.1 m cube resting on `ground` (top at y = 0)
+/// at 3 m/s along `direction` for 2 s; returns its end position and the
+/// largest deviation of its speed from 3 m/s after the first step.
+fn slide_3d(ground: Shape<tumble::D3>, ground_pose: Vec3, direction: Vec3) -> (Vec3, f32) {
+    let mut world = d3::World::new(awake_3d());
+    world
+        .add_body(
+            BodyDesc::fixed().position(ground_pose),
+            ColliderDesc::new(ground).friction(0.0),
+        )
+        .unwrap();
+    let half = 0.05;
+    let start = Vec3::new(-3.1, half, -1.7);
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(start)
+                .linear_velocity(direction * 3.0),
+            ColliderDesc::new(Shape::cuboid(Vec3::splat(half)).unwrap()).friction(0.0),
+        )
+        .unwrap();
+    let mut worst = 0.0f32;
+    for step in 0..120 {
+        world.step(DT);
+        let v = world.body(cube).unwrap().linear_velocity();
+        if step > 0 {
+            worst = worst.max((v.length() - 3.0).abs());
+        }
+    }
+    (world.body(cube).unwrap().position(), worst)
+}
+
+#[test]
+fn a_frictionless_cube_slides_over_a_flat_mesh_as_over_one_box() {
+    // Across quads' edges and their diagonals.
+    let direction = Vec3::new(1.0, 0.0, 0.55).normalize();
+    let reference = slide_3d(
+        Shape::cuboid(Vec3::new(20.0, 0.5, 20.0)).unwrap(),
+        Vec3::new(0.0, -0.5, 0.0),
+        direction,
+    );
+    let (end, worst) = slide_3d(grid_mesh(7, 7, 1.6), Vec3::ZERO, direction);
+    let apart = (end - reference.0).length();
+    println!(
+        "mesh 7x7 quads: end {end:?}, box {:?}, apart {apart:.2e} m, speed off by {worst:.2e} m/s",
+        reference.0
+    );
+    assert!(apart < 1e-3, "ended {apart} m from the flat box's run");
+    assert!(worst < 2e-3, "speed strayed {worst} m/s from 3 m/s");
+}
+
+#[test]
+fn a_frictionless_cube_slides_over_a_flat_heightfield_as_over_one_box() {
+    let direction = Vec3::new(1.0, 0.0, 0.4).normalize();
+    let reference = slide_3d(
+        Shape::cuboid(Vec3::new(20.0, 0.5, 20.0)).unwrap(),
+        Vec3::new(0.0, -0.5, 0.0),
+        direction,
+    );
+    let heights = vec![0.0; 16 * 16];
+    let field = Shape::heightfield(&heights, 16, 16, Vec3::new(12.0, 1.0, 12.0)).unwrap();
+    let (end, worst) = slide_3d(field, Vec3::ZERO, direction);
+    let apart = (end - reference.0).length();
+    println!("heightfield 16x16: end {end:?}, apart {apart:.2e} m, speed off by {worst:.2e} m/s");
+    assert!(apart < 1e-3, "ended {apart} m from the flat box's run");
+    assert!(worst < 2e-3, "speed strayed {worst} m/s from 3 m/s");
+}
+
+/// Slides a frictionless 2D box along `ground` (top at y = 0) at 3 m/s for 2 s.
+fn slide_2d(ground: Shape<tumble::D2>, ground_pose: Vec2) -> (Vec2, f32) {
+    let mut world = d2::World::new(awake_2d());
+    world
+        .add_body(
+            BodyDesc::fixed().position(ground_pose),
+            ColliderDesc::new(ground).friction(0.0),
+        )
+        .unwrap();
+    let half = 0.05;
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec2::new(-3.1, half))
+                .linear_velocity(Vec2::new(3.0, 0.0)),
+            ColliderDesc::new(Shape::cuboid(Vec2::splat(half)).unwrap()).friction(0.0),
+        )
+        .unwrap();
+    let mut worst = 0.0f32;
+    for step in 0..120 {
+        world.step(DT);
+        let v = world.body(cube).unwrap().linear_velocity();
+        if step > 0 {
+            worst = worst.max((v.length() - 3.0).abs());
+        }
+    }
+    (world.body(cube).unwrap().position(), worst)
+}
+
+#[test]
+fn a_frictionless_box_slides_over_a_chain_of_collinear_segments_as_over_one_box() {
+    let reference = slide_2d(
+        Shape::cuboid(Vec2::new(20.0, 0.5)).unwrap(),
+        Vec2::new(0.0, -0.5),
+    );
+    // 50 segments of 0.2 m, running right to left so the front faces up.
+    let points: Vec<Vec2> = (0..=50)
+        .map(|i| Vec2::new(5.0 - 0.2 * i as f32, 0.0))
+        .collect();
+    let (end, worst) = slide_2d(Shape::chain(&points, false).unwrap(), Vec2::ZERO);
+    let apart = (end - reference.0).length();
+    println!("chain of 50: end {end:?}, apart {apart:.2e} m, speed off by {worst:.2e} m/s");
+    assert!(apart < 1e-3, "ended {apart} m from the flat box's run");
+    assert!(worst < 2e-3, "speed strayed {worst} m/s from 3 m/s");
+}
+
+/// Rolls a ball (r 0.25) 10 m across `ground` (top at y = 0): the largest
+/// vertical speed it reaches after its first step, m/s.
+fn roll_3d(ground: Shape<tumble::D3>, ground_pose: Vec3) -> f32 {
+    let mut world = d3::World::new(awake_3d());
+    world
+        .add_body(
+            BodyDesc::fixed().position(ground_pose),
+            ColliderDesc::new(ground),
+        )
+        .unwrap();
+    let radius = 0.25;
+    let ball = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec3::new(-6.0, radius, 0.3))
+                .linear_velocity(Vec3::new(5.0, 0.0, 0.8)),
+            ColliderDesc::new(Shape::ball(radius).unwrap()),
+        )
+        .unwrap();
+    let start = world.body(ball).unwrap().position();
+    let mut worst = 0.0f32;
+    let mut steps = 0;
+    while (world.body(ball).unwrap().position() - start).length() < 10.0 && steps < 600 {
+        world.step(DT);
+        steps += 1;
+        if steps > 1 {
+            worst = worst.max(world.body(ball).unwrap().linear_velocity().y.abs());
+        }
+    }
+    assert!((world.body(ball).unwrap().position() - start).length() >= 10.0);
+    worst
+}
+
+#[test]
+fn a_ball_rolls_across_a_mesh_of_ten_thousand_triangles_as_across_one_box() {
+    // 100 x 50 quads of 0.25 m: 10,000 triangles, 25 m x 12.5 m; the ball
+    // crosses hundreds of edges and diagonals.
+    let mesh = roll_3d(grid_mesh(100, 50, 0.25), Vec3::ZERO);
+    let flat = roll_3d(
+        Shape::cuboid(Vec3::new(20.0, 0.5, 20.0)).unwrap(),
+        Vec3::new(0.0, -0.5, 0.0),
+    );
+    println!("largest vertical speed rolling: mesh {mesh:.2e} m/s, one box {flat:.2e} m/s");
+    // No bump at any join: never faster up or down than on one box.
+    assert!(
+        mesh <= flat + 1e-4,
+        "mesh {mesh} m/s against {flat} on a box"
+    );
+}
+
+/// Drops a unit box onto `ground` (top at y = 0) with sleeping on: the
+/// step it fell asleep and how deep it sank.
+fn rest_3d(ground: Shape<tumble::D3>, ground_pose: Vec3) -> (Option<usize>, f32) {
+    let mut world = d3::World::new(Settings::default());
+    world
+        .add_body(
+            BodyDesc::fixed().position(ground_pose),
+            ColliderDesc::new(ground),
+        )
+        .unwrap();
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec3::new(0.3, 0.6, 0.2))
+                .rotation(Quat::from_rotation_y(0.3)),
+            ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    let mut asleep = None;
+    let mut sink = 0.0f32;
+    for step in 0..240 {
+        world.step(DT);
+        let body = world.body(cube).unwrap();
+        sink = sink.max(0.5 - body.position().y);
+        if asleep.is_none() && body.is_sleeping() {
+            asleep = Some(step + 1);
+        }
+    }
+    (asleep, sink)
+}
+
+#[test]
+fn a_box_rests_and_sleeps_on_a_mesh_and_a_heightfield_as_on_a_box() {
+    let (box_asleep, box_sink) = rest_3d(
+        Shape::cuboid(Vec3::new(10.0, 0.5, 10.0)).unwrap(),
+        Vec3::new(0.0, -0.5, 0.0),
+    );
+    let (mesh_asleep, mesh_sink) = rest_3d(grid_mesh(8, 8, 1.0), Vec3::ZERO);
+    let heights = vec![0.0; 9 * 9];
+    let field = Shape::heightfield(&heights, 9, 9, Vec3::new(8.0, 1.0, 8.0)).unwrap();
+    let (field_asleep, field_sink) = rest_3d(field, Vec3::ZERO);
+    println!(
+        "asleep after {box_asleep:?} / {mesh_asleep:?} / {field_asleep:?} steps; \
+         sink {box_sink:.2e} / {mesh_sink:.2e} / {field_sink:.2e} m (box / mesh / heightfield)"
+    );
+    for (asleep, sink) in [(mesh_asleep, mesh_sink), (field_asleep, field_sink)] {
+        assert!(asleep.is_some_and(|s| s <= 120), "not asleep within 2 s");
+        assert!(
+            sink <= box_sink + 1e-4,
+            "sank {sink} m, {box_sink} m on a box"
+        );
+    }
+}
+
+#[test]
+fn a_box_rests_on_a_chain_and_a_ball_rolls_down_its_slope() {
+    let mut world = d2::World::new(Settings::default());
+    // Right to left: flat, then a slope rising to the left.
+    let points = [
+        Vec2::new(6.0, 0.0),
+        Vec2::new(0.0, 0.0),
+        Vec2::new(-4.0, 2.0),
+        Vec2::new(-6.0, 2.0),
+    ];
+    world
+        .add_body(
+            BodyDesc::fixed(),
+            ColliderDesc::new(Shape::chain(&points, false).unwrap()),
+        )
+        .unwrap();
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic().position(Vec2::new(3.0, 0.6)),
+            ColliderDesc::new(Shape::cuboid(Vec2::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    let ball = world
+        .add_body(
+            BodyDesc::dynamic().position(Vec2::new(-3.0, 1.85)),
+            ColliderDesc::new(Shape::ball(0.25).unwrap()),
+        )
+        .unwrap();
+    for _ in 0..180 {
+        world.step(DT);
+    }
+    let cube_at = world.body(cube).unwrap().position();
+    let ball_at = world.body(ball).unwrap().position();
+    println!("cube {cube_at:?}, ball {ball_at:?}");
+    assert!(
+        (cube_at.y - 0.5).abs() < 5e-3,
+        "cube at height {}",
+        cube_at.y
+    );
+    assert!(ball_at.x > -1.0 && ball_at.y > 0.2, "ball at {ball_at:?}");
+}
+
+#[test]
+fn surfaces_go_on_fixed_and_kinematic_bodies_only() {
+    let mut world = d3::World::new(Settings::default());
+    let refused = world.add_body(BodyDesc::dynamic(), ColliderDesc::new(grid_mesh(2, 2, 1.0)));
+    assert_eq!(refused.unwrap_err(), WorldError::SurfaceOnDynamicBody);
+    let kinematic = world.add_body(
+        BodyDesc::kinematic(),
+        ColliderDesc::new(grid_mesh(2, 2, 1.0)),
+    );
+    assert!(kinematic.is_ok());
+    let fixed: BodyHandle = world
+        .add_body(BodyDesc::fixed(), ColliderDesc::new(grid_mesh(2, 2, 1.0)))
+        .unwrap();
+    assert_eq!(
+        world.set_body_kind(fixed, tumble::BodyKind::Dynamic),
+        Err(WorldError::SurfaceOnDynamicBody)
+    );
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic(),
+            ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    assert_eq!(
+        world
+            .add_collider(cube, ColliderDesc::new(grid_mesh(1, 1, 1.0)))
+            .unwrap_err(),
+        WorldError::SurfaceOnDynamicBody
+    );
+    let mut world = d2::World::new(Settings::default());
+    let chain = Shape::chain(&[Vec2::new(1.0, 0.0), Vec2::new(-1.0, 0.0)], false).unwrap();
+    assert_eq!(
+        world
+            .add_body(BodyDesc::dynamic(), ColliderDesc::new(chain))
+            .unwrap_err(),
+        WorldError::SurfaceOnDynamicBody
+    );
+}
+
+#[test]
+fn bad_surfaces_are_refused_with_their_error() {
+    let v = [Vec3::ZERO, Vec3::X, Vec3::Z];
+    assert!(matches!(
+        Shape::triangle_mesh(
+            &[Vec3::ZERO, Vec3::X, Vec3::new(f32::NAN, 0.0, 1.0)],
+            &[[0, 1, 2]]
+        ),
+        Err(ShapeError::NotFinite { .. })
+    ));
+    assert!(Shape::triangle_mesh(&v, &[[0, 1, 3]]).is_err());
+    assert!(Shape::triangle_mesh(&v, &[[0, 1, 1]]).is_err());
+    assert!(Shape::triangle_mesh(&v, &[]).is_err());
+    assert!(Shape::triangle_mesh(&[], &[]).is_err());
+    assert!(Shape::heightfield(&[0.0; 5], 2, 3, Vec3::ONE).is_err());
+    assert!(Shape::heightfield(&[0.0; 4], 2, 2, Vec3::new(1.0, 0.0, 1.0)).is_err());
+    assert!(Shape::heightfield(&[0.0, f32::INFINITY, 0.0, 0.0], 2, 2, Vec3::ONE).is_err());
+    assert!(Shape::heightfield(&[0.0; 1], 1, 1, Vec3::ONE).is_err());
+    assert!(Shape::heightfield(&[], usize::MAX, 3, Vec3::ONE).is_err());
+    assert!(Shape::chain(&[Vec2::ZERO], false).is_err());
+    assert!(Shape::chain(&[Vec2::ZERO, Vec2::ZERO], false).is_err());
+    assert!(Shape::chain(&[Vec2::ZERO, Vec2::new(f32::NAN, 1.0)], false).is_err());
+}
+
+/// README's level geometry example, as written there.
+#[test]
+fn the_readme_example_runs() -> Result<(), Box<dyn std::error::Error>> {
+    use tumble::d3::*;
+    let mut world = World::new(Settings::default());
+    let (rows, columns) = (33, 33);
+    let heights: Vec<f32> = (0..rows * columns)
+        .map(|i| ((i % columns) as f32 * 0.4).sin() * ((i / columns) as f32 * 0.3).cos())
+        .collect();
+    let terrain = Shape::heightfield(&heights, rows, columns, Vec3::new(32.0, 2.0, 32.0))?;
+    world.add_body(BodyDesc::fixed(), ColliderDesc::new(terrain))?;
+    let ramp = Shape::triangle_mesh(
+        &[
+            Vec3::new(-2.0, 0.0, 2.0),
+            Vec3::new(2.0, 0.0, 2.0),
+            Vec3::new(2.0, 1.0, -2.0),
+            Vec3::new(-2.0, 1.0, -2.0),
+        ],
+        &[[0, 1, 2], [0, 2, 3]],
+    )?;
+    world.add_body(
+        BodyDesc::fixed().position(Vec3::new(0.0, 3.0, 0.0)),
+        ColliderDesc::new(ramp),
+    )?;
+    let ball = world.add_body(
+        BodyDesc::dynamic().position(Vec3::new(3.0, 5.0, 1.0)),
+        ColliderDesc::new(Shape::ball(0.3)?),
+    )?;
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+    }
+    let below = world.body(ball).unwrap().position();
+    let hit = world.cast_ray(
+        below,
+        Vec3::NEG_Y,
+        50.0,
+        &QueryFilter::default().excluding(ball),
+    );
+    assert!(hit.is_some_and(|h| h.facet.is_some()));
+    assert!(
+        hit.unwrap().distance < 0.35,
+        "the ball rests on what is below it"
+    );
+    let mesh = Shape::triangle_mesh(&[Vec3::ZERO, Vec3::Z, Vec3::X], &[[0, 1, 2]])?;
+    assert!(world
+        .add_body(BodyDesc::dynamic(), ColliderDesc::new(mesh))
+        .is_err());
+    Ok(())
+}
