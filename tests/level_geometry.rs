@@ -420,3 +420,37 @@ fn the_readme_example_runs() -> Result<(), Box<dyn std::error::Error>> {
         .is_err());
     Ok(())
 }
+
+#[test]
+fn a_hundred_bodies_dropped_on_the_demo_terrain_end_above_it() {
+    let scene = tumble_scenes::terrain_3d(65, 100);
+    let mut world = scene.world;
+    let terrain = world
+        .bodies()
+        .find(|(_, b)| b.kind() == tumble::BodyKind::Fixed)
+        .map(|(h, _)| h)
+        .unwrap();
+    for _ in 0..600 {
+        world.step(DT);
+    }
+    let mut below = 0;
+    let mut lowest = f32::INFINITY;
+    for &body in &scene.bodies {
+        let at = world.body(body).unwrap().position();
+        let from = Vec3::new(at.x, 100.0, at.z);
+        let ground = world
+            .cast_ray_all(from, Vec3::NEG_Y, 200.0, &tumble::QueryFilter::default())
+            .into_iter()
+            .find(|hit| hit.body == terrain);
+        // Off the terrain's edge counts as below it.
+        let clearance = ground.map_or(f32::NEG_INFINITY, |hit| at.y - hit.point.y);
+        lowest = lowest.min(clearance);
+        if clearance < 0.0 {
+            below += 1;
+        }
+    }
+    println!(
+        "after 10 s: {below} of 100 below the terrain; least clearance of a centre {lowest:.3} m"
+    );
+    assert_eq!(below, 0);
+}
