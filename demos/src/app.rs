@@ -142,11 +142,12 @@ struct App {
     inspector_input: InspectorInput,
 }
 
-/// The camera that frames a freshly built world.
+/// The camera that frames a freshly built world: its dynamic bodies and
+/// its surfaces (the level they fall on).
 fn framing(world: &SimWorld) -> View {
     match world {
         SimWorld::D2(w) => {
-            let (min, max) = dynamic_bounds(w)
+            let (min, max) = framed_bounds(w)
                 .map(|b| (bridge::vec2(b.min), bridge::vec2(b.max)))
                 .unwrap_or((vec2(-10.0, 0.0), vec2(10.0, 10.0)));
             View::D2(PanCamera::framing(
@@ -168,16 +169,47 @@ fn framing(world: &SimWorld) -> View {
             View::D3(camera)
         }
         SimWorld::D3(w) => {
-            let (min, max) = dynamic_bounds(w)
+            let (min, max) = framed_bounds(w)
                 .map(|b| (bridge::vec3(b.min), bridge::vec3(b.max)))
                 .unwrap_or((vec3(-5.0, 0.0, -5.0), vec3(5.0, 5.0, 5.0)));
-            View::D3(OrbitCamera::framing(
-                min,
-                max,
-                screen_width() / screen_height(),
-            ))
+            let aspect = screen_width() / screen_height();
+            if has_surface(w) {
+                // A level seen more from above and less across its diagonal.
+                View::D3(OrbitCamera::framing_from(
+                    min,
+                    max,
+                    aspect,
+                    LEVEL_YAW,
+                    LEVEL_PITCH,
+                ))
+            } else {
+                View::D3(OrbitCamera::framing(min, max, aspect))
+            }
         }
     }
+}
+
+/// The camera's angle about Y over a world with a surface (a level), radians.
+const LEVEL_YAW: f32 = 0.3;
+/// The camera's angle above the horizontal over a level, radians.
+const LEVEL_PITCH: f32 = 0.62;
+
+/// True when some body of `world` is a surface (a level).
+fn has_surface<D: tumble::Dim>(world: &tumble::World<D>) -> bool {
+    world
+        .bodies()
+        .any(|(_, b)| b.shape().as_surface().is_some())
+}
+
+/// The box around every dynamic body and every surface, if any.
+fn framed_bounds<D: tumble::Dim>(world: &tumble::World<D>) -> Option<tumble::shape::Aabb<D>> {
+    let surfaces = world
+        .bodies()
+        .filter(|(_, b)| b.shape().as_surface().is_some())
+        .map(|(_, b)| b.shape().aabb(&b.pose()));
+    surfaces
+        .chain(dynamic_bounds(world))
+        .reduce(|a, b| a.union(&b))
 }
 
 impl App {
@@ -239,6 +271,8 @@ impl App {
             KeyCode::Key7,
             KeyCode::Key8,
             KeyCode::Key9,
+            KeyCode::Key0,
+            KeyCode::Minus,
         ];
         for (key, scene) in keys.iter().zip(SCENES) {
             if is_key_pressed(*key) {

@@ -26,11 +26,17 @@ impl OrbitCamera {
     /// an angle, in a window of `aspect` (width / height), aimed a little
     /// below the box's centre since things fall.
     pub fn framing(min: Vec3, max: Vec3, aspect: f32) -> Self {
+        Self::framing_from(min, max, aspect, 0.65, 0.42)
+    }
+
+    /// [`Self::framing`] seen from the angles `yaw` about Y and `pitch`
+    /// above the horizontal, radians.
+    pub fn framing_from(min: Vec3, max: Vec3, aspect: f32, yaw: f32, pitch: f32) -> Self {
         let centre = (min + max) * 0.5;
         let mut camera = Self {
             target: vec3(centre.x, centre.y * 0.6, centre.z),
-            yaw: 0.65,
-            pitch: 0.42,
+            yaw,
+            pitch,
             distance: ((max - min) * 0.5).length().max(2.0),
         };
         let corners: Vec<Vec3> = (0..8)

@@ -6,8 +6,16 @@
 //! Macroquad has no lighting, so each vertex is coloured on the CPU from a
 //! fixed light direction. Triangles go into one batch that is drawn with
 //! `draw_mesh` whenever it fills up (its indices are `u16`).
+//!
+//! Surfaces (triangle meshes and heightfields, tens of thousands of
+//! triangles) are built once into meshes of at most [`BATCH_VERTICES`]
+//! vertices, flat shaded by facet normal and tinted by height, and kept
+//! while the surface is drawn at the same pose; with the contact or
+//! bounding-box layer on, their edges are drawn over them as a wireframe.
 
+use std::collections::HashMap;
 use std::f32::consts::{PI, TAU};
+use std::sync::Arc;
 
 use macroquad::camera::{set_camera, Camera, Camera3D};
 use macroquad::color::Color;
@@ -15,7 +23,8 @@ use macroquad::math::{vec2, vec3, Mat4, Quat, Vec3};
 use macroquad::models::{draw_cube, draw_cube_wires, draw_line_3d, draw_mesh, Mesh, Vertex};
 use macroquad::texture::RenderPass;
 use tumble::d3::{Body, Pose, Shape, ShapeKind, World};
-use tumble::BodyKind;
+use tumble::shape::Surface;
+use tumble::{glam, BodyKind, D3};
 
 use crate::bridge;
 use crate::camera::OrbitCamera;
@@ -148,6 +157,126 @@ impl Camera for XRay<'_> {
     }
 }
 
+/// A surface built into meshes at one pose, kept from frame to frame.
+struct SurfaceMesh {
+    /// The surface (held, so its address names no other while kept).
+    surface: Arc<Surface<D3>>,
+    /// The pose it was built at.
+    pose: Pose,
+    /// Flat-shaded triangles, world frame, at most [`BATCH_VERTICES`]
+    /// vertices a mesh.
+    meshes: Vec<Mesh>,
+    /// Each edge once, lifted a little off the surface, world frame; built
+    /// the first time the wireframe is asked for.
+    edges: Option<Vec<(Vec3, Vec3)>>,
+    /// Drawn this frame: kept for the next.
+    used: bool,
+}
+
+impl SurfaceMesh {
+    fn new(surface: &Arc<Surface<D3>>, pose: Pose) -> Self {
+        let at = Placement {
+            rotation: bridge::quat(pose.rotation),
+            translation: bridge::vec3(pose.translation),
+        };
+        let (low, high) = {
+            let aabb = surface.local_aabb();
+            let corners = (0..8).map(|i| {
+                let pick = |bit: i32, k: usize| {
+                    if i & bit == 0 {
+                        aabb.min[k]
+                    } else {
+                        aabb.max[k]
+                    }
+                };
+                at.point(vec3(pick(1, 0), pick(2, 1), pick(4, 2))).y
+            });
+            corners.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+                (lo.min(y), hi.max(y))
+            })
+        };
+        let per_mesh = BATCH_VERTICES / 3;
+        let meshes = surface
+            .facets()
+            .chunks(per_mesh)
+            .map(|chunk| {
+                let mut vertices = Vec::with_capacity(chunk.len() * 3);
+                for facet in chunk {
+                    let p: [Vec3; 3] =
+                        std::array::from_fn(|k| at.point(bridge::vec3(facet.corners()[k])));
+                    let normal = at.vector(bridge::vec3(facet.normal()));
+                    let height = ((p[0].y + p[1].y + p[2].y) / 3.0 - low) / (high - low).max(1e-3);
+                    // A 4 m checker of two tints, so slopes read at a distance.
+                    let centre = (p[0] + p[1] + p[2]) / 3.0;
+                    let cell = (centre.x / CHECKER).floor() + (centre.z / CHECKER).floor();
+                    let tint = if cell.rem_euclid(2.0) == 0.0 {
+                        1.0
+                    } else {
+                        0.93
+                    };
+                    let shade = lit(style::scaled(style::terrain(height), tint), normal);
+                    vertices.extend(p.map(|q| Vertex::new2(q, vec2(0.0, 0.0), shade)));
+                }
+                Mesh {
+                    indices: (0..vertices.len() as u16).collect(),
+                    vertices,
+                    texture: None,
+                }
+            })
+            .collect();
+        Self {
+            surface: Arc::clone(surface),
+            pose,
+            meshes,
+            edges: None,
+            used: true,
+        }
+    }
+
+    /// Each edge of the surface once (by exact corner positions), lifted
+    /// along its facets' mean normal so it is not hidden by them.
+    fn edges(&mut self) -> &[(Vec3, Vec3)] {
+        let (surface, pose) = (&self.surface, &self.pose);
+        self.edges.get_or_insert_with(|| {
+            let key = |p: glam::Vec3| p.to_array().map(|c| (c + 0.0).to_bits());
+            let mut edges: HashMap<_, (glam::Vec3, glam::Vec3, glam::Vec3)> =
+                HashMap::with_capacity(surface.facets().len() * 2);
+            for facet in surface.facets() {
+                let c = facet.corners();
+                for k in 0..3 {
+                    let (a, b) = (c[k], c[(k + 1) % 3]);
+                    let (ka, kb) = (key(a), key(b));
+                    let id = if ka <= kb { (ka, kb) } else { (kb, ka) };
+                    edges.entry(id).or_insert((a, b, glam::Vec3::ZERO)).2 += facet.normal();
+                }
+            }
+            let lift = WIRE_LIFT * surface.bounding_radius().max(1.0).sqrt();
+            let mut lines: Vec<_> = edges
+                .into_values()
+                .map(|(a, b, n)| {
+                    let up = n.normalize_or_zero() * lift;
+                    let [a, b] = [a + up, b + up].map(|p| bridge::vec3(pose.transform_point(p)));
+                    (a, b)
+                })
+                .collect();
+            // The map's order varies from run to run; the drawing should not.
+            lines.sort_by(|x, y| {
+                x.0.to_array()
+                    .partial_cmp(&y.0.to_array())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            lines
+        })
+    }
+}
+
+/// Side of the checker tinting surfaces, metres.
+const CHECKER: f32 = 4.0;
+
+/// How far a surface's wireframe is lifted off it, metres (times the
+/// square root of the surface's radius: a far surface needs more).
+const WIRE_LIFT: f32 = 0.004;
+
 /// Draws 3D worlds; keeps its buffers from frame to frame.
 pub struct Painter3d {
     batch: Batch,
@@ -155,6 +284,8 @@ pub struct Painter3d {
     sphere: Vec<[Vec3; SEGMENTS + 1]>,
     /// Line segments drawn after the triangles.
     lines: Vec<(Vec3, Vec3, Color)>,
+    /// The surfaces drawn lately, built into meshes.
+    surfaces: Vec<SurfaceMesh>,
 }
 
 impl Default for Painter3d {
@@ -183,6 +314,7 @@ impl Painter3d {
             batch: Batch::default(),
             sphere,
             lines: Vec::new(),
+            surfaces: Vec::new(),
         }
     }
 
@@ -190,7 +322,14 @@ impl Painter3d {
     pub fn draw(&mut self, world: &World, camera: &OrbitCamera, layers: Layers) {
         let camera = camera.camera();
         set_camera(&camera);
+        for surface in &mut self.surfaces {
+            surface.used = false;
+        }
         for (handle, body) in world.bodies() {
+            if let ShapeKind::Surface(surface) = body.shape().kind() {
+                self.surface(surface, body.pose(), layers.contacts || layers.bounds);
+                continue;
+            }
             let color = if body.kind() == BodyKind::Dynamic {
                 style::body_color(handle, body.is_sleeping())
             } else {
@@ -198,6 +337,7 @@ impl Painter3d {
             };
             self.body(body, color);
         }
+        self.surfaces.retain(|s| s.used);
         self.batch.flush();
         for &(a, b, color) in &self.lines {
             draw_line_3d(a, b, color);
@@ -213,6 +353,29 @@ impl Painter3d {
         if layers.contacts {
             set_camera(&XRay(&camera));
             draw_contacts(world);
+        }
+    }
+
+    /// A surface at `pose`: its meshes, built now if it was not drawn at
+    /// that pose last frame, and with `wireframe` its edges.
+    fn surface(&mut self, surface: &Arc<Surface<D3>>, pose: Pose, wireframe: bool) {
+        let kept = self
+            .surfaces
+            .iter()
+            .position(|s| Arc::ptr_eq(&s.surface, surface) && s.pose == pose && !s.used);
+        let index = kept.unwrap_or_else(|| {
+            self.surfaces.push(SurfaceMesh::new(surface, pose));
+            self.surfaces.len() - 1
+        });
+        let built = &mut self.surfaces[index];
+        built.used = true;
+        for mesh in &built.meshes {
+            draw_mesh(mesh);
+        }
+        if wireframe {
+            for &(a, b) in built.edges() {
+                draw_line_3d(a, b, style::WIRE);
+            }
         }
     }
 
@@ -263,7 +426,22 @@ impl Painter3d {
                     self.batch.triangle(p, lit(color, normal));
                 }
             }
+            // A body's surface is drawn from its cached meshes
+            // (`Self::surface`); here, one queued like any shape.
+            ShapeKind::Surface(surface) => {
+                for facet in surface.facets() {
+                    self.facet(at, facet.corners(), facet.normal(), color);
+                }
+            }
+            ShapeKind::Facet(facet) => self.facet(at, facet.corners(), facet.normal(), color),
         }
+    }
+
+    /// One triangle of a surface, lit by its normal.
+    fn facet(&mut self, at: Placement, corners: &[glam::Vec3], normal: glam::Vec3, color: Color) {
+        let p = std::array::from_fn(|k| at.point(bridge::vec3(corners[k])));
+        self.batch
+            .triangle(p, lit(color, at.vector(bridge::vec3(normal))));
     }
 
     fn cuboid(&mut self, at: Placement, h: Vec3, color: Color) {
@@ -359,19 +537,22 @@ impl Painter3d {
 }
 
 /// Every manifold point (a small red cube at the middle of the point's two
-/// witnesses) and the pair's normal (a yellow line from it).
+/// witnesses) and the manifold's normal (a yellow line from it); a pair
+/// with a surface has one manifold per facet it touches.
 fn draw_contacts(world: &World) {
     for pair in world.contact_pairs() {
         let (Some(a), Some(b)) = (world.body(pair.body_a), world.body(pair.body_b)) else {
             continue;
         };
         let (pose_a, pose_b) = (a.pose(), b.pose());
-        let normal = bridge::vec3(pair.manifold.normal);
-        for i in 0..pair.manifold.points().len() {
-            let (pa, pb) = pair.manifold.world_points(&pose_a, &pose_b, i);
-            let p = bridge::vec3((pa + pb) * 0.5);
-            draw_line_3d(p, p + normal * 0.4, style::CONTACT_NORMAL);
-            draw_cube(p, Vec3::splat(0.06), None, style::CONTACT_POINT);
+        for manifold in pair.manifolds() {
+            let normal = bridge::vec3(manifold.normal);
+            for i in 0..manifold.points().len() {
+                let (pa, pb) = manifold.world_points(&pose_a, &pose_b, i);
+                let p = bridge::vec3((pa + pb) * 0.5);
+                draw_line_3d(p, p + normal * 0.4, style::CONTACT_NORMAL);
+                draw_cube(p, Vec3::splat(0.06), None, style::CONTACT_POINT);
+            }
         }
     }
 }

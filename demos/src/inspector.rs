@@ -43,7 +43,8 @@ pub trait Inspect: Dim<Vector: Show> {
     /// `pose` turned by `angle` radians about the world `axis` (ignored in 2D).
     fn turned(pose: &Pose<Self>, axis: Vec3, angle: f32) -> Pose<Self>;
     /// The vertices of a shape's core in its local frame: a box's or hull's
-    /// corners, a capsule's segment ends, a ball's centre.
+    /// corners, a capsule's segment ends, a ball's centre; none for a
+    /// surface or facet, which the inspector does not take.
     fn core_vertices(shape: &Shape<Self>) -> Vec<Self::Vector>;
 }
 
@@ -92,6 +93,8 @@ impl Inspect for D2 {
                 vec![Vec2::new(0.0, -half_height), Vec2::new(0.0, *half_height)]
             }
             ShapeKind::Ball { .. } => vec![Vec2::ZERO],
+            // Surfaces are level geometry, not shapes the inspector takes.
+            ShapeKind::Surface(_) | ShapeKind::Facet(_) => Vec::new(),
         }
     }
 }
@@ -151,6 +154,8 @@ impl Inspect for D3 {
                 Vec3::new(0.0, *half_height, 0.0),
             ],
             ShapeKind::Ball { .. } => vec![Vec3::ZERO],
+            // Surfaces are level geometry, not shapes the inspector takes.
+            ShapeKind::Surface(_) | ShapeKind::Facet(_) => Vec::new(),
         }
     }
 }

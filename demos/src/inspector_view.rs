@@ -346,6 +346,8 @@ fn outline_2d(shape: &Shape<D2>) -> Vec<glam::Vec2> {
                 .chain(arc(-top, *radius, std::f32::consts::PI, 0.5, 12))
                 .collect()
         }
+        // Surfaces are level geometry, not shapes the inspector takes.
+        ShapeKind::Surface(_) | ShapeKind::Facet(_) => Vec::new(),
     }
 }
 

@@ -153,7 +153,8 @@ fn main() -> ExitCode {
     }
     if options.list {
         for (i, scene) in SCENES.iter().enumerate() {
-            println!("{}  {:18} {}", i + 1, scene.name, scene.about);
+            let key = scenes::key(i).unwrap_or(" ");
+            println!("{key}  {:18} {}", scene.name, scene.about);
         }
         return ExitCode::SUCCESS;
     }

@@ -10,7 +10,7 @@ use macroquad::shapes::{draw_line, draw_rectangle};
 use macroquad::text::draw_text;
 use macroquad::window::{screen_height, screen_width};
 
-use crate::scenes::{DemoScene, SCENES};
+use crate::scenes::{self, DemoScene, SCENES};
 use crate::sim::Counts;
 use crate::style::Layers;
 
@@ -213,13 +213,16 @@ fn help(status: &Status) {
             (status.scene.about.into(), ACCENT),
             (place.into(), TEXT),
             ("Tab shape  Left/Right EPA step  Home/End".into(), TEXT),
-            ("1-9 scene  Backspace reset  H help  Esc quit".into(), TEXT),
+            (
+                "1-9 0 - scene  Backspace reset  H help  Esc quit".into(),
+                TEXT,
+            ),
         ]
     } else {
         vec![
             (status.scene.about.into(), ACCENT),
             (
-                "1-9 scene  space pause  S step  R reset  Esc quit".into(),
+                "1-9 0 - scene  space pause  S step  R reset  Esc quit".into(),
                 TEXT,
             ),
             (mouse.into(), TEXT),
@@ -246,7 +249,7 @@ fn help(status: &Status) {
         let color = if current { ACCENT } else { DIM };
         let (row, col) = (i / SCENE_COLUMNS, i % SCENE_COLUMNS);
         draw_text(
-            format!("{} {}", i + 1, scene.name),
+            format!("{} {}", scenes::key(i).unwrap_or(" "), scene.name),
             10.0 + col as f32 * column,
             first_row + row as f32 * LINE,
             FONT,

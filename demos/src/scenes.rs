@@ -2,8 +2,9 @@
 //! `tumble-scenes`, sized so a window steps them in real time (the engine is
 //! not optimised yet: a 385-cube pyramid takes several ms per step).
 //!
-//! Number keys 1..9 pick scenes in this order. The EPA inspectors are not
-//! worlds: their [`SceneKind`] variants hold no builder.
+//! The keys of the top row, 1..9, 0 and -, pick scenes in this order
+//! ([`KEYS`]). The EPA inspectors are not worlds: their [`SceneKind`]
+//! variants hold no builder.
 
 use tumble::{D2, D3};
 use tumble_scenes::Scene;
@@ -42,6 +43,14 @@ impl DemoScene {
     pub fn is_inspector(&self) -> bool {
         matches!(self.kind, SceneKind::Inspector2d | SceneKind::Inspector3d)
     }
+}
+
+/// The key that picks each scene, in the order of [`SCENES`].
+pub const KEYS: [&str; 11] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-"];
+
+/// The key that picks scene number `index` (from 0) of [`SCENES`], if any.
+pub fn key(index: usize) -> Option<&'static str> {
+    KEYS.get(index).copied()
 }
 
 /// Every demo scene; the first is the default.
@@ -91,6 +100,16 @@ pub static SCENES: &[DemoScene] = &[
         about: "3D: EPA's polytope step by step on two shapes you move",
         kind: SceneKind::Inspector3d,
     },
+    DemoScene {
+        name: "terrain_3d",
+        about: "3D: 200 balls, capsules, boxes and hulls rained on a 64 m heightfield",
+        kind: SceneKind::D3(|| tumble_scenes::terrain_3d(65, 200)),
+    },
+    DemoScene {
+        name: "chains_2d",
+        about: "2D: 126 boxes and balls on chains: slopes, steps and a floating cup",
+        kind: SceneKind::D2(tumble_scenes::chains_2d),
+    },
 ];
 
 /// The default scene: the 3D falling boxes.
@@ -114,6 +133,8 @@ mod tests {
             assert!(SCENES[i + 1..].iter().all(|b| b.name != a.name));
             assert!(std::ptr::eq(find(a.name).expect("found"), a));
         }
-        assert!(SCENES.len() <= 9, "number keys 1..9 pick scenes");
+        assert!(SCENES.len() <= KEYS.len(), "keys 1..9, 0 and - pick scenes");
+        assert_eq!(key(9), Some("0"));
+        assert_eq!(key(SCENES.len() - 1), Some("-"));
     }
 }

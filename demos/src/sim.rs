@@ -168,16 +168,16 @@ fn inspector_counts(touching: bool) -> Counts {
     }
 }
 
-/// Bodies, pairs and manifold points of a world.
+/// Bodies, pairs and manifold points of a world (a pair with a surface
+/// counts once, with the points of all its facets' manifolds).
 pub fn counts_of<D: Dim>(world: &World<D>) -> Counts {
     let pairs = world.contact_pairs();
+    let points =
+        |p: &tumble::ContactPair<D>| -> usize { p.manifolds().map(|m| m.points().len()).sum() };
     Counts {
         bodies: world.body_count(),
-        pairs: pairs
-            .iter()
-            .filter(|p| !p.manifold.points().is_empty())
-            .count(),
-        points: pairs.iter().map(|p| p.manifold.points().len()).sum(),
+        pairs: pairs.iter().filter(|p| points(p) > 0).count(),
+        points: pairs.iter().map(points).sum(),
     }
 }
 

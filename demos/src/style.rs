@@ -19,12 +19,16 @@ pub struct Layers {
 pub const BACKGROUND: Color = Color::new(0.11, 0.12, 0.15, 1.0);
 /// Fixed bodies (the ground).
 pub const GROUND: Color = Color::new(0.42, 0.44, 0.47, 1.0);
+/// A surface's wireframe (with the contact or bounding-box layer).
+pub const WIRE: Color = Color::new(0.12, 0.16, 0.12, 1.0);
 /// Grid lines drawn on the ground.
 pub const GRID: Color = Color::new(0.33, 0.35, 0.38, 1.0);
 /// Contact points.
 pub const CONTACT_POINT: Color = Color::new(1.0, 0.2, 0.15, 1.0);
 /// Contact normals.
 pub const CONTACT_NORMAL: Color = Color::new(1.0, 0.85, 0.1, 1.0);
+/// The ticks on the front of chain segments (with the contacts, key C).
+pub const FACET_NORMAL: Color = Color::new(0.45, 0.85, 1.0, 1.0);
 /// Bounding boxes.
 pub const BOUNDS: Color = Color::new(0.3, 0.95, 0.5, 0.8);
 
@@ -50,6 +54,22 @@ pub fn body_color(handle: BodyHandle, sleeping: bool) -> Color {
     } else {
         color
     }
+}
+
+/// The colour of a surface (terrain) at `height`, 0 at its lowest and 1 at
+/// its highest: grass green in the valleys to a dry ochre on the tops.
+pub fn terrain(height: f32) -> Color {
+    let (low, high) = (
+        Color::new(0.36, 0.52, 0.32, 1.0),
+        Color::new(0.62, 0.56, 0.40, 1.0),
+    );
+    let t = height.clamp(0.0, 1.0);
+    Color::new(
+        low.r + (high.r - low.r) * t,
+        low.g + (high.g - low.g) * t,
+        low.b + (high.b - low.b) * t,
+        1.0,
+    )
 }
 
 /// `color` with its red, green and blue scaled by `k` (alpha kept).

@@ -111,6 +111,41 @@ pub const SCENES: &[SceneEntry] = &[
         about: "3D: sleeping_city's 100 awake cubes alone, the bar its city is measured against",
         build: Build::D3(|| sleeping_city(false)),
     },
+    SceneEntry {
+        name: "terrain_3d",
+        about: "3D: 200 mixed bodies rained on a 64 m heightfield of 65 x 65 samples",
+        build: Build::D3(|| terrain_3d(65, 200)),
+    },
+    SceneEntry {
+        name: "terrain_mesh_3d",
+        about: "3D: terrain_3d with the same terrain as a triangle mesh",
+        build: Build::D3(|| terrain_mesh_3d(65, 200)),
+    },
+    SceneEntry {
+        name: "flat_ground_3d",
+        about: "3D: terrain_3d's 200 bodies on one flat fixed box",
+        build: Build::D3(|| flat_ground_3d(200)),
+    },
+    SceneEntry {
+        name: "terrain_stress_3d",
+        about: "3D: 1000 mixed bodies rained on a 64 m heightfield of 129 x 129 samples",
+        build: Build::D3(|| terrain_3d(129, 1000)),
+    },
+    SceneEntry {
+        name: "terrain_mesh_stress_3d",
+        about: "3D: terrain_stress_3d with the same terrain as a triangle mesh",
+        build: Build::D3(|| terrain_mesh_3d(129, 1000)),
+    },
+    SceneEntry {
+        name: "flat_ground_stress_3d",
+        about: "3D: terrain_stress_3d's 1000 bodies on one flat fixed box",
+        build: Build::D3(|| flat_ground_3d(1000)),
+    },
+    SceneEntry {
+        name: "chains_2d",
+        about: "2D: 126 boxes and balls on a level of chains: slopes, steps, a floating cup",
+        build: Build::D2(chains_2d),
+    },
 ];
 
 /// The scene called `name`, if any.
@@ -648,10 +683,321 @@ fn random_rock(rng: &mut Lcg) -> Vec<Vec3> {
         .collect()
 }
 
+/// Side of the terrain scenes' square, metres.
+pub const TERRAIN_SIZE: f32 = 64.0;
+
+/// Horizontal distance between neighbouring drop points of the terrain
+/// scenes' rain, metres.
+const RAIN_SPACING: f32 = 3.5;
+
+/// Height between layers of the terrain scenes' rain, metres.
+const RAIN_LAYER: f32 = 2.5;
+
+/// Height of the lowest layer of the rain over the ground under it, metres
+/// (body centres; the largest body reaches 0.7 m from its centre).
+const RAIN_CLEARANCE: f32 = 1.6;
+
+/// The terrain scenes' ground, metres above y = 0, at `x`, `z` (metres,
+/// the terrain centred on the origin): rolling hills from a few sines and
+/// cosines, never below 0 and up to about 6 m, on a rim that rises 5 m
+/// along the last eighth of each side, so that what rolls stays on it.
+pub fn terrain_height(x: f32, z: f32) -> f32 {
+    let hills = 1.4 * (0.11 * x + 0.6).sin() * (0.09 * z - 0.3).cos()
+        + 0.9 * (0.07 * (x + z) + 1.7).sin()
+        + 0.5 * (0.23 * x - 0.19 * z + 2.1).cos()
+        + 0.25 * (0.41 * x + 0.37 * z).sin();
+    // The amplitudes sum to 3.05: the hills never dip below 0.
+    let edge = x.abs().max(z.abs()) / (0.5 * TERRAIN_SIZE);
+    let t = ((edge - 0.75) / 0.25).clamp(0.0, 1.0);
+    3.05 + hills + 5.0 * t * t * (3.0 - 2.0 * t)
+}
+
+/// The heights of the terrain sampled on a `samples` x `samples` grid
+/// spanning [`TERRAIN_SIZE`] in X and Z, row-major (rows along Z), as
+/// `Shape::heightfield` takes them with scale (`TERRAIN_SIZE`, 1,
+/// `TERRAIN_SIZE`).
+pub fn terrain_heights(samples: usize) -> Vec<f32> {
+    let cells = (samples.max(2) - 1) as f32;
+    let at = |i: usize| (i as f32 / cells - 0.5) * TERRAIN_SIZE;
+    (0..samples)
+        .flat_map(|r| (0..samples).map(move |c| terrain_height(at(c), at(r))))
+        .collect()
+}
+
+/// The terrain of `samples` x `samples` heights as an indexed triangle
+/// mesh, vertex for vertex and triangle for triangle the heightfield's
+/// (`Surface::heightfield`): vertex `r * samples + c` at the sample
+/// (r, c), computed as the heightfield computes it, and two triangles per
+/// cell, (r, c), (r + 1, c), (r, c + 1) then (r, c + 1), (r + 1, c),
+/// (r + 1, c + 1): split along the same diagonal, in the same order, front up.
+pub fn terrain_mesh(samples: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let heights = terrain_heights(samples);
+    let cells = samples.max(2) - 1;
+    let vertices = (0..samples)
+        .flat_map(|r| (0..samples).map(move |c| (r, c)))
+        .map(|(r, c)| {
+            Vec3::new(
+                (c as f32 / cells as f32 - 0.5) * TERRAIN_SIZE,
+                heights[r * samples + c],
+                (r as f32 / cells as f32 - 0.5) * TERRAIN_SIZE,
+            )
+        })
+        .collect();
+    let index = |r: usize, c: usize| (r * samples + c) as u32;
+    let triangles = (0..cells)
+        .flat_map(|r| (0..cells).map(move |c| (r, c)))
+        .flat_map(|(r, c)| {
+            [
+                [index(r, c), index(r + 1, c), index(r, c + 1)],
+                [index(r, c + 1), index(r + 1, c), index(r + 1, c + 1)],
+            ]
+        })
+        .collect();
+    (vertices, triangles)
+}
+
+/// The ground the terrain scenes' rain falls on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum RainGround {
+    /// The terrain as a heightfield.
+    HeightField,
+    /// The same terrain as a triangle mesh.
+    TriangleMesh,
+    /// One flat fixed box, its top at y = 0.
+    Flat,
+}
+
+/// A world (sleeping off) with `ground` ([`RainGround`]; a terrain of
+/// `samples` x `samples` heights) and `count` bodies of
+/// [`mixed_shapes_3d`]'s shapes, turned at random, dropped over it: layers
+/// of up to 13 x 13 drop points [`RAIN_SPACING`] apart (a little jittered),
+/// the lowest [`RAIN_CLEARANCE`] over the highest ground near each point,
+/// the next ones [`RAIN_LAYER`] higher. The drop points, shapes and turns
+/// are the same on every ground, heights measured from the ground.
+fn rain_3d(ground: RainGround, samples: usize, count: usize) -> Scene<D3> {
+    let mut world = World::new(settings());
+    let shape = match ground {
+        RainGround::HeightField => d3::Shape::heightfield(
+            &terrain_heights(samples),
+            samples,
+            samples,
+            Vec3::new(TERRAIN_SIZE, 1.0, TERRAIN_SIZE),
+        ),
+        RainGround::TriangleMesh => {
+            let (vertices, triangles) = terrain_mesh(samples);
+            d3::Shape::triangle_mesh(&vertices, &triangles)
+        }
+        RainGround::Flat => {
+            let half = 0.5 * TERRAIN_SIZE;
+            d3::Shape::cuboid(Vec3::new(half, 0.5, half))
+        }
+    }
+    .expect("valid ground");
+    let at = if ground == RainGround::Flat {
+        Vec3::new(0.0, -0.5, 0.0)
+    } else {
+        Vec3::ZERO
+    };
+    world
+        .add_body(
+            d3::BodyDesc::fixed().position(at),
+            d3::ColliderDesc::new(shape),
+        )
+        .expect("valid ground");
+    let ground_under = |x: f32, z: f32| -> f32 {
+        if ground == RainGround::Flat {
+            return 0.0;
+        }
+        // The highest of the terrain under the body's footprint.
+        let mut highest = f32::NEG_INFINITY;
+        for dx in [-1.0, 0.0, 1.0] {
+            for dz in [-1.0, 0.0, 1.0] {
+                highest = highest.max(terrain_height(x + dx, z + dz));
+            }
+        }
+        highest
+    };
+    let max_side = (0.75 * TERRAIN_SIZE / RAIN_SPACING) as usize;
+    let side = ((count as f32 / 2.0).sqrt().ceil() as usize).clamp(1, max_side);
+    let per_layer = side * side;
+    let mut rng = Lcg(0x7e22);
+    let shapes = mixed_shapes(&mut rng);
+    let mut bodies = Vec::with_capacity(count);
+    for n in 0..count {
+        let (layer, cell) = (n / per_layer, n % per_layer);
+        let offset = (side - 1) as f32 * 0.5;
+        let x = ((cell % side) as f32 - offset) * RAIN_SPACING + rng.range(-0.4, 0.4);
+        let z = ((cell / side) as f32 - offset) * RAIN_SPACING + rng.range(-0.4, 0.4);
+        let y = ground_under(x, z) + RAIN_CLEARANCE + layer as f32 * RAIN_LAYER;
+        let rotation = random_rotation(&mut rng);
+        let shape = shapes[n % shapes.len()].clone();
+        bodies.push(add_turned_3d(
+            &mut world,
+            shape,
+            Vec3::new(x, y, z),
+            rotation,
+        ));
+    }
+    Scene { world, bodies }
+}
+
+/// 3D: a fixed heightfield of `samples` x `samples` heights
+/// ([`terrain_heights`]: smooth hills a few metres high, [`TERRAIN_SIZE`]
+/// on a side, centred on the origin) and a rain of `count` balls, capsules,
+/// boxes and hulls dropped over it (the demo's: 65 samples, 64 x 64 cells
+/// of 1 m, 200 bodies; the stress scene's: 129 samples, 1000 bodies).
+pub fn terrain_3d(samples: usize, count: usize) -> Scene<D3> {
+    rain_3d(RainGround::HeightField, samples, count)
+}
+
+/// 3D: [`terrain_3d`] with the terrain built as a triangle mesh
+/// ([`terrain_mesh`]: the same triangles), to time a mesh against a
+/// heightfield.
+pub fn terrain_mesh_3d(samples: usize, count: usize) -> Scene<D3> {
+    rain_3d(RainGround::TriangleMesh, samples, count)
+}
+
+/// 3D: [`terrain_3d`]'s rain of `count` bodies on one flat fixed box
+/// [`TERRAIN_SIZE`] on a side (top at y = 0), dropped from the same heights
+/// over the ground: what a step costs without a surface.
+pub fn flat_ground_3d(count: usize) -> Scene<D3> {
+    rain_3d(RainGround::Flat, 2, count)
+}
+
+/// The ground line of [`chains_2d`], left to right (the chain takes it
+/// reversed, right to left, so that its front faces up): a wall at each
+/// end, slopes, a flat with two steps up, a ramp to a plateau and a step
+/// down, between x = -32 and 32, never below y = 0.
+const CHAIN_GROUND: [(f32, f32); 20] = [
+    (-32.0, 14.0),
+    (-31.0, 5.0),
+    (-26.0, 2.0),
+    (-19.0, 0.0),
+    (-13.0, 0.0),
+    (-13.0, 1.0),
+    (-9.0, 1.0),
+    (-9.0, 2.0),
+    (-5.0, 2.0),
+    (1.0, 0.0),
+    (6.0, 0.0),
+    (11.0, 1.8),
+    (15.0, 1.8),
+    (15.0, 0.6),
+    (19.0, 0.6),
+    (23.0, 0.0),
+    (26.0, 0.3),
+    (29.0, 3.0),
+    (31.0, 7.0),
+    (32.0, 14.0),
+];
+
+/// The closed loop of [`chains_2d`], counter-clockwise (solid inside): a
+/// cup 6 m wide and 3 m high with walls and floor 0.5 m thick, its bottom
+/// 6 m above the ground at x = -2.
+const CHAIN_CUP: [(f32, f32); 8] = [
+    (-5.0, 6.0),
+    (1.0, 6.0),
+    (1.0, 9.0),
+    (0.5, 9.0),
+    (0.5, 6.5),
+    (-4.5, 6.5),
+    (-4.5, 9.0),
+    (-5.0, 9.0),
+];
+
+/// Rows of bodies dropped in [`chains_2d`].
+const CHAIN_ROWS: usize = 3;
+/// Bodies in each row of [`chains_2d`].
+const CHAIN_ROW_BODIES: usize = 42;
+/// Distance between [`chains_2d`]'s bodies, across and up, metres: more
+/// than the diagonal of the largest box.
+const CHAIN_SPACING: f32 = 1.3;
+
+/// Height of [`CHAIN_GROUND`] at `x` (the top of a vertical step).
+fn chain_ground_height(x: f32) -> f32 {
+    let mut height = f32::NEG_INFINITY;
+    for pair in CHAIN_GROUND.windows(2) {
+        let [(x0, y0), (x1, y1)] = [pair[0], pair[1]];
+        if x0 <= x && x <= x1 {
+            let y = if x1 > x0 {
+                y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+            } else {
+                y0.max(y1)
+            };
+            height = height.max(y);
+        }
+    }
+    height
+}
+
+/// 2D, sleeping off: a level of chains (one-sided polylines): a ground line
+/// with walls, slopes, steps, a ramp and a plateau ([`CHAIN_GROUND`],
+/// given right to left so that its front faces up), and a closed
+/// counter-clockwise loop, a cup floating 6 m up ([`CHAIN_CUP`], solid
+/// inside), each on a fixed body at the origin; 126 boxes (half sides
+/// 0.25 to 0.45 m) and balls (radius 0.3 to 0.45 m), turned at random,
+/// dropped over it in three staggered rows of 42, 1.3 m apart across, the
+/// lowest 1.2 m over the ground (or the cup's rim) under it, each body at
+/// least 1.3 m above those below it.
+pub fn chains_2d() -> Scene<D2> {
+    let mut world = World::new(settings());
+    let ground: Vec<Vec2> = CHAIN_GROUND
+        .iter()
+        .rev()
+        .map(|&(x, y)| Vec2::new(x, y))
+        .collect();
+    let cup: Vec<Vec2> = CHAIN_CUP.iter().map(|&(x, y)| Vec2::new(x, y)).collect();
+    for (points, closed) in [(ground, false), (cup, true)] {
+        let shape = d2::Shape::chain(&points, closed).expect("valid chain");
+        world
+            .add_body(d2::BodyDesc::fixed(), d2::ColliderDesc::new(shape))
+            .expect("valid chain");
+    }
+    let mut rng = Lcg(0xc4a1);
+    let mut bodies = Vec::new();
+    let mut placed: Vec<Vec2> = Vec::new();
+    for row in 0..CHAIN_ROWS {
+        for i in 0..CHAIN_ROW_BODIES {
+            let shift = if row % 2 == 1 { 0.5 } else { 0.0 };
+            let x = (i as f32 + shift - (CHAIN_ROW_BODIES - 1) as f32 * 0.5) * CHAIN_SPACING;
+            let (left, right) = (CHAIN_CUP[0].0, CHAIN_CUP[1].0);
+            let floor = if (left - 0.7..=right + 0.7).contains(&x) {
+                CHAIN_CUP[2].1
+            } else {
+                chain_ground_height(x - 0.7).max(chain_ground_height(x + 0.7))
+            };
+            // Above the ground and a spacing above every body placed
+            // near it in the rows below.
+            let y = placed
+                .iter()
+                .filter(|p: &&Vec2| (p.x - x).abs() < CHAIN_SPACING)
+                .map(|p| p.y + CHAIN_SPACING)
+                .fold(floor + 1.2, f32::max);
+            placed.push(Vec2::new(x, y));
+            let shape = if (i + row) % 3 == 0 {
+                d2::Shape::ball(rng.range(0.3, 0.45))
+            } else {
+                d2::Shape::cuboid(Vec2::new(rng.range(0.25, 0.45), rng.range(0.25, 0.45)))
+            }
+            .expect("valid shape");
+            let body = world
+                .add_body(
+                    d2::BodyDesc::dynamic()
+                        .position(Vec2::new(x, y))
+                        .rotation(rng.range(0.0, std::f32::consts::TAU)),
+                    d2::ColliderDesc::new(shape),
+                )
+                .expect("valid body");
+            bodies.push(body);
+        }
+    }
+    Scene { world, bodies }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tumble::shape::ShapeKind;
+    use tumble::shape::{ShapeKind, SupportMap};
 
     #[test]
     fn every_entry_builds_and_names_are_unique() {
@@ -674,6 +1020,7 @@ mod tests {
                 ShapeKind::Capsule { .. } => 1,
                 ShapeKind::ConvexHull(_) => 2,
                 ShapeKind::Cuboid { .. } => 3,
+                ShapeKind::Surface(_) | ShapeKind::Facet(_) => unreachable!("a dynamic body"),
             }] += 1;
         }
         assert!(kinds.iter().all(|&n| n >= 30), "{kinds:?}");
@@ -706,6 +1053,132 @@ mod tests {
             for &h in &pile.bodies {
                 let b = pile.world.body(h).expect("live");
                 assert!(b.shape().aabb(&b.pose()).min.y > 0.0, "seed {seed}");
+            }
+        }
+    }
+
+    /// No two of `boxes` overlap once each is shrunk by `margin` metres.
+    fn apart<D: Dim>(boxes: &[tumble::shape::Aabb<D>], margin: f32) -> bool {
+        let shrunk: Vec<_> = boxes.iter().map(|b| b.expanded(-margin)).collect();
+        shrunk
+            .iter()
+            .enumerate()
+            .all(|(i, a)| shrunk[i + 1..].iter().all(|b| !a.overlaps(b)))
+    }
+
+    #[test]
+    fn the_terrain_mesh_is_the_heightfield_triangle_for_triangle() {
+        let field = terrain_3d(17, 1);
+        let mesh = terrain_mesh_3d(17, 1);
+        let surface = |scene: &Scene<D3>| {
+            let (_, ground) = scene.world.bodies().next().expect("the ground");
+            ground.shape().as_surface().expect("a surface").clone()
+        };
+        let (field, mesh) = (surface(&field), surface(&mesh));
+        assert_eq!(field.facets().len(), 16 * 16 * 2);
+        assert_eq!(field.dropped_facets(), 0);
+        assert_eq!(mesh.facets().len(), field.facets().len());
+        for (a, b) in field.facets().iter().zip(mesh.facets()) {
+            assert_eq!(a.corners(), b.corners());
+            assert_eq!(a.joins(), b.joins());
+            assert!(a.normal().y > 0.5, "front up");
+        }
+        let heights = terrain_heights(65);
+        let lowest = heights.iter().copied().fold(f32::INFINITY, f32::min);
+        let highest = heights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        assert!(lowest >= 0.0 && highest < 12.0, "{lowest} to {highest}");
+    }
+
+    #[test]
+    fn the_terrain_rain_starts_apart_and_above_the_ground() {
+        for (scene, flat) in [
+            (terrain_3d(65, 200), false),
+            (terrain_mesh_3d(33, 300), false),
+            (flat_ground_3d(200), true),
+        ] {
+            let boxes: Vec<_> = scene
+                .bodies
+                .iter()
+                .map(|&h| {
+                    let b = scene.world.body(h).expect("live");
+                    assert_eq!(b.kind(), tumble::BodyKind::Dynamic);
+                    b.shape().aabb(&b.pose())
+                })
+                .collect();
+            assert!(boxes.len() >= 200);
+            assert!(apart(&boxes, 0.02));
+            for b in &boxes {
+                let ground = if flat {
+                    0.0
+                } else {
+                    let (min, max) = (b.min, b.max);
+                    let mid = (min + max) * 0.5;
+                    [min.x, max.x]
+                        .into_iter()
+                        .flat_map(|x| [min.z, max.z].map(|z| terrain_height(x, z)))
+                        .fold(terrain_height(mid.x, mid.z), f32::max)
+                };
+                assert!(b.min.y > ground + 0.2, "{b:?} over {ground}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_chain_level_faces_up_and_its_bodies_start_apart_above_it() {
+        let scene = chains_2d();
+        assert_eq!(scene.bodies.len(), CHAIN_ROWS * CHAIN_ROW_BODIES);
+        let surfaces: Vec<_> = scene
+            .world
+            .bodies()
+            .filter_map(|(_, b)| b.shape().as_surface().cloned())
+            .collect();
+        assert_eq!(surfaces.len(), 2);
+        // The ground's flat pieces face up, the cup's floor (outside) down.
+        let ups = surfaces[0]
+            .facets()
+            .iter()
+            .filter(|f| f.normal().y > 0.99)
+            .count();
+        assert!(ups >= 6, "{ups}");
+        assert!(surfaces[1]
+            .facets()
+            .iter()
+            .any(|f| f.normal().y < -0.99 && f.corners()[0].y == CHAIN_CUP[0].1));
+        let boxes: Vec<_> = scene
+            .bodies
+            .iter()
+            .map(|&h| {
+                let b = scene.world.body(h).expect("live");
+                b.shape().aabb(&b.pose())
+            })
+            .collect();
+        assert!(apart(&boxes, 0.02));
+        for b in &boxes {
+            let ground = chain_ground_height(b.min.x).max(chain_ground_height(b.max.x));
+            assert!(b.min.y > ground + 0.2, "{b:?} over {ground}");
+        }
+    }
+
+    #[test]
+    fn the_rain_lands_on_the_terrain_and_stays_above_it() {
+        for mut scene in [terrain_3d(65, 200), terrain_mesh_3d(65, 200)] {
+            for _ in 0..180 {
+                scene.world.step(1.0 / 60.0);
+            }
+            for &h in &scene.bodies {
+                let b = scene.world.body(h).expect("live");
+                // The lowest point of the body and the terrain under it
+                // (the terrain's slope is below 1 where bodies land).
+                let p = b.position();
+                let low = b.shape().aabb(&b.pose()).min.y;
+                let lowest = b.pose().transform_point(
+                    b.shape()
+                        .support(b.pose().inverse_transform_vector(Vec3::NEG_Y)),
+                );
+                let below = terrain_height(lowest.x, lowest.z) - low;
+                assert!(below < 0.05, "{p} sank {below} m into the terrain");
+                assert!(p.y > terrain_height(p.x, p.z), "{p} under the terrain");
+                assert!(b.linear_velocity().length() < 20.0, "{p}");
             }
         }
     }
