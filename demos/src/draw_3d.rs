@@ -52,6 +52,19 @@ fn lit(base: Color, normal: Vec3) -> Color {
     style::scaled(base, 0.28 + 0.12 * sky + 0.62 * diffuse)
 }
 
+/// Direction towards the light that shades surfaces (unit): the same
+/// bearing as [`light`], lower, so gentle slopes show.
+fn level_light() -> Vec3 {
+    vec3(0.35, 0.45, 0.4).normalize()
+}
+
+/// `base` lit from [`level_light`] on a surface of world normal `normal`.
+fn lit_level(base: Color, normal: Vec3) -> Color {
+    let diffuse = normal.dot(level_light()).max(0.0);
+    let sky = 0.5 + 0.5 * normal.y;
+    style::scaled(base, 0.3 + 0.15 * sky + 0.75 * diffuse)
+}
+
 /// A rigid placement in macroquad's math.
 #[derive(Copy, Clone)]
 struct Placement {
@@ -214,7 +227,7 @@ impl SurfaceMesh {
                     } else {
                         0.93
                     };
-                    let shade = lit(style::scaled(style::terrain(height), tint), normal);
+                    let shade = lit_level(style::scaled(style::terrain(height), tint), normal);
                     vertices.extend(p.map(|q| Vertex::new2(q, vec2(0.0, 0.0), shade)));
                 }
                 Mesh {
@@ -251,21 +264,14 @@ impl SurfaceMesh {
                 }
             }
             let lift = WIRE_LIFT * surface.bounding_radius().max(1.0).sqrt();
-            let mut lines: Vec<_> = edges
+            edges
                 .into_values()
                 .map(|(a, b, n)| {
                     let up = n.normalize_or_zero() * lift;
                     let [a, b] = [a + up, b + up].map(|p| bridge::vec3(pose.transform_point(p)));
                     (a, b)
                 })
-                .collect();
-            // The map's order varies from run to run; the drawing should not.
-            lines.sort_by(|x, y| {
-                x.0.to_array()
-                    .partial_cmp(&y.0.to_array())
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
-            lines
+                .collect()
         })
     }
 }

@@ -107,7 +107,7 @@ pub static SCENES: &[DemoScene] = &[
     },
     DemoScene {
         name: "chains_2d",
-        about: "2D: 126 boxes and balls on chains: slopes, steps and a floating cup",
+        about: "2D: 104 boxes and balls on chains: slopes, steps and a floating cup",
         kind: SceneKind::D2(tumble_scenes::chains_2d),
     },
 ];

@@ -205,3 +205,65 @@ fn a_display_that_cannot_be_opened_falls_back_to_headless() {
     assert!(stderr.contains("cannot open a window"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn the_level_scenes_run_headless_and_count_their_surface_contacts() {
+    for name in ["terrain_3d", "chains_2d"] {
+        let output = demos()
+            .args(["--scene", name, "--headless", "--seconds", "1"])
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{output:?}");
+        let text = String::from_utf8_lossy(&output.stdout);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with(&format!("scene {name} (headless)")),
+            "{text}"
+        );
+        assert!(lines[1].starts_with("t=  1.00s"), "{text}");
+        assert!(lines[2].starts_with("done: 60 steps"), "{text}");
+        // After a second most of the first layer lies on the level: the
+        // pairs with a surface count, with their facets' points.
+        let pairs: usize = lines[1]
+            .split("pairs=")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .expect("a pair count");
+        assert!(pairs >= 20, "{name}: {pairs} pairs\n{text}");
+    }
+}
+
+/// The points of `pairs` that lie on a surface: in its facets' manifolds
+/// only, the pair's own manifold left empty.
+fn surface_points<D: tumble::Dim>(pairs: &[tumble::ContactPair<D>]) -> usize {
+    pairs
+        .iter()
+        .filter(|p| p.facet_manifolds().next().is_some())
+        .map(|p| {
+            assert!(p.manifold.points().is_empty());
+            p.manifolds().map(|m| m.points().len()).sum::<usize>()
+        })
+        .sum()
+}
+
+#[test]
+fn contacts_with_a_surface_are_counted_from_its_facets_manifolds() {
+    use demos::sim::SimWorld;
+    for name in ["terrain_3d", "chains_2d"] {
+        let mut sim = Sim::new(demos::scenes::find(name).expect("a scene"));
+        for _ in 0..60 {
+            sim.step();
+        }
+        let on_surfaces = match &sim.world {
+            SimWorld::D2(w) => surface_points(w.contact_pairs()),
+            SimWorld::D3(w) => surface_points(w.contact_pairs()),
+            _ => unreachable!("a world"),
+        };
+        assert!(
+            on_surfaces >= 20,
+            "{name}: {on_surfaces} points on the level"
+        );
+        assert!(sim.counts().points >= on_surfaces, "{name}");
+    }
+}

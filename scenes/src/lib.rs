@@ -143,7 +143,7 @@ pub const SCENES: &[SceneEntry] = &[
     },
     SceneEntry {
         name: "chains_2d",
-        about: "2D: 126 boxes and balls on a level of chains: slopes, steps, a floating cup",
+        about: "2D: 104 boxes and balls on a level of chains: slopes, steps, a floating cup",
         build: Build::D2(chains_2d),
     },
 ];
@@ -866,49 +866,48 @@ pub fn flat_ground_3d(count: usize) -> Scene<D3> {
 
 /// The ground line of [`chains_2d`], left to right (the chain takes it
 /// reversed, right to left, so that its front faces up): a wall at each
-/// end, slopes, a flat with two steps up, a ramp to a plateau and a step
-/// down, between x = -32 and 32, never below y = 0.
-const CHAIN_GROUND: [(f32, f32); 20] = [
-    (-32.0, 14.0),
-    (-31.0, 5.0),
-    (-26.0, 2.0),
-    (-19.0, 0.0),
-    (-13.0, 0.0),
-    (-13.0, 1.0),
-    (-9.0, 1.0),
-    (-9.0, 2.0),
-    (-5.0, 2.0),
+/// end, slopes, a flat with two steps up, a slope down, a ramp to a
+/// plateau and a step down, between x = -20 and 20, never below y = 0.
+const CHAIN_GROUND: [(f32, f32); 19] = [
+    (-20.0, 10.0),
+    (-19.5, 4.0),
+    (-16.0, 1.5),
+    (-12.0, 0.0),
+    (-8.0, 0.0),
+    (-8.0, 0.8),
+    (-5.5, 0.8),
+    (-5.5, 1.6),
+    (-3.0, 1.6),
     (1.0, 0.0),
-    (6.0, 0.0),
-    (11.0, 1.8),
-    (15.0, 1.8),
-    (15.0, 0.6),
-    (19.0, 0.6),
-    (23.0, 0.0),
-    (26.0, 0.3),
-    (29.0, 3.0),
-    (31.0, 7.0),
-    (32.0, 14.0),
+    (4.0, 0.0),
+    (7.5, 1.5),
+    (10.0, 1.5),
+    (10.0, 0.6),
+    (13.0, 0.6),
+    (15.5, 0.2),
+    (17.5, 1.5),
+    (19.3, 4.5),
+    (20.0, 10.0),
 ];
 
 /// The closed loop of [`chains_2d`], counter-clockwise (solid inside): a
-/// cup 6 m wide and 3 m high with walls and floor 0.5 m thick, its bottom
-/// 6 m above the ground at x = -2.
+/// cup 5 m wide and 2.5 m high with walls and floor 0.4 m thick, its
+/// bottom 5 m up, over the ground's second step.
 const CHAIN_CUP: [(f32, f32); 8] = [
-    (-5.0, 6.0),
-    (1.0, 6.0),
-    (1.0, 9.0),
-    (0.5, 9.0),
-    (0.5, 6.5),
-    (-4.5, 6.5),
-    (-4.5, 9.0),
-    (-5.0, 9.0),
+    (-3.5, 5.0),
+    (1.5, 5.0),
+    (1.5, 7.5),
+    (1.1, 7.5),
+    (1.1, 5.4),
+    (-3.1, 5.4),
+    (-3.1, 7.5),
+    (-3.5, 7.5),
 ];
 
 /// Rows of bodies dropped in [`chains_2d`].
-const CHAIN_ROWS: usize = 3;
+const CHAIN_ROWS: usize = 4;
 /// Bodies in each row of [`chains_2d`].
-const CHAIN_ROW_BODIES: usize = 42;
+const CHAIN_ROW_BODIES: usize = 26;
 /// Distance between [`chains_2d`]'s bodies, across and up, metres: more
 /// than the diagonal of the largest box.
 const CHAIN_SPACING: f32 = 1.3;
@@ -933,10 +932,10 @@ fn chain_ground_height(x: f32) -> f32 {
 /// 2D, sleeping off: a level of chains (one-sided polylines): a ground line
 /// with walls, slopes, steps, a ramp and a plateau ([`CHAIN_GROUND`],
 /// given right to left so that its front faces up), and a closed
-/// counter-clockwise loop, a cup floating 6 m up ([`CHAIN_CUP`], solid
-/// inside), each on a fixed body at the origin; 126 boxes (half sides
+/// counter-clockwise loop, a cup floating 5 m up ([`CHAIN_CUP`], solid
+/// inside), each on a fixed body at the origin; 104 boxes (half sides
 /// 0.25 to 0.45 m) and balls (radius 0.3 to 0.45 m), turned at random,
-/// dropped over it in three staggered rows of 42, 1.3 m apart across, the
+/// dropped over it in four staggered rows of 26, 1.3 m apart across, the
 /// lowest 1.2 m over the ground (or the cup's rim) under it, each body at
 /// least 1.3 m above those below it.
 pub fn chains_2d() -> Scene<D2> {
