@@ -14,6 +14,12 @@
 //!    the facet as a convex shape; the narrow phase makes the facet
 //!    one-sided and smooth across its joins (`narrow_phase::surface`).
 //!
+//! 4. A point new to its facet's manifold that the shape carried over from
+//!    a neighbouring facet (the same spot on the shape, within the merging
+//!    radius, gone from the facet it was on) keeps its impulses, so a body
+//!    sliding or rolling from facet to facet stays warm-started
+//!    (`a_ball_rolls_across_a_mesh_of_ten_thousand_triangles_as_across_one_box`).
+//!
 //! Each manifold with points is then one of the solver's inputs (the
 //! world takes them, as it takes a convex pair's).
 //!
@@ -22,8 +28,11 @@
 //! handles them as it handles a box bridging two boxes.
 
 use super::dim::ManifoldDim;
-use super::manifold::{Manifold, ManifoldTuning, PairView};
-use crate::math::Pose;
+use super::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
+use super::narrow_phase::surface::{facet_face, FacetContact};
+use super::narrow_phase::ShapeContact;
+use crate::math::{Pose, Vector};
+use crate::shape::OWN_NORMAL_COSINE;
 use crate::shape::{Shape, Surface};
 
 /// One side of a pair: its shape at its pose.
@@ -42,6 +51,23 @@ pub struct FacetManifolds<D: ManifoldDim> {
     spare: Vec<(u32, Manifold<D>)>,
     /// The facets near the shape this step (kept for the allocation).
     near: Vec<u32>,
+    /// A facet's contacts found on its face (kept for the allocation).
+    found: Vec<ShapeContact<D>>,
+    /// The points of the step before, for step 4 (kept for the allocation).
+    before: Vec<Carried<D::Vector>>,
+}
+
+/// A point of the step before, as step 4 reads it.
+#[derive(Clone, Debug)]
+struct Carried<V> {
+    /// The facet it was on.
+    facet: u32,
+    /// Where it is on the shape, in the shape's body frame.
+    on_shape: V,
+    /// Its manifold's normal, world.
+    normal: V,
+    normal_impulse: f32,
+    tangent_impulse: [f32; 2],
 }
 
 impl<D: ManifoldDim> FacetManifolds<D> {
@@ -71,6 +97,18 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             .aabb(&convex_in_surface)
             .expanded(tuning.margin);
         surface.facets_in(&reach, &mut self.near);
+        self.before.clear();
+        for (facet, m) in &self.manifolds {
+            for p in m.points() {
+                self.before.push(Carried {
+                    facet: *facet,
+                    on_shape: if surface_is_a { p.local_b } else { p.local_a },
+                    normal: m.normal,
+                    normal_impulse: p.normal_impulse,
+                    tangent_impulse: p.tangent_impulse,
+                });
+            }
+        }
         std::mem::swap(&mut self.manifolds, &mut self.spare);
         self.manifolds.clear();
         let mut old = 0;
@@ -78,11 +116,14 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             while old < self.spare.len() && self.spare[old].0 < facet {
                 old += 1;
             }
-            let kept = self.spare.get(old).filter(|(f, _)| *f == facet);
-            let manifold = kept.map_or_else(Manifold::default, |(_, m)| m.clone());
+            let manifold = match self.spare.get_mut(old) {
+                Some((f, m)) if *f == facet => std::mem::take(m),
+                _ => Manifold::default(),
+            };
             self.manifolds.push((facet, manifold));
         }
         self.spare.clear();
+        let found = &mut self.found;
         for (facet, manifold) in &mut self.manifolds {
             let shape = Shape::facet(surface.facets()[*facet as usize]);
             let view = if surface_is_a {
@@ -100,7 +141,59 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                     pose_b: b.pose,
                 }
             };
-            manifold.update(&view, tuning);
+            let found = &mut *found;
+            manifold.update_by(&view, tuning, |m| {
+                found.clear();
+                match facet_face(&view, tuning.margin, &mut |c| found.push(c)) {
+                    FacetContact::Apart(distance) => {
+                        m.clear_points();
+                        Err(distance)
+                    }
+                    FacetContact::Face(normal) => {
+                        m.take_contacts(&view, normal, found, tuning);
+                        Ok(())
+                    }
+                    FacetContact::Query => m.query(&view, tuning),
+                }
+            });
+        }
+        self.carry_over(surface_is_a, tuning.merge);
+    }
+
+    /// Step 4: points new to their facet take the impulses of the same spot
+    /// on the shape from the step before, where that spot left its facet.
+    fn carry_over(&mut self, surface_is_a: bool, radius: f32) {
+        let on_shape =
+            |p: &ManifoldPoint<D::Vector>| if surface_is_a { p.local_b } else { p.local_a };
+        let near = |a: D::Vector, b: D::Vector| (a - b).length_squared() <= radius * radius;
+        for k in 0..self.before.len() {
+            let old = &self.before[k];
+            if old.normal_impulse == 0.0 {
+                continue;
+            }
+            // Still on its facet: it kept its impulses there.
+            let stayed = self.manifolds.iter().any(|(f, m)| {
+                *f == old.facet && m.points().iter().any(|p| near(on_shape(p), old.on_shape))
+            });
+            if stayed {
+                continue;
+            }
+            let taker = self.manifolds.iter_mut().find_map(|(f, m)| {
+                if *f == old.facet {
+                    return None;
+                }
+                let normal = m.normal;
+                m.points_mut()
+                    .iter_mut()
+                    .find(|p| p.normal_impulse == 0.0 && near(on_shape(p), old.on_shape))
+                    .map(|p| (p, normal))
+            });
+            if let Some((p, normal)) = taker {
+                p.normal_impulse = old.normal_impulse;
+                if normal.dot(old.normal) >= OWN_NORMAL_COSINE {
+                    p.tangent_impulse = old.tangent_impulse;
+                }
+            }
         }
     }
 

@@ -198,6 +198,18 @@ impl<D: ManifoldDim> Manifold<D> {
     /// the pair has hardly moved since the last query, refresh alone (or,
     /// if it was apart, nothing).
     pub(crate) fn update(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) {
+        self.update_by(pair, tuning, |m| m.query(pair, tuning));
+    }
+
+    /// [`Manifold::update`] with `query` standing for the full update: it
+    /// refills the manifold, or empties it and gives a lower bound on the
+    /// pair's distance.
+    pub(crate) fn update_by(
+        &mut self,
+        pair: &PairView<'_, D>,
+        tuning: ManifoldTuning,
+        query: impl FnOnce(&mut Self) -> Result<(), f32>,
+    ) {
         let b_in_a = pair.pose_a.inv_mul(&pair.pose_b);
         let moved_since = |then: &Pose<D>| {
             let moved = (b_in_a.translation - then.translation).length()
@@ -227,7 +239,7 @@ impl<D: ManifoldDim> Manifold<D> {
             }
             _ => {}
         }
-        self.last_query = match self.query(pair, tuning) {
+        self.last_query = match query(self) {
             Ok(()) => LastQuery::Touching {
                 b_in_a,
                 local_normal: D::inverse_rotate(pair.pose_a.rotation, self.normal),
@@ -240,7 +252,11 @@ impl<D: ManifoldDim> Manifold<D> {
     /// perturbed queries while the manifold is not full. A pair farther
     /// apart than the margin empties the manifold and gives a lower bound
     /// on its distance.
-    fn query(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) -> Result<(), f32> {
+    pub(crate) fn query(
+        &mut self,
+        pair: &PairView<'_, D>,
+        tuning: ManifoldTuning,
+    ) -> Result<(), f32> {
         let fresh = speculative_query(
             pair.shape_a,
             &pair.pose_a,
@@ -285,6 +301,30 @@ impl<D: ManifoldDim> Manifold<D> {
         }
         self.freeze_levers(pair);
         Ok(())
+    }
+
+    /// The full update from contacts found without a query, all along
+    /// `normal` (world, from A to B): the kept points refreshed along it,
+    /// the contacts merged in (a facet met on its face:
+    /// `narrow_phase::surface::facet_face`).
+    pub(crate) fn take_contacts(
+        &mut self,
+        pair: &PairView<'_, D>,
+        normal: D::Vector,
+        contacts: &[ShapeContact<D>],
+        tuning: ManifoldTuning,
+    ) {
+        self.normal = normal;
+        self.refresh(pair, tuning);
+        for c in contacts {
+            self.merge(pair, c, tuning.merge);
+        }
+        self.freeze_levers(pair);
+    }
+
+    /// Forgets the points (the pair is apart).
+    pub(crate) fn clear_points(&mut self) {
+        self.len = 0;
     }
 
     /// The lever arms the solver uses, taken from the current poses and kept

@@ -80,6 +80,9 @@ pub struct ConvexHull {
     thickness: f32,
     /// Each vertex's neighbours along hull edges; empty for small hulls.
     adjacency: Vec<Vec<u32>>,
+    /// The average of the vertices: a point well inside (see
+    /// [`super::Shape::inner_point`]).
+    inner_point: Vec3,
 }
 
 impl ConvexHull {
@@ -139,12 +142,14 @@ impl ConvexHull {
                 }
             }
         }
+        let inner_point = vertices.iter().sum::<Vec3>() / vertices.len() as f32;
         Ok(Self {
             vertices,
             triangles,
             bounding_radius,
             thickness,
             adjacency,
+            inner_point,
         })
     }
 
@@ -153,6 +158,11 @@ impl ConvexHull {
     /// it (for a box, its shortest side).
     pub fn thickness(&self) -> f32 {
         self.thickness
+    }
+
+    /// The average of the vertices, local frame: strictly inside.
+    pub fn inner_point(&self) -> Vec3 {
+        self.inner_point
     }
 
     /// Hull vertices (interior points dropped), local frame.

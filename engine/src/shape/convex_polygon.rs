@@ -69,6 +69,9 @@ pub struct ConvexPolygon {
     bounding_radius: f32,
     /// Smallest width across an edge, metres (see [`ConvexPolygon::thickness`]).
     thickness: f32,
+    /// The average of the vertices: a point well inside (see
+    /// [`super::Shape::inner_point`]).
+    inner_point: Vec2,
 }
 
 impl ConvexPolygon {
@@ -113,10 +116,12 @@ impl ConvexPolygon {
         let vertices: Vec<Vec2> = ring.iter().map(|p| p.as_vec2()).collect();
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f32::max);
         let thickness = thickness(&vertices);
+        let inner_point = vertices.iter().sum::<Vec2>() / vertices.len() as f32;
         Ok(Self {
             vertices,
             bounding_radius,
             thickness,
+            inner_point,
         })
     }
 
@@ -125,6 +130,11 @@ impl ConvexPolygon {
     /// behind it (for a box, its shorter side).
     pub fn thickness(&self) -> f32 {
         self.thickness
+    }
+
+    /// The average of the vertices, local frame: strictly inside.
+    pub fn inner_point(&self) -> Vec2 {
+        self.inner_point
     }
 
     /// Vertices in counter-clockwise order, local frame.

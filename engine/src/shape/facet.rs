@@ -16,7 +16,7 @@
 //!    neighbour's. Inside the facet, on an inactive join, or beyond the
 //!    arc on the facet's own side it takes the facet's normal; beyond the
 //!    arc on the neighbour's side it is the neighbour's, and the facet
-//!    makes none ([`Facet::smoothed_normal`]). A body whose origin lies
+//!    makes none ([`Facet::smoothed_normal`]). A body whose inner point lies
 //!    behind the facet's plane meets no contact from it (one-sided, as
 //!    Box2D's chains). Guarded by
 //!    `a_contact_on_an_inactive_edge_takes_the_face_normal` and the sliding
@@ -32,7 +32,7 @@ use crate::math::Vector;
 /// How close to the facet's own normal a contact normal must be to count
 /// as it, as a cosine: within about 0.8 degrees, well above the rounding
 /// of EPA's normals (1e-6) and below any bend a level is built with.
-const OWN_NORMAL_COSINE: f32 = 0.9999;
+pub(crate) const OWN_NORMAL_COSINE: f32 = 0.9999;
 
 /// Joins whose two normals are closer than this (a cosine: about 0.8
 /// degrees) count as flat, and are inactive however they turn: a level
@@ -85,6 +85,13 @@ pub trait FacetGeometry: Vector {
     /// Where `p` (on or near the facet's plane) lies on it, features within
     /// `tolerance` metres counting as hit.
     fn facet_feature(corners: &[Self; 3], p: Self, tolerance: f32) -> FacetFeature;
+    /// How far inside the facet's boundary `p` lies, measured in the
+    /// facet's line or plane, metres: negative outside.
+    fn inside_distance(corners: &[Self; 3], p: Self) -> f32;
+    /// A point on boundary feature `k` and the unit direction, in the
+    /// facet's line or plane, pointing out of the facet across it; the
+    /// facet's front normal is `normal`.
+    fn boundary_plane(corners: &[Self; 3], normal: Self, k: usize) -> (Self, Self);
     /// The unit direction of boundary feature `k` (3D: edge `k`); `None`
     /// in 2D, where a boundary feature is a point.
     fn boundary_axis(corners: &[Self; 3], k: usize) -> Option<Self>;
@@ -118,6 +125,12 @@ impl<V: FacetGeometry> Facet<V> {
     /// What lies across each boundary feature.
     pub fn joins(&self) -> &[Join<V>] {
         &self.joins[..V::FACET_CORNERS]
+    }
+
+    /// True when `p`, seen along the normal, lies on the facet (its
+    /// boundary included).
+    pub fn covers(&self, p: V) -> bool {
+        V::inside_distance(&self.corners, p) >= 0.0
     }
 
     /// Signed distance of `p` from the facet's plane, metres, positive in front.
@@ -232,6 +245,22 @@ mod geometry {
             }
         }
 
+        fn inside_distance(corners: &[Vec2; 3], p: Vec2) -> f32 {
+            let d = corners[1] - corners[0];
+            let length = d.length();
+            let along = (p - corners[0]).dot(d) / length;
+            along.min(length - along)
+        }
+
+        fn boundary_plane(corners: &[Vec2; 3], _normal: Vec2, k: usize) -> (Vec2, Vec2) {
+            let (on, other) = if k == 0 {
+                (corners[0], corners[1])
+            } else {
+                (corners[1], corners[0])
+            };
+            (on, (on - other).normalize_or_zero())
+        }
+
         fn boundary_axis(_corners: &[Vec2; 3], _k: usize) -> Option<Vec2> {
             None
         }
@@ -269,6 +298,22 @@ mod geometry {
                 [false, false, true] => FacetFeature::Boundary(2),
                 [false, false, false] => FacetFeature::Interior,
             }
+        }
+
+        fn inside_distance(corners: &[Vec3; 3], p: Vec3) -> f32 {
+            let normal = (corners[1] - corners[0]).cross(corners[2] - corners[0]);
+            (0..3)
+                .map(|k| {
+                    let (a, b) = (corners[k], corners[(k + 1) % 3]);
+                    let inward = normal.cross(b - a).normalize_or_zero();
+                    (p - a).dot(inward)
+                })
+                .fold(f32::INFINITY, f32::min)
+        }
+
+        fn boundary_plane(corners: &[Vec3; 3], normal: Vec3, k: usize) -> (Vec3, Vec3) {
+            let (a, b) = (corners[k], corners[(k + 1) % 3]);
+            (a, (b - a).cross(normal).normalize_or_zero())
         }
 
         fn boundary_axis(corners: &[Vec3; 3], k: usize) -> Option<Vec3> {

@@ -27,6 +27,7 @@ pub use convex_hull::ConvexHull;
 pub use convex_polygon::ConvexPolygon;
 pub use dim::ShapeDim;
 pub use error::ShapeError;
+pub(crate) use facet::OWN_NORMAL_COSINE;
 pub use facet::{Facet, FacetFeature, FacetGeometry, Join};
 pub use mass::MassProperties;
 pub use support::SupportMap;
@@ -43,6 +44,10 @@ pub trait PolytopeShape<V>: SupportMap<V> {
     fn bounding_radius(&self) -> f32;
     /// Smallest width across a face (an edge in 2D), metres.
     fn thickness(&self) -> f32;
+    /// The vertices, in the local frame.
+    fn vertices(&self) -> &[V];
+    /// A point well inside, in the local frame.
+    fn inner_point(&self) -> V;
 }
 
 impl PolytopeShape<Vec2> for ConvexPolygon {
@@ -52,6 +57,12 @@ impl PolytopeShape<Vec2> for ConvexPolygon {
     fn thickness(&self) -> f32 {
         ConvexPolygon::thickness(self)
     }
+    fn vertices(&self) -> &[Vec2] {
+        ConvexPolygon::vertices(self)
+    }
+    fn inner_point(&self) -> Vec2 {
+        ConvexPolygon::inner_point(self)
+    }
 }
 
 impl PolytopeShape<Vec3> for ConvexHull {
@@ -60,6 +71,12 @@ impl PolytopeShape<Vec3> for ConvexHull {
     }
     fn thickness(&self) -> f32 {
         ConvexHull::thickness(self)
+    }
+    fn vertices(&self) -> &[Vec3] {
+        ConvexHull::vertices(self)
+    }
+    fn inner_point(&self) -> Vec3 {
+        ConvexHull::inner_point(self)
     }
 }
 
@@ -222,6 +239,38 @@ impl<D: ShapeDim> Shape<D> {
             self.kind,
             ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_) | ShapeKind::Facet(_)
         )
+    }
+
+    /// A point well inside the shape, local frame: its centre, or for a
+    /// hull the average of its vertices (the origin may lie anywhere, even
+    /// on the surface). One-sided surfaces ask on which side of a facet a
+    /// shape is by this point: `narrow_phase::surface`.
+    pub fn inner_point(&self) -> D::Vector {
+        match &self.kind {
+            ShapeKind::ConvexHull(hull) => hull.inner_point(),
+            _ => D::Vector::ZERO,
+        }
+    }
+
+    /// Calls `f` with each vertex of the shape's core (a box's or hull's
+    /// own vertices, a ball's centre, a capsule's two ends: the full shape
+    /// is the core grown by [`Shape::radius`]), in the local frame; false,
+    /// calling nothing, for a surface or facet.
+    pub fn for_each_core_vertex(&self, mut f: impl FnMut(D::Vector)) -> bool {
+        match &self.kind {
+            ShapeKind::Ball { .. } => f(D::Vector::ZERO),
+            ShapeKind::Capsule { half_height, .. } => {
+                f(D::Vector::unit_y() * *half_height);
+                f(D::Vector::unit_y() * -*half_height);
+            }
+            ShapeKind::Cuboid { half_extents } => {
+                let (corners, count) = D::cuboid_corners(*half_extents);
+                corners[..count].iter().for_each(|&c| f(c));
+            }
+            ShapeKind::ConvexHull(hull) => hull.vertices().iter().for_each(|&v| f(v)),
+            ShapeKind::Surface(_) | ShapeKind::Facet(_) => return false,
+        }
+        true
     }
 
     /// Radius of the smallest origin-centred ball holding the shape, metres.

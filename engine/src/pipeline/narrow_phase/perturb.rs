@@ -14,7 +14,13 @@
 //!
 //! Only polyhedral pairs are perturbed: extra off-centre points on a ball or
 //! capsule would make it roll forever.
+//!
+//! A facet met on its face (the contact normal is the facet's own) needs no
+//! query per tilt: its points are the other shape's vertices over it near
+//! its plane ([`face_contacts`]), for a few dot products: a body on level
+//! geometry touches several facets each step.
 
+use super::surface::face_contacts;
 use super::NarrowPhaseDim;
 use super::{speculative_contact, PairView, ShapeContact};
 use crate::math::{Pose, Vector};
@@ -33,6 +39,9 @@ pub(crate) fn perturbed_contacts<D: NarrowPhaseDim>(
     margin: f32,
     mut found: impl FnMut(ShapeContact<D>),
 ) {
+    if face_contacts(pair, unperturbed.normal, margin, &mut found) {
+        return;
+    }
     let (a, pose_a, b, pose_b) = (pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b);
     let normal = unperturbed.normal;
     let tilt_b = b.bounding_radius() <= a.bounding_radius();

@@ -3,8 +3,9 @@
 //!
 //! 1. A facet is a convex shape: [`facet_query`] runs the ordinary query
 //!    between it and the other shape, in the other shape's frame.
-//! 2. One-sided: a shape whose origin lies behind the facet's plane meets
-//!    nothing there (Box2D's chains), so a body is never pulled through
+//! 2. One-sided: a shape whose inner point (`Shape::inner_point`: its
+//!    centre, or a hull's vertex average) lies behind the facet's plane
+//!    meets nothing there (Box2D's chains), so a body is never pulled through
 //!    from behind, and a convex join's far facet (whose plane rises over
 //!    its neighbour) stays out of a body resting on that neighbour.
 //! 3. Smooth: the contact's normal is passed through
@@ -21,9 +22,10 @@
 //! pairs them: both are fixed or kinematic).
 
 use super::cast::{ray_cast, shape_cast, CastHit};
-use super::{query_local, NarrowPhaseDim, Penetration, ShapeContact};
+use super::{query_local, NarrowPhaseDim, PairView, Penetration, ShapeContact};
 use crate::math::{Pose, Vector};
-use crate::shape::{Facet, Shape, ShapeKind, SupportMap, Surface};
+use crate::shape::OWN_NORMAL_COSINE;
+use crate::shape::{Facet, FacetGeometry, Join, Shape, ShapeKind, SupportMap, Surface};
 
 /// How close to a facet's boundary (metres, per metre of the pair's size)
 /// a witness must be to count as on it: ten times the iterative
@@ -43,9 +45,17 @@ pub(crate) fn facet_query<D: NarrowPhaseDim>(
     facet_in_convex: &Pose<D>,
     margin: f32,
 ) -> Result<Penetration<D::Vector>, f32> {
-    let origin = facet_in_convex.inverse_transform_point(D::Vector::ZERO);
-    if facet.height_of(origin) < 0.0 {
+    let inside = facet_in_convex.inverse_transform_point(convex.inner_point());
+    if facet.height_of(inside) < 0.0 {
         return Err(0.0);
+    }
+    // The facet lies in its plane: the shape's height over the plane bounds
+    // the pair's distance from below, for one support call.
+    let front = facet_in_convex.transform_vector(facet.normal());
+    let plane = facet_in_convex.transform_point(facet.corners()[0]);
+    let over_plane = (convex.support(-front) - plane).dot(front);
+    if over_plane > margin {
+        return Err(over_plane);
     }
     let local = query_local(convex, facet_shape, facet_in_convex, margin, &mut ())?;
     let from_facet = facet_in_convex.inverse_transform_vector(-local.normal);
@@ -73,6 +83,176 @@ pub(crate) fn facet_query<D: NarrowPhaseDim>(
         point_b: deepest - n * separation,
         iterations: local.iterations,
     })
+}
+
+/// What a facet makes with the shape paired with it this step, found
+/// without GJK where the facet's face alone decides it ([`facet_face`]).
+pub(crate) enum FacetContact<D: NarrowPhaseDim> {
+    /// Nothing within the margin; a lower bound on the distance, metres.
+    Apart(f32),
+    /// A contact on the facet's face, with this normal (world, from A to
+    /// B); its points were handed over.
+    Face(D::Vector),
+    /// The shape reaches across an active boundary (a free border or a
+    /// convex join), where the contact may be the boundary's: the full
+    /// query decides.
+    Query,
+}
+
+/// The contact of a facet paired with a convex shape (either side of
+/// `pair`), decided on the facet's face where it can be:
+/// 1. a shape whose inner point is behind the facet's plane, or whose deepest
+///    point towards the plane is farther than `margin` from it, is apart
+///    (the height over the plane bounds the distance from below);
+/// 2. a shape that reaches across a boundary of the facet that is a free
+///    border or a convex join needs the full query ([`FacetContact::Query`]);
+/// 3. otherwise every contact the facet can make has its own normal
+///    ([`Facet::smoothed_normal`] gives it inside the facet and on inactive
+///    joins), and its points are the shape's vertices over the facet
+///    within `margin` of its plane ([`face_contacts`]): a vertex over a
+///    neighbour is the neighbour's to make. So a body on level geometry
+///    costs a few dot products per facet, not GJK and EPA.
+pub(crate) fn facet_face<D: NarrowPhaseDim>(
+    pair: &PairView<'_, D>,
+    margin: f32,
+    found: &mut impl FnMut(ShapeContact<D>),
+) -> FacetContact<D> {
+    let Some(side) = FacetSide::of(pair) else {
+        return FacetContact::Query;
+    };
+    let inside = side
+        .facet_pose
+        .inverse_transform_point(side.other_pose.transform_point(side.other.inner_point()));
+    if side.facet.height_of(inside) < 0.0 {
+        return FacetContact::Apart(0.0);
+    }
+    let local = side.other_pose.inverse_transform_vector(-side.front);
+    let deepest = side.other_pose.transform_point(side.other.support(local));
+    let height = side
+        .facet
+        .height_of(side.facet_pose.inverse_transform_point(deepest));
+    if height > margin {
+        return FacetContact::Apart(height);
+    }
+    if side.reaches_active_boundary(margin) {
+        return FacetContact::Query;
+    }
+    let mut any = false;
+    side.face_points(margin, &mut |c| {
+        any = true;
+        found(c);
+    });
+    if any {
+        FacetContact::Face(side.normal())
+    } else {
+        FacetContact::Apart(0.0)
+    }
+}
+
+/// The contacts of a facet met on its face (the contact `normal`, world,
+/// from A to B, is the facet's own): the other shape's vertices over the
+/// facet within `margin` of its plane, each grown by the shape's radius
+/// (perturbation without a query per tilt). False, having found nothing,
+/// when the pair is no facet met on its face.
+pub(crate) fn face_contacts<D: NarrowPhaseDim>(
+    pair: &PairView<'_, D>,
+    normal: D::Vector,
+    margin: f32,
+    found: &mut impl FnMut(ShapeContact<D>),
+) -> bool {
+    let Some(side) = FacetSide::of(pair) else {
+        return false;
+    };
+    if normal.dot(side.normal()) < OWN_NORMAL_COSINE {
+        return false;
+    }
+    side.face_points(margin, found);
+    true
+}
+
+/// A facet and the shape paired with it, in world space.
+struct FacetSide<'a, D: NarrowPhaseDim> {
+    facet: &'a Facet<D::Vector>,
+    facet_pose: &'a Pose<D>,
+    other: &'a Shape<D>,
+    other_pose: &'a Pose<D>,
+    facet_is_a: bool,
+    /// The facet's front normal, world.
+    front: D::Vector,
+}
+
+impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
+    fn of(pair: &'a PairView<'a, D>) -> Option<Self> {
+        let (facet, facet_pose, other, other_pose, facet_is_a) =
+            match (pair.shape_a.kind(), pair.shape_b.kind()) {
+                (ShapeKind::Facet(_), ShapeKind::Facet(_)) => return None,
+                (ShapeKind::Facet(f), _) => (f, &pair.pose_a, pair.shape_b, &pair.pose_b, true),
+                (_, ShapeKind::Facet(f)) => (f, &pair.pose_b, pair.shape_a, &pair.pose_a, false),
+                _ => return None,
+            };
+        Some(Self {
+            facet,
+            facet_pose,
+            other,
+            other_pose,
+            facet_is_a,
+            front: facet_pose.transform_vector(facet.normal()),
+        })
+    }
+
+    /// The facet's own contact normal, world, from A to B.
+    fn normal(&self) -> D::Vector {
+        if self.facet_is_a {
+            self.front
+        } else {
+            -self.front
+        }
+    }
+
+    /// True when the other shape reaches across, or to within `margin` of,
+    /// a boundary of the facet that is not an inactive join.
+    fn reaches_active_boundary(&self, margin: f32) -> bool {
+        let corners = &self.facet.corners;
+        (0..D::Vector::FACET_CORNERS).any(|k| {
+            if matches!(self.facet.joins[k], Join::Inactive) {
+                return false;
+            }
+            let (on, outward) = D::Vector::boundary_plane(corners, self.facet.normal, k);
+            let outward = self.facet_pose.transform_vector(outward);
+            let on = self.facet_pose.transform_point(on);
+            let local = self.other_pose.inverse_transform_vector(outward);
+            let farthest = self.other_pose.transform_point(self.other.support(local));
+            (farthest - on).dot(outward) > -margin
+        })
+    }
+
+    /// The other shape's core vertices over the facet, each grown by the
+    /// shape's radius towards the plane, within `margin` of it, as contacts.
+    fn face_points(&self, margin: f32, found: &mut impl FnMut(ShapeContact<D>)) {
+        let normal = self.normal();
+        let radius = self.other.radius();
+        let other_in_facet = self.facet_pose.inv_mul(self.other_pose);
+        self.other.for_each_core_vertex(|vertex| {
+            let on_facet = other_in_facet.transform_point(vertex);
+            let height = self.facet.height_of(on_facet) - radius;
+            if height > margin || !self.facet.covers(on_facet) {
+                return;
+            }
+            let point = self.other_pose.transform_point(vertex) - self.front * radius;
+            let foot = point - self.front * height;
+            let (point_a, point_b) = if self.facet_is_a {
+                (foot, point)
+            } else {
+                (point, foot)
+            };
+            found(ShapeContact {
+                depth: -height,
+                normal,
+                point_a,
+                point_b,
+            });
+        });
+    }
 }
 
 /// The same contact with A and B swapped.
@@ -227,5 +407,87 @@ pub(crate) fn to_world<D: NarrowPhaseDim>(
         normal: pose_a.transform_vector(p.normal),
         point_a: pose_a.transform_point(p.point_a),
         point_b: pose_a.transform_point(p.point_b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::D3;
+    use glam::{Quat, Vec3};
+
+    /// A large facet facing +Y whose long edge runs along x + z = 0, its
+    /// joins inactive (as inside a flat mesh): it lies where x + z <= 0.
+    fn half_plane_facet() -> Facet<Vec3> {
+        let mut facet = Facet::new([
+            Vec3::new(-10.0, 0.0, -10.0),
+            Vec3::new(-10.0, 0.0, 10.0),
+            Vec3::new(10.0, 0.0, -10.0),
+        ])
+        .unwrap();
+        facet.joins = [Join::Inactive; 3];
+        facet
+    }
+
+    fn face_of(facet: Facet<Vec3>, shape: &Shape<D3>, at: Pose<D3>) -> (bool, Vec<Vec3>) {
+        let facet_shape = Shape::facet(facet);
+        let pair = PairView {
+            shape_a: &facet_shape,
+            pose_a: Pose::new(Vec3::ZERO, Quat::IDENTITY),
+            shape_b: shape,
+            pose_b: at,
+        };
+        let mut points = Vec::new();
+        let face = facet_face(&pair, 0.02, &mut |c: ShapeContact<D3>| {
+            points.push(c.point_b)
+        });
+        (
+            matches!(face, FacetContact::Face(n) if n == Vec3::Y),
+            points,
+        )
+    }
+
+    #[test]
+    fn a_box_on_a_facet_touches_it_at_the_corners_over_it_alone() {
+        let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
+        let at = Pose::new(Vec3::new(0.0, 0.5, 0.0), Quat::IDENTITY);
+        let (face, mut points) = face_of(half_plane_facet(), &cube, at);
+        assert!(face);
+        points.sort_by(|p, q| (p.x, p.z).partial_cmp(&(q.x, q.z)).unwrap());
+        // Three corners lie over the facet (one on its edge); the fourth,
+        // at x + z = 1, is a neighbour's to make.
+        let expected = [
+            Vec3::new(-0.5, 0.0, -0.5),
+            Vec3::new(-0.5, 0.0, 0.5),
+            Vec3::new(0.5, 0.0, -0.5),
+        ];
+        assert_eq!(points.len(), 3, "{points:?}");
+        for (p, e) in points.iter().zip(expected) {
+            assert!((*p - e).length() < 1e-6, "{p} against {e}");
+        }
+    }
+
+    #[test]
+    fn a_hull_whose_origin_is_near_its_face_still_meets_a_facet_it_sinks_into() {
+        // A wedge whose origin lies 2 cm inside its sloped face, that face
+        // down and 3 cm into the facet: its origin is behind the plane,
+        // its inner point is not, so the facet still pushes it out.
+        let wedge = Shape::convex_hull(&[
+            Vec3::new(-0.6, -0.3, -0.4),
+            Vec3::new(0.6, -0.3, -0.4),
+            Vec3::new(-0.6, -0.3, 0.4),
+            Vec3::new(0.6, -0.3, 0.4),
+            Vec3::new(-0.6, 0.35, -0.4),
+            Vec3::new(0.6, 0.35, -0.4),
+        ])
+        .unwrap();
+        let slope = Vec3::new(0.0, 0.8, 0.65).normalize();
+        let turn = Quat::from_rotation_arc(slope, -Vec3::Y);
+        let to_face = (Vec3::new(0.0, 0.35, -0.4)).dot(slope);
+        let at: Pose<D3> = Pose::new(Vec3::new(-3.0, to_face - 0.03, -3.0), turn);
+        assert!(at.translation.y < 0.0, "the origin is behind the plane");
+        let (face, points) = face_of(half_plane_facet(), &wedge, at);
+        assert!(face);
+        assert_eq!(points.len(), 4, "the sloped face's four corners");
     }
 }
