@@ -8,7 +8,9 @@
 //!    are the pair's candidates, in facet order.
 //! 2. The candidates keep their manifolds from the step before (matched by
 //!    facet index, so their impulses warm-start); a new candidate starts an
-//!    empty one; a facet no longer near drops its own.
+//!    empty one; a facet no longer near drops its own, and so does one
+//!    left with no points and no distance bound to skip its next query by
+//!    (most near facets: kept, their manifolds would be most of the work).
 //! 3. Each manifold is updated exactly as a convex pair's (refresh, merge,
 //!    perturb, reduce, reuse while still: [`Manifold::update`]), against
 //!    the facet as a convex shape; the narrow phase makes the facet
@@ -111,21 +113,23 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         }
         std::mem::swap(&mut self.manifolds, &mut self.spare);
         self.manifolds.clear();
+        let Self {
+            manifolds,
+            spare,
+            near,
+            found,
+            ..
+        } = self;
         let mut old = 0;
-        for &facet in &self.near {
-            while old < self.spare.len() && self.spare[old].0 < facet {
+        for &facet in near.iter() {
+            while old < spare.len() && spare[old].0 < facet {
                 old += 1;
             }
-            let manifold = match self.spare.get_mut(old) {
+            let mut manifold = match spare.get_mut(old) {
                 Some((f, m)) if *f == facet => std::mem::take(m),
                 _ => Manifold::default(),
             };
-            self.manifolds.push((facet, manifold));
-        }
-        self.spare.clear();
-        let found = &mut self.found;
-        for (facet, manifold) in &mut self.manifolds {
-            let shape = Shape::facet(surface.facets()[*facet as usize]);
+            let shape = Shape::facet(surface.facets()[facet as usize]);
             let view = if surface_is_a {
                 PairView {
                     shape_a: &shape,
@@ -141,7 +145,6 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                     pose_b: b.pose,
                 }
             };
-            let found = &mut *found;
             manifold.update_by(&view, tuning, |m| {
                 found.clear();
                 match facet_face(&view, tuning.margin, &mut |c| found.push(c)) {
@@ -156,7 +159,11 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                     FacetContact::Query => m.query(&view, tuning),
                 }
             });
+            if manifold.worth_keeping() {
+                manifolds.push((facet, manifold));
+            }
         }
+        spare.clear();
         self.carry_over(surface_is_a, tuning.merge);
     }
 

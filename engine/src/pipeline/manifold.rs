@@ -322,6 +322,14 @@ impl<D: ManifoldDim> Manifold<D> {
         self.freeze_levers(pair);
     }
 
+    /// True when the manifold has points, or knows the pair to be apart by
+    /// more than nothing (its next query may be skipped): an empty
+    /// manifold with neither need not be kept.
+    pub(crate) fn worth_keeping(&self) -> bool {
+        self.len > 0
+            || matches!(self.last_query, LastQuery::Apart { distance, .. } if distance > 0.0)
+    }
+
     /// Forgets the points (the pair is apart).
     pub(crate) fn clear_points(&mut self) {
         self.len = 0;
