@@ -266,6 +266,153 @@ fn a_box_rests_and_sleeps_on_a_mesh_and_a_heightfield_as_on_a_box() {
     }
 }
 
+/// What a slide across a tile map did: the largest vertical speed, the
+/// largest share by which the speed strayed from the start's, and how far
+/// the slider got along X, metres.
+struct TileRun {
+    vertical: f32,
+    speed_off: f32,
+    reach: f32,
+}
+
+/// How many unit tiles the tile maps have, each its own fixed body, laid
+/// flush from x = 0 along +X with their tops at y = 0.
+const TILES: usize = 100;
+
+/// The height of tile `i` when tile `raised` stands `step` metres higher.
+fn tile_top(i: usize, raised: usize, step: f32) -> f32 {
+    if i == raised {
+        step
+    } else {
+        0.0
+    }
+}
+
+/// Slides a frictionless 0.5 m box at `speed` m/s along a 2D tile map
+/// (tile `raised` lifted by `step`) until it reaches the last tile or 20 s
+/// pass.
+fn slide_tiles_2d(speed: f32, raised: usize, step: f32) -> TileRun {
+    let mut world = d2::World::new(awake_2d());
+    for i in 0..TILES {
+        let at = Vec2::new(i as f32, tile_top(i, raised, step) - 0.5);
+        let tile = ColliderDesc::new(Shape::cuboid(Vec2::splat(0.5)).unwrap()).friction(0.0);
+        world
+            .add_body(BodyDesc::fixed().position(at), tile)
+            .unwrap();
+    }
+    let half = 0.25;
+    let slider = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec2::new(0.5, half))
+                .linear_velocity(Vec2::new(speed, 0.0)),
+            ColliderDesc::new(Shape::cuboid(Vec2::splat(half)).unwrap()).friction(0.0),
+        )
+        .unwrap();
+    let mut run = TileRun {
+        vertical: 0.0,
+        speed_off: 0.0,
+        reach: 0.0,
+    };
+    for _ in 0..1200 {
+        world.step(DT);
+        let body = world.body(slider).unwrap();
+        let v = body.linear_velocity();
+        run.vertical = run.vertical.max(v.y.abs());
+        run.speed_off = run.speed_off.max((v.length() - speed).abs() / speed);
+        run.reach = run.reach.max(body.position().x);
+        if run.reach > TILES as f32 - 3.0 {
+            break;
+        }
+    }
+    run
+}
+
+/// [`slide_tiles_2d`] in 3D: a 0.5 m cube along a row of unit cubes.
+fn slide_tiles_3d(speed: f32, raised: usize, step: f32) -> TileRun {
+    let mut world = d3::World::new(awake_3d());
+    for i in 0..TILES {
+        let at = Vec3::new(i as f32, tile_top(i, raised, step) - 0.5, 0.0);
+        let tile = ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()).friction(0.0);
+        world
+            .add_body(BodyDesc::fixed().position(at), tile)
+            .unwrap();
+    }
+    let half = 0.25;
+    let slider = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec3::new(0.5, half, 0.0))
+                .linear_velocity(Vec3::new(speed, 0.0, 0.0)),
+            ColliderDesc::new(Shape::cuboid(Vec3::splat(half)).unwrap()).friction(0.0),
+        )
+        .unwrap();
+    let mut run = TileRun {
+        vertical: 0.0,
+        speed_off: 0.0,
+        reach: 0.0,
+    };
+    for _ in 0..1200 {
+        world.step(DT);
+        let body = world.body(slider).unwrap();
+        let v = body.linear_velocity();
+        run.vertical = run.vertical.max(v.y.abs());
+        run.speed_off = run.speed_off.max((v.length() - speed).abs() / speed);
+        run.reach = run.reach.max(body.position().x);
+        if run.reach > TILES as f32 - 3.0 {
+            break;
+        }
+    }
+    run
+}
+
+#[test]
+fn a_box_slides_across_a_row_of_flush_boxes_as_across_one() {
+    // No tile raised: 100 separate fixed boxes, flush.
+    for (dim, run) in [
+        ("2D", slide_tiles_2d(5.0, TILES, 0.0)),
+        ("3D", slide_tiles_3d(5.0, TILES, 0.0)),
+    ] {
+        println!(
+            "{dim} tile map: largest vertical speed {:.2e} m/s, speed off by {:.2e}, reached x = {:.1}",
+            run.vertical, run.speed_off, run.reach
+        );
+        assert!(
+            run.reach > TILES as f32 - 3.0,
+            "{dim}: caught at x = {}",
+            run.reach
+        );
+        assert!(
+            run.vertical < 1e-2,
+            "{dim}: vertical speed {}",
+            run.vertical
+        );
+        assert!(
+            run.speed_off < 0.01,
+            "{dim}: speed off by {}",
+            run.speed_off
+        );
+    }
+}
+
+#[test]
+fn a_box_stops_at_a_step_between_flush_boxes() {
+    // Tile 10 stands 2 cm higher: a real step (four times the slop), which
+    // the box must hit, losing most of its speed, rather than glide up.
+    let raised = 10;
+    for (dim, run) in [
+        ("2D", slide_tiles_2d(2.0, raised, 0.02)),
+        ("3D", slide_tiles_3d(2.0, raised, 0.02)),
+    ] {
+        println!(
+            "{dim} step: reached x = {:.3}, speed off by up to {:.2}",
+            run.reach, run.speed_off
+        );
+        assert!(run.speed_off > 0.5, "{dim}: glided over the step");
+        assert!(run.reach < raised as f32 + 1.0, "{dim}: x = {}", run.reach);
+    }
+}
+
 #[test]
 fn a_box_rests_on_a_chain_and_a_ball_rolls_down_its_slope() {
     let mut world = d2::World::new(Settings::default());

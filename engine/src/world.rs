@@ -23,6 +23,7 @@ use crate::shape::Aabb;
 use crate::sleep::SleepingIslands;
 
 mod controls;
+mod seams;
 mod surface_pairs;
 
 use surface_pairs::SurfaceContacts;
@@ -443,6 +444,10 @@ pub(crate) struct SolveBuffers<D: Dim> {
     states: Vec<SolverBody<D>>,
     /// One per awake pair (`awake_pairs`), taken in the narrow phase.
     pub(crate) inputs: Vec<Option<ManifoldInput<D>>>,
+    /// One per awake pair: true for a convex pair of a dynamic body and a
+    /// fixed or kinematic one with points, which may be a seam
+    /// (`world::seams`).
+    pub(crate) supports: Vec<bool>,
     /// The pairs whose touching changed in the step, in pair order.
     touch_changed: Vec<usize>,
 }
@@ -459,6 +464,7 @@ impl<D: Dim> Default for SolveBuffers<D> {
             awake_pairs_stale: true,
             states: Vec::new(),
             inputs: Vec::new(),
+            supports: Vec::new(),
             touch_changed: Vec::new(),
         }
     }
@@ -826,6 +832,7 @@ impl<D: Dim> World<D> {
         let broad_phase = since(start);
         let t = Instant::now();
         self.update_manifolds(dt);
+        self.smooth_seams();
         let narrow_phase = since(t);
         let t = Instant::now();
         // Nothing falls asleep before the solve: with no sleeper at the
@@ -1038,11 +1045,13 @@ impl<D: Dim> World<D> {
                 // extended only by pairs whose slot said they were not in
                 // it), so no two tasks reach the same pair.
                 let pair = unsafe { pairs.get_mut(k) };
-                let colliders = pair.colliders(bodies)?;
+                let Some(colliders) = pair.colliders(bodies) else {
+                    return (None, false);
+                };
                 let [(a, pose_a), (b, pose_b)] = colliders;
                 if pair.sensor {
                     pair.touching = contact(&a.shape, &pose_a, &b.shape, &pose_b).is_some();
-                    return None;
+                    return (None, false);
                 }
                 let view = PairView {
                     shape_a: &a.shape,
@@ -1063,12 +1072,16 @@ impl<D: Dim> World<D> {
                     pair.update_surface(colliders, tuning, |m| {
                         Some(manifold_input(bodies?, colliders, m))
                     });
-                    return None;
+                    return (None, false);
                 }
                 pair.manifold.update(&view, tuning);
-                pair.solver_input(index, colliders)
+                let kinds = [bodies[pair.body_a].kind, bodies[pair.body_b].kind];
+                let supports = !pair.manifold.points().is_empty()
+                    && kinds.contains(&BodyKind::Dynamic)
+                    && kinds.iter().any(|&kind| kind != BodyKind::Dynamic);
+                (pair.solver_input(index, colliders), supports)
             })
-            .collect_into_vec(&mut buffers.inputs);
+            .unzip_into_vecs(&mut buffers.inputs, &mut buffers.supports);
         self.buffers = buffers;
     }
 
@@ -1120,6 +1133,7 @@ impl<D: Dim> World<D> {
             awake_pairs_stale,
             mut states,
             inputs,
+            supports,
             mut touch_changed,
         } = std::mem::take(&mut self.buffers);
         let settings = &self.settings;
@@ -1235,6 +1249,7 @@ impl<D: Dim> World<D> {
             awake_pairs_stale,
             states,
             inputs,
+            supports,
             touch_changed,
         };
     }

@@ -330,6 +330,17 @@ impl<D: ManifoldDim> Manifold<D> {
             || matches!(self.last_query, LastQuery::Apart { distance, .. } if distance > 0.0)
     }
 
+    /// Takes `normal` (world, from A to B) as the manifold's, each point's
+    /// separation measured along it (a seam between flush colliders:
+    /// `world::seams`).
+    pub(crate) fn turn_to(&mut self, normal: D::Vector, pose_a: &Pose<D>, pose_b: &Pose<D>) {
+        self.normal = normal;
+        for i in 0..self.len {
+            let (pa, pb) = self.world_points(pose_a, pose_b, i);
+            self.points[i].separation = (pb - pa).dot(normal);
+        }
+    }
+
     /// Forgets the points (the pair is apart).
     pub(crate) fn clear_points(&mut self) {
         self.len = 0;
