@@ -7,7 +7,9 @@
 //!    along the new normal; drop it when it separates farther than the
 //!    breaking threshold or slides farther than the merging radius (the
 //!    threshold, or less between small shapes: `ManifoldTuning::merge`);
-//!    guarded by `refresh_drops_points_that_separate_or_slide`;
+//!    guarded by `refresh_drops_points_that_separate_or_slide`. An end on
+//!    a ball or capsule is first taken anew from its core, so it stays
+//!    under a rolling ball (`a_rolling_ball_keeps_one_point_under_its_centre`);
 //! 2. merge: the narrow phase's new point replaces a kept point within the
 //!    merging radius (keeping its accumulated impulses, for warm starting)
 //!    or is added (`merge_keeps_a_near_point_impulses_and_adds_a_far_one`);
@@ -43,6 +45,7 @@ use super::dim::ManifoldDim;
 use crate::math::{Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, ShapeContact};
+use crate::shape::Shape;
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -363,11 +366,17 @@ impl<D: ManifoldDim> Manifold<D> {
     }
 
     /// Step 1: world points and separations of the kept points along the
-    /// current normal; points that separate or slide too far go.
+    /// current normal; points that separate or slide too far go. A kept
+    /// point's end on a rounded shape (ball, capsule) is first taken anew
+    /// from its core ([`Manifold::round_ends`]).
     fn refresh(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) {
         let normal = self.normal;
         let mut kept = 0;
+        let rounded = pair.shape_a.radius() > 0.0 || pair.shape_b.radius() > 0.0;
         for i in 0..self.len {
+            if rounded {
+                self.round_ends(pair, i);
+            }
             let (pa, pb) = self.world_points(&pair.pose_a, &pair.pose_b, i);
             let d = pb - pa;
             let separation = d.dot(normal);
@@ -383,6 +392,75 @@ impl<D: ManifoldDim> Manifold<D> {
         self.len = kept;
     }
 
+    /// Point `i`'s ends on rounded shapes moved to where the current normal
+    /// meets their surfaces: each is its core point (which turns and moves
+    /// with its body) moved the rounding radius along the normal towards
+    /// the other shape, as the solver takes them within a step
+    /// (`ManifoldInput::radii`). Anchored on the surface instead, the end
+    /// rolls away with the body: a ball rolling at 3.6 m/s kept its contact
+    /// of the step before, 6.6 mm up behind it, as a second point that
+    /// never pushes but shares the manifold's push, which halved the masses
+    /// the real point pushes with; the relax pass then took back only half
+    /// of each substep's push-out, and the ball rolled 0.6 mm deep with an
+    /// upward speed of 1 cm/s
+    /// (`a_ball_rolls_on_flat_ground_without_vertical_speed_3d`, `_2d`).
+    /// Taken from the core, the old end lies under the centre: it merges
+    /// with the query's point, or has slid past the merging radius and goes
+    /// (`a_rolling_ball_keeps_one_point_under_its_centre`).
+    fn round_ends(&mut self, pair: &PairView<'_, D>, i: usize) {
+        let normal = self.normal;
+        let point = &mut self.points[i];
+        let radius_a = pair.shape_a.radius();
+        if radius_a > 0.0 {
+            let outwards = D::inverse_rotate(pair.pose_a.rotation, normal);
+            point.local_a = pair.shape_a.core_point(point.local_a) + outwards * radius_a;
+        }
+        let radius_b = pair.shape_b.radius();
+        if radius_b > 0.0 {
+            let outwards = D::inverse_rotate(pair.pose_b.rotation, -normal);
+            point.local_b = pair.shape_b.core_point(point.local_b) + outwards * radius_b;
+        }
+    }
+
+    /// The two ends, world space, of a new point from contact `c`. EPA's
+    /// witnesses on a flat side may sit apart across the normal, so the
+    /// ends face each other along the contact's normal, anchored at B's
+    /// witness. A witness on a rounded shape (ball, capsule) is instead its
+    /// core point moved the radius along the manifold's normal, as
+    /// [`Manifold::round_ends`] keeps it, and anchors the other end (two
+    /// rounded shapes keep one such end each). The narrow phase moves it
+    /// along the contact's own normal, which the manifold's kept normal may
+    /// differ from by up to 2 degrees (a ball on a mesh's edge): the arm
+    /// missed the rolling ball's centre by 3 mm, and the spin lifted the
+    /// ball at 7 mm/s
+    /// (`a_ball_rolls_across_a_mesh_of_ten_thousand_triangles_as_across_one_box`).
+    fn facing_ends(&self, pair: &PairView<'_, D>, c: &ShapeContact<D>) -> (D::Vector, D::Vector) {
+        let rounded =
+            |shape: &Shape<D>, pose: &Pose<D>, witness: D::Vector, outwards: D::Vector| {
+                let core = shape.core_point(pose.inverse_transform_point(witness));
+                pose.transform_point(core) + outwards * shape.radius()
+            };
+        let facing = |anchor: D::Vector, other: D::Vector| {
+            anchor + c.normal * (other - anchor).dot(c.normal)
+        };
+        let (a, b) = (pair.shape_a, pair.shape_b);
+        match (a.radius() > 0.0, b.radius() > 0.0) {
+            (false, false) => (facing(c.point_b, c.point_a), c.point_b),
+            (true, false) => {
+                let end_a = rounded(a, &pair.pose_a, c.point_a, self.normal);
+                (end_a, facing(end_a, c.point_b))
+            }
+            (false, true) => {
+                let end_b = rounded(b, &pair.pose_b, c.point_b, -self.normal);
+                (facing(end_b, c.point_a), end_b)
+            }
+            (true, true) => (
+                rounded(a, &pair.pose_a, c.point_a, self.normal),
+                rounded(b, &pair.pose_b, c.point_b, -self.normal),
+            ),
+        }
+    }
+
     /// Step 2: a new point replaces the nearest kept one within `radius`
     /// (keeping its impulses) or joins the manifold, reduced when over
     /// capacity. Bullet's radius (the breaking threshold, or less between
@@ -391,16 +469,14 @@ impl<D: ManifoldDim> Manifold<D> {
     /// of them held twice rocks on that corner for good. Guarded by
     /// `merge_keeps_a_near_point_impulses_and_adds_a_far_one`.
     fn merge(&mut self, pair: &PairView<'_, D>, c: &ShapeContact<D>, radius: f32) {
-        // EPA's witnesses on a flat side may sit apart across the normal;
-        // anchor both at B's point so the two ends of a point face each other.
         // The separation is measured as `refresh` measures it, along the
         // manifold's normal: a perturbed contact's depth is that of the
         // tilted copy, and the solver starts from this separation.
-        let point_a = c.point_b + c.normal * (c.point_a - c.point_b).dot(c.normal);
+        let (point_a, point_b) = self.facing_ends(pair, c);
         let point = ManifoldPoint {
             local_a: pair.pose_a.inverse_transform_point(point_a),
-            local_b: pair.pose_b.inverse_transform_point(c.point_b),
-            separation: (c.point_b - point_a).dot(self.normal),
+            local_b: pair.pose_b.inverse_transform_point(point_b),
+            separation: (point_b - point_a).dot(self.normal),
             normal_impulse: 0.0,
             tangent_impulse: [0.0; 2],
             lever_a: D::Vector::ZERO,
@@ -655,6 +731,37 @@ mod tests {
             m.points().iter().map(|p| p.lever_b).collect::<Vec<_>>(),
             levers
         );
+    }
+
+    /// A ball rolled along the ground between two queries, 6 cm (a
+    /// quarter of its radius) and 1 cm: its old contact, held on its
+    /// surface, would have turned up behind it and stayed as a second
+    /// point 6 mm above the ground; held at its centre, it lies under the
+    /// ball, and goes (slid past the merging radius) or merges with the
+    /// new one, keeping its impulse.
+    #[test]
+    fn a_rolling_ball_keeps_one_point_under_its_centre() {
+        let (ground, ball) = (ground_3d(), Shape::ball(0.25).unwrap());
+        let rolled = |x: f32| PairView {
+            shape_a: &ground,
+            pose_a: Pose::new(Vec3::new(0.0, -0.5, 0.0), Quat::IDENTITY),
+            shape_b: &ball,
+            pose_b: Pose::new(Vec3::new(x, 0.249, 0.0), Quat::from_rotation_z(-x / 0.25)),
+        };
+        for step in [0.06, 0.01] {
+            let mut m = Manifold::default();
+            m.update(&rolled(0.0), TUNING);
+            m.points_mut()[0].normal_impulse = 5.0;
+            m.update(&rolled(step), TUNING);
+            assert_eq!(m.points().len(), 1, "rolled {step} m");
+            let p = m.points()[0];
+            assert!((p.separation + 0.001).abs() < 1e-5, "{}", p.separation);
+            // Midway between the ends (1 mm apart), right under the centre.
+            let under = Vec3::new(0.0, -0.2495, 0.0);
+            assert!((p.lever_b - under).length() < 1e-5, "{:?}", p.lever_b);
+            let kept = if step < TUNING.merge { 5.0 } else { 0.0 };
+            assert_eq!(p.normal_impulse, kept, "rolled {step} m");
+        }
     }
 
     #[test]

@@ -232,6 +232,23 @@ impl<D: ShapeDim> Shape<D> {
         }
     }
 
+    /// The point of the core nearest `p` (local frame): the centre of a
+    /// ball, the nearest point of a capsule's axis segment; `p` itself for
+    /// a shape without rounding. A point on a rounded shape's surface is its
+    /// core point moved the radius out along the surface normal there, so
+    /// the manifold takes a kept point's end on a ball or capsule anew from
+    /// its core as the body rolls (`Manifold::refresh`).
+    pub(crate) fn core_point(&self, p: D::Vector) -> D::Vector {
+        match &self.kind {
+            ShapeKind::Ball { .. } => D::Vector::ZERO,
+            ShapeKind::Capsule { half_height, .. } => {
+                let axis = D::Vector::unit_y();
+                axis * p.dot(axis).clamp(-half_height, *half_height)
+            }
+            _ => p,
+        }
+    }
+
     /// True for shapes with flat faces (cuboid, hull): the ones the manifold
     /// perturbs to gather several contact points.
     pub fn is_polyhedral(&self) -> bool {
