@@ -8,6 +8,7 @@
 //! | [`NarrowPhaseDim`] | `pipeline/narrow_phase/dim.rs` | GJK's simplex reduction, EPA |
 //! | [`ManifoldDim`] | `pipeline/dim.rs` | manifold size and per-point arrays |
 //! | `SolverDim` (internal) | `pipeline/solver/dim.rs` | SIMD lanes, body states |
+//! | [`JointDim`] | `pipeline/joints.rs` | hinge axes and angles |
 //!
 //! Each layer's code is generic over its own trait; only the world, bodies,
 //! colliders, queries and sleeping use `Dim`. `Dim` is sealed: [`D2`] and
@@ -15,6 +16,7 @@
 
 use crate::math::{MathDim, D2, D3};
 use crate::pipeline::dim::ManifoldDim;
+use crate::pipeline::joints::JointDim;
 use crate::pipeline::narrow_phase::NarrowPhaseDim;
 use crate::pipeline::solver::SolverDim;
 use crate::shape::ShapeDim;
@@ -29,8 +31,8 @@ mod sealed {
 /// A spatial dimension: [`D2`] or [`D3`]. Everything that differs between
 /// 2D and 3D, layer by layer (see the [module](self) docs); sealed.
 pub trait Dim:
-    sealed::Sealed + MathDim + ShapeDim + NarrowPhaseDim + ManifoldDim + SolverDim
+    sealed::Sealed + MathDim + ShapeDim + NarrowPhaseDim + ManifoldDim + SolverDim + JointDim
 {
 }
 
-impl<T> Dim for T where T: sealed::Sealed + ManifoldDim + SolverDim {}
+impl<T> Dim for T where T: sealed::Sealed + ManifoldDim + SolverDim + JointDim {}

@@ -50,6 +50,17 @@ pub enum WorldError {
     /// a surface has no mass and no inside, so it goes on fixed and
     /// kinematic bodies only.
     SurfaceOnDynamicBody,
+    /// A joint between a body and itself.
+    JointToItself,
+    /// A joint axis of zero length: it names no direction.
+    ZeroAxis,
+    /// A joint's lower limit (or shortest length) above its upper one.
+    ImpossibleLimits {
+        /// The lower limit given.
+        lower: f32,
+        /// The upper limit given.
+        upper: f32,
+    },
 }
 
 impl fmt::Display for WorldError {
@@ -85,6 +96,12 @@ impl fmt::Display for WorldError {
             WorldError::NotKinematic => {
                 write!(f, "only a kinematic body can be driven to a target pose")
             }
+            WorldError::JointToItself => write!(f, "a joint joins two different bodies"),
+            WorldError::ZeroAxis => write!(f, "a joint axis must not be zero"),
+            WorldError::ImpossibleLimits { lower, upper } => write!(
+                f,
+                "a joint's lower limit ({lower}) is above its upper limit ({upper})"
+            ),
         }
     }
 }

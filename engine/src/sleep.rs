@@ -2,8 +2,8 @@
 //! being simulated until something disturbs them (Box2D's `island.c`).
 //!
 //! 1. Islands: the awake dynamic bodies joined by the pairs the solver
-//!    took (pairs with points), found by union-find over their solver
-//!    indices after each solve (deterministic). Fixed bodies do not join
+//!    took (pairs with points) and by joints, found by union-find over
+//!    their solver indices after each solve (deterministic). Fixed bodies do not join
 //!    islands, so a floor does not make one island of everything on it.
 //! 2. An island whose every body has rested `time_to_sleep` falls asleep
 //!    whole (velocities zeroed) and is kept as a sleeping island of its
@@ -14,7 +14,7 @@
 //!    farthest point moves slower than the linear one:
 //!    `a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`).
 //! 4. Waking: before the solver, a sleeping island that an awake body
-//!    touches (a pair with points) wakes whole, so a box landing on a
+//!    touches (a pair with points) or is joined to wakes whole, so a box landing on a
 //!    sleeping pile wakes the pile it touches
 //!    (`a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit` in
 //!    `tests/sleeping.rs`); a body the game wakes (an impulse, a force, a
@@ -181,6 +181,18 @@ impl<D: Dim> World<D> {
                 }
             })
             .collect();
+        let mut touched = touched;
+        // A sleeping body joined to an awake one wakes with its island.
+        for (a, b) in self.joined_bodies() {
+            let (Some(body_a), Some(body_b)) = (bodies.get(a), bodies.get(b)) else {
+                continue;
+            };
+            if body_a.sleeping && !body_b.sleeping && joins(body_b) {
+                touched.push(a);
+            } else if body_b.sleeping && !body_a.sleeping && joins(body_a) {
+                touched.push(b);
+            }
+        }
         let woken = self.wake_islands_of(&touched);
         let buffers = &mut self.buffers;
         for &h in &woken {
@@ -233,6 +245,15 @@ impl<D: Dim> World<D> {
             let (ba, bb) = (&self.bodies[order[a]], &self.bodies[order[b]]);
             if joins(ba) && joins(bb) {
                 islands.join(a, b);
+            }
+        }
+        // Joined bodies are one island.
+        let index = &self.buffers.index;
+        for (a, b) in self.joined_bodies() {
+            if let (Some(&ia), Some(&ib)) = (index.get(a), index.get(b)) {
+                if joins(&self.bodies[a]) && joins(&self.bodies[b]) {
+                    islands.join(ia, ib);
+                }
             }
         }
         let roots: Vec<usize> = (0..order.len()).map(|i| islands.root(i)).collect();

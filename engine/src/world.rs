@@ -11,9 +11,11 @@ use crate::collider::{Collider, ColliderDesc, ColliderHandle};
 use crate::dim::Dim;
 use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
+use crate::joint::{Joint, JointEvent, JointHandle};
 use crate::math::{Angular, Axes, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::{self, SolverBody};
+use crate::pipeline::joints::{JointInput, JointSolver};
 use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactSolver, ManifoldInput};
@@ -23,6 +25,7 @@ use crate::shape::Aabb;
 use crate::sleep::SleepingIslands;
 
 mod controls;
+mod joints;
 mod seams;
 mod surface_pairs;
 
@@ -412,6 +415,15 @@ pub struct World<D: Dim> {
     /// Colliders whose filter, sensor flag or body kind changed since the
     /// last step: their pairs are decided again (`World::refilter_pairs`).
     refiltered: Vec<ColliderHandle>,
+    /// The joints, in joint order (the solver's).
+    joints: SlotMap<JointHandle, Joint<D>>,
+    joint_events: Vec<JointEvent>,
+    /// Bodies joined without `collide_connected` (`world/joints.rs`).
+    unpaired: joints::Unpaired,
+    /// The joints' solver and its inputs, kept for their allocations.
+    joint_solver: JointSolver<D>,
+    joint_inputs: Vec<JointInput<D>>,
+    joint_handles: Vec<JointHandle>,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
@@ -546,6 +558,12 @@ impl<D: Dim> World<D> {
             sleep_islands: SleepingIslands::default(),
             touched: Vec::new(),
             refiltered: Vec::new(),
+            joints: SlotMap::with_key(),
+            joint_events: Vec::new(),
+            unpaired: joints::Unpaired::new(),
+            joint_solver: JointSolver::default(),
+            joint_inputs: Vec::new(),
+            joint_handles: Vec::new(),
         }
     }
 
@@ -631,6 +649,7 @@ impl<D: Dim> World<D> {
     /// looked up in the sorted pairs.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
         let body = self.bodies.remove(handle)?;
+        self.remove_joints_of(handle);
         self.buffers.index_stale = true;
         self.sleep_islands.forget(handle);
         let mut keys = Vec::new();
@@ -780,6 +799,7 @@ impl<D: Dim> World<D> {
         let (steps, h) = split_step(dt, self.settings.max_step, self.settings.max_steps_per_call);
         self.contact_events.clear();
         self.sensor_events.clear();
+        self.joint_events.clear();
         let mut profile = StepProfile::default();
         for _ in 0..steps {
             self.step_once(h);
@@ -921,7 +941,9 @@ impl<D: Dim> World<D> {
             );
             if let (Some(&a), Some(&b)) = slots {
                 if let (Some(body_a), Some(body_b)) = (bodies.get(a.body), bodies.get(b.body)) {
-                    pairs.extend(ContactPair::between(a, body_a, b, body_b));
+                    if !self.unpaired(a.body, b.body) {
+                        pairs.extend(ContactPair::between(a, body_a, b, body_b));
+                    }
                 }
             }
         }
@@ -1158,7 +1180,18 @@ impl<D: Dim> World<D> {
         }
         let mut contacts = std::mem::take(&mut self.contacts);
         contacts.prepare(&inputs, &states);
-        contacts.solve(&states, &self.settings, dt);
+        let (mut joint_inputs, mut joint_handles) = (
+            std::mem::take(&mut self.joint_inputs),
+            std::mem::take(&mut self.joint_handles),
+        );
+        self.joint_inputs(&index, &mut joint_inputs, &mut joint_handles);
+        let mut joints = std::mem::take(&mut self.joint_solver);
+        joints.prepare(&joint_inputs, &states);
+        contacts.solve(&states, &mut joints, &self.settings, dt);
+        let h = dt / self.settings.substeps.max(1) as f32;
+        self.store_joints(&joint_handles, joints.reactions(contacts.body_states(), h));
+        self.joint_solver = joints;
+        (self.joint_inputs, self.joint_handles) = (joint_inputs, joint_handles);
         let solved = &contacts;
         touch_changed.clear();
         let pairs = Shared::new(&mut self.pairs);

@@ -95,6 +95,11 @@ pub trait BodyState<D: SolverDim>: Copy + Debug + Default + Send + Sync + 'stati
     ) -> [Self::Velocity; 4];
     /// The velocities set to `velocity`.
     fn set_velocity(&mut self, velocity: Self::Velocity);
+    /// The velocities set to `linear` (m/s) and `angular` (rad/s).
+    fn set_velocities(&mut self, linear: D::Vector, angular: D::AngularVector);
+    /// The pose moved by `shift` (m) and turned by the small rotation
+    /// vector `turn` (rad), velocities untouched: a position correction.
+    fn nudge(&mut self, shift: D::Vector, turn: D::AngularVector);
 }
 
 /// A 2D body's state: `(vx, vy, ω, 0)` and `(dx, dy, cos, sin)`.
@@ -150,6 +155,17 @@ impl BodyState<D2> for BodyState2 {
     #[inline]
     fn velocities_by_lane(linear: &Lanes2, angular: &Lanes1) -> [Vec4; 4] {
         columns(transpose([linear.x, linear.y, angular.0, Vec4::ZERO]))
+    }
+    #[inline]
+    fn set_velocities(&mut self, linear: Vec2, angular: f32) {
+        self.velocity = Vec4::new(linear.x, linear.y, angular, 0.0);
+    }
+    #[inline]
+    fn nudge(&mut self, shift: Vec2, turn: f32) {
+        let (moved, turned) = self.motion();
+        let turned = D2::integrate_rotation(turned, turn, 1.0);
+        let moved = moved + shift;
+        self.motion = Vec4::new(moved.x, moved.y, turned.cos, turned.sin);
     }
     #[inline]
     fn set_velocity(&mut self, velocity: Vec4) {
@@ -236,6 +252,17 @@ impl BodyState<D3> for BodyState3 {
     fn velocities_by_lane(linear: &Lanes3, angular: &Lanes3) -> [(Vec4, Vec4); 4] {
         let (linear, angular) = (linear.to_words(), angular.to_words());
         core::array::from_fn(|i| (linear[i], angular[i]))
+    }
+    #[inline]
+    fn set_velocities(&mut self, linear: Vec3, angular: Vec3) {
+        self.linear_velocity = linear.to_word();
+        self.angular_velocity = angular.to_word();
+    }
+    #[inline]
+    fn nudge(&mut self, shift: Vec3, turn: Vec3) {
+        let (moved, turned) = self.motion();
+        self.displacement = (moved + shift).to_word();
+        self.turn = D3::integrate_rotation(turned, turn, 1.0).to_word();
     }
     #[inline]
     fn set_velocity(&mut self, (linear, angular): (Vec4, Vec4)) {

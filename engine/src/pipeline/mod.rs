@@ -8,6 +8,7 @@ pub(crate) mod constraint_graph;
 pub mod dim;
 pub mod facet_manifolds;
 pub(crate) mod integrate;
+pub mod joints;
 pub(crate) mod lanes;
 pub mod manifold;
 pub mod narrow_phase;

@@ -42,6 +42,7 @@ use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{
     integrate_positions, integrate_velocities, starting_state, BodyState, SolverBody,
 };
+use super::joints::{JointDim, JointPass, JointSolver};
 use super::lanes::{InertiaLanes, Lanes, RotationLanes};
 use super::manifold::{Manifold, Pushed};
 use super::stages::{run_stages, Shared};
@@ -71,21 +72,21 @@ fn body_index(i: usize) -> BodyIndex {
 
 /// Soft constraint coefficients for one substep (Box2D's `b2Softness`).
 #[derive(Copy, Clone, Debug)]
-struct Softness {
-    bias_rate: f32,
-    mass_scale: f32,
-    impulse_scale: f32,
+pub(crate) struct Softness {
+    pub(crate) bias_rate: f32,
+    pub(crate) mass_scale: f32,
+    pub(crate) impulse_scale: f32,
 }
 
 impl Softness {
     /// No softness: a rigid constraint without bias (the relax pass).
-    const RIGID: Self = Self {
+    pub(crate) const RIGID: Self = Self {
         bias_rate: 0.0,
         mass_scale: 1.0,
         impulse_scale: 0.0,
     };
 
-    fn new(hertz: f32, damping_ratio: f32, h: f32) -> Self {
+    pub(crate) fn new(hertz: f32, damping_ratio: f32, h: f32) -> Self {
         if hertz <= 0.0 {
             return Self::RIGID;
         }
@@ -363,6 +364,10 @@ const BODIES_PER_TASK: usize = 1024;
 #[derive(Copy, Clone, Debug)]
 enum Stage {
     IntegrateVelocities,
+    /// The joints, on one thread, before the contacts of each pass.
+    JointWarmStart,
+    JointSolve,
+    JointRelax,
     WarmStart(usize),
     Solve(usize),
     IntegratePositions,
@@ -536,11 +541,20 @@ impl<D: SolverDim> ContactSolver<D> {
 
     /// Steps 2 and 3: the substep loop, then restitution. The bodies'
     /// solved states are left in [`ContactSolver::body_states`].
-    pub(crate) fn solve(&mut self, bodies: &[SolverBody<D>], settings: &Settings<D>, dt: f32) {
+    pub(crate) fn solve(
+        &mut self,
+        bodies: &[SolverBody<D>],
+        joints: &mut JointSolver<D>,
+        settings: &Settings<D>,
+        dt: f32,
+    ) where
+        D: JointDim,
+    {
         let substeps = settings.substeps.max(1);
         let h = dt / substeps as f32;
         let inv_h = 1.0 / h;
         let hertz = settings.contact_hertz.min(0.25 * inv_h);
+        let joint_pass = JointPass { h };
         let soft = Softness::new(hertz, settings.contact_damping_ratio, h);
         // Contacts with a body that cannot move are twice as stiff (Box2D v3):
         // they carry the whole stack's weight.
@@ -554,7 +568,7 @@ impl<D: SolverDim> ContactSolver<D> {
             inv_h,
         );
         let threshold = settings.restitution_threshold;
-        let stages = self.stages(substeps);
+        let stages = self.stages(substeps, !joints.is_empty());
         let block_sizes = self.block_sizes();
         let body_block = body_block_size(bodies.len());
         let body_blocks = bodies.len().div_ceil(body_block);
@@ -562,6 +576,7 @@ impl<D: SolverDim> ContactSolver<D> {
             .iter()
             .map(|stage| match *stage {
                 Stage::IntegrateVelocities | Stage::IntegratePositions => body_blocks,
+                Stage::JointWarmStart | Stage::JointSolve | Stage::JointRelax => 1,
                 Stage::WarmStart(colour)
                 | Stage::Solve(colour)
                 | Stage::Relax(colour)
@@ -578,11 +593,13 @@ impl<D: SolverDim> ContactSolver<D> {
             .collect_into_vec(&mut self.states);
         // The extra state of empty lanes' bodies.
         self.states.push(D::BodyState::default());
+        let state_count = self.states.len();
         let view = BundleView {
             bundles: &self.bundles,
             points: Shared::new(&mut self.points),
             states: Shared::new(&mut self.states),
         };
+        let joint_solver = Shared::new(core::slice::from_mut(joints));
         let colours: Vec<(Range<usize>, usize)> = self
             .colour_bundles
             .iter()
@@ -607,6 +624,25 @@ impl<D: SolverDim> ContactSolver<D> {
                 Stage::IntegratePositions => {
                     integrate_positions::<D>(unsafe { view.states.range_mut(range) }, h)
                 }
+                // SAFETY: a joint stage is one block, and no other stage runs
+                // beside it: it alone reaches the joints and the states.
+                Stage::JointWarmStart => unsafe {
+                    joint_solver
+                        .get_mut(0)
+                        .warm_start(view.states.range_mut(0..state_count))
+                },
+                // SAFETY: likewise.
+                Stage::JointSolve => unsafe {
+                    joint_solver
+                        .get_mut(0)
+                        .solve(view.states.range_mut(0..state_count), &joint_pass)
+                },
+                // SAFETY: likewise.
+                Stage::JointRelax => unsafe {
+                    joint_solver
+                        .get_mut(0)
+                        .solve(view.states.range_mut(0..state_count), &joint_pass)
+                },
                 Stage::WarmStart(colour) => view.run(bundles(colour), false, |c, p, a, b, _| {
                     warm_start(c, p, a, b)
                 }),
@@ -621,6 +657,9 @@ impl<D: SolverDim> ContactSolver<D> {
                 }),
             }
         });
+        if !joints.is_empty() {
+            joints.project(&mut self.states);
+        }
     }
 
     /// Each body's state after [`ContactSolver::solve`], in body order: what
@@ -632,16 +671,19 @@ impl<D: SolverDim> ContactSolver<D> {
     /// The stages of a step: per substep, integrate velocities, warm start
     /// and solve colour by colour, integrate positions, relax; then
     /// restitution. Empty colours are left out.
-    fn stages(&self, substeps: u32) -> Vec<Stage> {
+    fn stages(&self, substeps: u32, joints: bool) -> Vec<Stage> {
         let used: Vec<usize> = (0..=COLOURS)
             .filter(|&c| !self.colour_bundles[c].is_empty())
             .collect();
         let mut stages = Vec::new();
         for _ in 0..substeps {
             stages.push(Stage::IntegrateVelocities);
+            stages.extend(joints.then_some(Stage::JointWarmStart));
             stages.extend(used.iter().map(|&c| Stage::WarmStart(c)));
+            stages.extend(joints.then_some(Stage::JointSolve));
             stages.extend(used.iter().map(|&c| Stage::Solve(c)));
             stages.push(Stage::IntegratePositions);
+            stages.extend(joints.then_some(Stage::JointRelax));
             stages.extend(used.iter().map(|&c| Stage::Relax(c)));
         }
         stages.extend(used.iter().map(|&c| Stage::Restitution(c)));

@@ -362,6 +362,9 @@ impl<D: Dim> World<D> {
         let a: ColliderSlot = *self.colliders.get(collider_of(key.0))?;
         let b: ColliderSlot = *self.colliders.get(collider_of(key.1))?;
         let (body_a, body_b) = (self.bodies.get(a.body)?, self.bodies.get(b.body)?);
+        if self.unpaired(a.body, b.body) {
+            return None;
+        }
         ContactPair::between(a, body_a, b, body_b)
     }
 

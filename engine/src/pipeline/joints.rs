@@ -1,0 +1,915 @@
+//! Joints in the soft-step solver (Box2D v3's `joint.c`,
+//! `revolute_joint.c`, `distance_joint.c`, `weld_joint.c`): each joint is a
+//! few velocity rows between two bodies, warm started, solved and relaxed
+//! in every substep beside the contacts.
+//!
+//! 1. Prepare (once a step): each joint's anchors as lever arms from the
+//!    bodies' centres of mass in world axes, with the bodies' inverse
+//!    masses and inertias ([`JointSolver::prepare`]).
+//! 2. Per substep, before the contacts of each pass: warm start (the
+//!    accumulated impulses applied again), solve, and after the positions
+//!    move, relax: rigid velocity rows without a positional push (a soft
+//!    push plucks the joint anew after every position pass, and its
+//!    damping drains a pendulum: 3.5% of its amplitude in 10 swings), a
+//!    spring's rows with its own softness in both. The rows read the
+//!    bodies' pose *now*: each substep turns the arms by the body's turn
+//!    since the step began.
+//! 3. After the substeps, position passes (Box2D v2's position solver,
+//!    nonlinear Gauss-Seidel) move the bodies so that each rigid part of a
+//!    joint holds, their velocities untouched ([`JointSolver::project`]):
+//!    a soft push instead (Box2D v3) leaves a loaded joint stretched by its
+//!    load over `m (2π hertz)²`, centimetres down a hanging chain
+//!    (`a_chain_of_twenty_links_holds_together_2d`, `_3d`).
+//! 4. Each joint keeps its accumulated impulses for the next step's warm
+//!    start, and its reaction force and torque (impulse over the substep).
+//!
+//! The rows: a point (revolute, spherical, weld) is solved as one block
+//! (2x2 in 2D, 3x3 in 3D) so that the point holds exactly whatever the
+//! lever arms; a 3D hinge keeps its axes together with two angular rows
+//! across the axis; a weld's rotation is one angular block; limits are
+//! one-sided rows (speculative while apart, as contacts), a motor a row
+//! clamped by its torque, a spring a row with its own softness.
+//!
+//! All joints are solved on one thread in joint order, before the
+//! contacts' colours: the results do not depend on the thread count.
+//!
+//! Limits: joints are not coloured with the contacts (a scene with
+//! thousands of joints solves them on one thread); Gauss-Seidel converges
+//! slowly down long chains with large mass ratios (a direct solver over
+//! the joint tree, Baraff's, would be exact).
+
+use crate::math::{Angular, MathDim, Rot2, Vector, D2, D3};
+use crate::pipeline::integrate::{BodyState, SolverBody};
+use crate::pipeline::solver::{Softness, SolverDim};
+use glam::{Quat, Vec3};
+
+/// What joints add to the solver's dimension: turning and measuring angles
+/// about an axis.
+pub trait JointDim: SolverDim {
+    /// The default axis of a hinge: Z (in 2D, the only one).
+    fn z_axis() -> Self::AngularVector;
+    /// `axis` turned by `r` (2D: unchanged).
+    fn turn_axis(r: Self::Rotation, axis: Self::AngularVector) -> Self::AngularVector;
+    /// `axis` scaled to unit length, or `None` when it has none.
+    fn unit_axis(axis: Self::AngularVector) -> Option<Self::AngularVector>;
+    /// The angle, radians in (-π, π], that `r` turns about unit `axis`
+    /// (its twist; 2D: its angle times the axis' sign).
+    fn twist(r: Self::Rotation, axis: Self::AngularVector) -> f32;
+    /// The rows that keep axis `b` (unit, world) on axis `a`: up to two
+    /// angular directions across `a` with the misalignment along each,
+    /// radians (none in 2D, where every hinge axis is Z).
+    fn hinge_rows(
+        a: Self::AngularVector,
+        b: Self::AngularVector,
+    ) -> ([(Self::AngularVector, f32); 2], usize);
+}
+
+impl JointDim for D2 {
+    fn z_axis() -> f32 {
+        1.0
+    }
+    fn turn_axis(_r: Rot2, axis: f32) -> f32 {
+        axis
+    }
+    fn unit_axis(axis: f32) -> Option<f32> {
+        (axis != 0.0 && axis.is_finite()).then(|| axis.signum())
+    }
+    fn twist(r: Rot2, axis: f32) -> f32 {
+        r.angle() * axis
+    }
+    fn hinge_rows(_a: f32, _b: f32) -> ([(f32, f32); 2], usize) {
+        ([(0.0, 0.0); 2], 0)
+    }
+}
+
+impl JointDim for D3 {
+    fn z_axis() -> Vec3 {
+        Vec3::Z
+    }
+    fn turn_axis(r: Quat, axis: Vec3) -> Vec3 {
+        r * axis
+    }
+    fn unit_axis(axis: Vec3) -> Option<Vec3> {
+        let length = axis.length();
+        (length > 0.0 && length.is_finite()).then(|| axis / length)
+    }
+    fn twist(r: Quat, axis: Vec3) -> f32 {
+        let r = if r.w < 0.0 { -r } else { r };
+        2.0 * r.xyz().dot(axis).atan2(r.w)
+    }
+    fn hinge_rows(a: Vec3, b: Vec3) -> ([(Vec3, f32); 2], usize) {
+        // `a × b` is the small turn that carries `a` onto `b`: B leaning
+        // off A's axis by that much about each direction across `a`.
+        let [p, q] = D3::tangents(a);
+        let lean = a.cross(b);
+        ([(p, lean.dot(p)), (q, lean.dot(q))], 2)
+    }
+}
+
+/// Position passes over the joints after each step (Box2D v2 took 3):
+/// each pass solves every joint exactly against the bodies as the passes
+/// before left them, alternating direction, so a chain's error falls with
+/// each pass.
+const POSITION_PASSES: usize = 8;
+
+/// Gauss-Seidel sweeps over the joints in each solve and relax pass: a
+/// sweep carries a correction about one link along a chain, and a chain
+/// bearing an end mass 100 times its links' needs several per substep to
+/// hold (`a_chain_of_twenty_links_holds_together_2d`: 4 sweeps leave it
+/// 4 mm apart in all after 10 s, 1 sweep 4 cm). Joints are few beside
+/// contacts; a sweep costs a few dozen flops per joint.
+const JOINT_ITERATIONS: usize = 4;
+
+/// The largest distance (m) and angle (rad) a position pass corrects at
+/// one joint (Box2D v2's `b2_maxLinearCorrection` and
+/// `b2_maxAngularCorrection`): a joint torn far apart is pulled together
+/// over a few steps, not flung.
+const MAX_LINEAR_CORRECTION: f32 = 0.2;
+const MAX_ANGULAR_CORRECTION: f32 = 8.0 * core::f32::consts::PI / 180.0;
+
+/// A spring's stiffness as a frequency and its damping.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Spring {
+    /// Natural frequency, Hz (> 0).
+    pub hertz: f32,
+    /// Damping ratio (>= 0): 0 oscillates for ever, 1 is critical.
+    pub damping_ratio: f32,
+}
+
+/// A motor: a target relative speed and the most it may push to reach it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Motor {
+    /// Target speed: rad/s for a hinge.
+    pub speed: f32,
+    /// Largest torque, N·m (>= 0).
+    pub max_torque: f32,
+}
+
+/// What a joint holds, with its own parameters.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum JointModel {
+    /// The anchors' distance kept at `length`, or within `min..=max`
+    /// (a rope: `min` 0), or pulled towards `length` by a spring.
+    Distance {
+        /// Rest length, metres.
+        length: f32,
+        /// Shortest allowed, metres (equal to `length` and `max` for a
+        /// rigid rod).
+        min: f32,
+        /// Longest allowed, metres.
+        max: f32,
+        /// A spring towards `length` instead of a rigid rod.
+        spring: Option<Spring>,
+    },
+    /// The anchors kept together and the bodies turning about one axis,
+    /// with optional limits, motor and spring on the angle.
+    Revolute {
+        /// Lowest and highest angle, radians.
+        limits: Option<(f32, f32)>,
+        /// A motor on the angle's speed.
+        motor: Option<Motor>,
+        /// A spring towards `target`.
+        spring: Option<Spring>,
+        /// The angle the spring pulls towards, radians.
+        target: f32,
+    },
+    /// The anchors kept together and the bodies' relative rotation fixed;
+    /// each part rigid, or soft with its own spring.
+    Weld {
+        /// The point's spring (`None`: rigid).
+        linear: Option<Spring>,
+        /// The rotation's spring (`None`: rigid).
+        angular: Option<Spring>,
+    },
+    /// The anchors kept together; the bodies turn freely (a ball joint).
+    Spherical,
+}
+
+/// A joint's geometry in its bodies' frames: what stays the same while the
+/// bodies move.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct JointFrame<D: MathDim> {
+    /// The anchor on each body, in its body frame, metres: from the body's
+    /// origin as the world keeps it, from its centre of mass in a
+    /// [`JointInput`].
+    pub anchor_a: D::Vector,
+    /// The anchor on B, likewise.
+    pub anchor_b: D::Vector,
+    /// The hinge axis in A's body frame (unit).
+    pub axis_a: D::AngularVector,
+    /// The same axis in B's body frame, as the joint was made.
+    pub axis_b: D::AngularVector,
+    /// B's rotation relative to A's as the joint was made (`q_a⁻¹ q_b`):
+    /// angle zero.
+    pub reference: D::Rotation,
+}
+
+/// A joint's accumulated impulses, kept from step to step for warm
+/// starting.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct JointImpulses<D: MathDim> {
+    /// On the point (revolute, spherical, weld), N·s, world axes.
+    pub point: D::Vector,
+    /// Angular, N·m·s, world axes: a hinge's alignment rows, a weld's
+    /// rotation.
+    pub angular: D::AngularVector,
+    /// Along a distance joint's axis or about a hinge's: rigid rod or
+    /// spring, N·s or N·m·s.
+    pub axial: f32,
+    /// A hinge's motor, N·m·s.
+    pub motor: f32,
+    /// The lower limit's row (>= 0).
+    pub lower: f32,
+    /// The upper limit's row (>= 0).
+    pub upper: f32,
+}
+
+/// One joint as the solver takes it for a step.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct JointInput<D: JointDim> {
+    /// The two bodies' places in the solver's arrays.
+    pub bodies: [usize; 2],
+    pub frame: JointFrame<D>,
+    pub model: JointModel,
+    pub impulses: JointImpulses<D>,
+}
+
+/// A joint during the step: its input and what preparing it found.
+#[derive(Copy, Clone, Debug)]
+struct Prepared<D: JointDim> {
+    input: JointInput<D>,
+    inv_mass: [f32; 2],
+    inv_inertia: [D::Inertia; 2],
+    /// The anchors from the centres of mass, world axes, as the step began.
+    arm: [D::Vector; 2],
+    /// `centre_b - centre_a` as the step began.
+    centres: D::Vector,
+    /// The bodies' rotations as the step began.
+    rotation: [D::Rotation; 2],
+}
+
+/// What a pass over the joints needs: the substep, s.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct JointPass {
+    pub h: f32,
+}
+
+/// The joints of a step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct JointSolver<D: JointDim> {
+    joints: Vec<Prepared<D>>,
+}
+
+impl<D: JointDim> JointSolver<D> {
+    /// Step 1 for `inputs`, over the solver's `bodies`.
+    pub(crate) fn prepare(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
+        self.joints.clear();
+        self.joints.extend(inputs.iter().map(|input| {
+            let [a, b] = input.bodies.map(|i| &bodies[i]);
+            Prepared {
+                input: *input,
+                inv_mass: [a.inv_mass, b.inv_mass],
+                inv_inertia: [a.inv_inertia, b.inv_inertia],
+                arm: [
+                    D::rotate(a.rotation, input.frame.anchor_a),
+                    D::rotate(b.rotation, input.frame.anchor_b),
+                ],
+                centres: b.center - a.center,
+                rotation: [a.rotation, b.rotation],
+            }
+        }));
+    }
+
+    /// True when there is no joint to solve.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.joints.is_empty()
+    }
+
+    /// Step 2's warm start: each joint's accumulated impulses applied.
+    pub(crate) fn warm_start(&mut self, states: &mut [D::BodyState]) {
+        for joint in &mut self.joints {
+            let now = Now::of(joint, states);
+            let (linear, angular) = totals(joint, &now);
+            apply(joint, &now, states, linear, angular);
+        }
+    }
+
+    /// Step 3: each joint's impulses and its reaction on B over the last
+    /// substep of `h` seconds (force N, torque N·m about B's anchor), in
+    /// input order, the bodies at their `states` after the step.
+    pub(crate) fn reactions<'s>(
+        &'s self,
+        states: &'s [D::BodyState],
+        h: f32,
+    ) -> impl Iterator<Item = (JointImpulses<D>, D::Vector, D::AngularVector)> + 's {
+        self.joints.iter().map(move |joint| {
+            let now = Now::of(joint, states);
+            let (linear, angular) = totals(joint, &now);
+            (
+                joint.input.impulses,
+                linear * (1.0 / h),
+                angular * (1.0 / h),
+            )
+        })
+    }
+
+    /// Step 3: [`POSITION_PASSES`] passes moving the bodies so that each
+    /// joint's rigid parts hold: point, rod, hinge axes, weld rotation,
+    /// limits passed. Springs and motors are left alone.
+    pub(crate) fn project(&mut self, states: &mut [D::BodyState]) {
+        let n = self.joints.len();
+        for pass in 0..POSITION_PASSES {
+            for k in 0..n {
+                // Passes alternate direction (symmetric Gauss-Seidel): a
+                // chain's error runs down it in one pass and up in the next.
+                let k = if pass % 2 == 0 { k } else { n - 1 - k };
+                let joint = &mut self.joints[k];
+                match joint.input.model {
+                    JointModel::Distance {
+                        length,
+                        min,
+                        max,
+                        spring,
+                    } => project_distance(joint, states, length, min, max, spring),
+                    JointModel::Revolute { limits, .. } => {
+                        project_hinge(joint, states, limits);
+                        project_point(joint, states);
+                    }
+                    JointModel::Weld { linear, angular } => {
+                        if angular.is_none() {
+                            project_weld_rotation(joint, states);
+                        }
+                        if linear.is_none() {
+                            project_point(joint, states);
+                        }
+                    }
+                    JointModel::Spherical => project_point(joint, states),
+                }
+            }
+        }
+    }
+
+    /// Step 2's solve or relax: every row of every joint,
+    /// [`JOINT_ITERATIONS`] times.
+    pub(crate) fn solve(&mut self, states: &mut [D::BodyState], pass: &JointPass) {
+        for _ in 0..JOINT_ITERATIONS {
+            for joint in &mut self.joints {
+                match joint.input.model {
+                    JointModel::Distance {
+                        length,
+                        min,
+                        max,
+                        spring,
+                    } => solve_distance(joint, states, pass, length, min, max, spring),
+                    JointModel::Revolute {
+                        limits,
+                        motor,
+                        spring,
+                        target,
+                    } => {
+                        solve_hinge(joint, states, pass, limits, motor, spring, target);
+                        solve_point(joint, states, pass, None);
+                    }
+                    JointModel::Weld { linear, angular } => {
+                        solve_weld_rotation(joint, states, pass, angular);
+                        solve_point(joint, states, pass, linear);
+                    }
+                    JointModel::Spherical => solve_point(joint, states, pass, None),
+                }
+            }
+        }
+    }
+}
+
+/// Where a joint's bodies are now, within the substep loop.
+struct Now<D: JointDim> {
+    /// Lever arms now, world axes.
+    arm: [D::Vector; 2],
+    /// Rotations now.
+    rotation: [D::Rotation; 2],
+    /// Anchor B less anchor A, metres.
+    separation: D::Vector,
+    /// Velocities now.
+    linear: [D::Vector; 2],
+    angular: [D::AngularVector; 2],
+    /// The hinge axis on A now (unit).
+    axis_a: D::AngularVector,
+}
+
+impl<D: JointDim> Now<D> {
+    fn of(joint: &Prepared<D>, states: &[D::BodyState]) -> Self {
+        let [a, b] = joint.input.bodies;
+        let ((va, wa), (vb, wb)) = (states[a].velocities(), states[b].velocities());
+        let ((da, ta), (db, tb)) = (states[a].motion(), states[b].motion());
+        let arm = [D::rotate(ta, joint.arm[0]), D::rotate(tb, joint.arm[1])];
+        let rotation = [
+            D::turn_by(joint.rotation[0], ta),
+            D::turn_by(joint.rotation[1], tb),
+        ];
+        let separation = joint.centres + db - da + arm[1] - arm[0];
+        Self {
+            arm,
+            rotation,
+            separation,
+            linear: [va, vb],
+            angular: [wa, wb],
+            axis_a: D::turn_axis(rotation[0], joint.input.frame.axis_a),
+        }
+    }
+
+    /// The unit direction from anchor A to anchor B, if they are apart.
+    fn direction(&self) -> Option<D::Vector> {
+        let length = self.separation.length();
+        (length > f32::EPSILON).then(|| self.separation * (1.0 / length))
+    }
+
+    /// The hinge axis, world, as the angular rows turn about it.
+    fn hinge_axis(&self) -> D::AngularVector {
+        self.axis_a
+    }
+
+    /// The relative velocity of anchor B against anchor A.
+    fn point_velocity(&self) -> D::Vector {
+        self.linear[1] + D::angular_cross(self.angular[1], self.arm[1])
+            - self.linear[0]
+            - D::angular_cross(self.angular[0], self.arm[0])
+    }
+
+    /// B's spin relative to A's.
+    fn relative_spin(&self) -> D::AngularVector {
+        self.angular[1] - self.angular[0]
+    }
+
+    /// The hinge angle: B's turn relative to A's since the joint was made,
+    /// about the hinge axis.
+    fn hinge_angle(&self, frame: &JointFrame<D>) -> f32 {
+        let relative = D::compose(D::invert(self.rotation[0]), self.rotation[1]);
+        let turned = D::compose(relative, D::invert(frame.reference));
+        D::twist(turned, frame.axis_a)
+    }
+}
+
+/// A joint's accumulated impulses as one linear impulse on the anchors and
+/// one angular impulse, world axes: what warm starting applies, and over
+/// the substep the joint's reaction.
+fn totals<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (D::Vector, D::AngularVector) {
+    let i = joint.input.impulses;
+    let (mut linear, mut angular) = (i.point, i.angular);
+    match joint.input.model {
+        JointModel::Distance { .. } => {
+            if let Some(u) = now.direction() {
+                linear += u * (i.axial + i.lower - i.upper);
+            }
+        }
+        JointModel::Revolute { .. } => {
+            angular += now.hinge_axis() * (i.axial + i.motor + i.lower - i.upper);
+        }
+        JointModel::Weld { .. } | JointModel::Spherical => {}
+    }
+    (linear, angular)
+}
+
+/// A linear impulse `linear` on the anchors (B gains it, A loses it) and
+/// an angular one `angular` (likewise), into the bodies' velocities.
+fn apply<D: JointDim>(
+    joint: &Prepared<D>,
+    now: &Now<D>,
+    states: &mut [D::BodyState],
+    linear: D::Vector,
+    angular: D::AngularVector,
+) {
+    let [a, b] = joint.input.bodies;
+    let [ma, mb] = joint.inv_mass;
+    let [ia, ib] = joint.inv_inertia;
+    let (va, wa) = states[a].velocities();
+    states[a].set_velocities(
+        va - linear * ma,
+        wa - D::mul_inertia(ia, D::cross(now.arm[0], linear) + angular),
+    );
+    let (vb, wb) = states[b].velocities();
+    states[b].set_velocities(
+        vb + linear * mb,
+        wb + D::mul_inertia(ib, D::cross(now.arm[1], linear) + angular),
+    );
+}
+
+/// A spring's softness over one substep.
+fn spring_softness(spring: Spring, pass: &JointPass) -> Softness {
+    Softness::new(spring.hertz, spring.damping_ratio, pass.h)
+}
+
+impl JointPass {
+    /// The bias rate, mass scale and impulse scale of a row held rigidly
+    /// (`spring` none: no push, the position passes correct the drift) or
+    /// by a spring (its own softness, Box2D v3's soft constraint).
+    fn scales(&self, spring: Option<Spring>) -> (f32, f32, f32) {
+        match spring {
+            Some(s) => {
+                let soft = spring_softness(s, self);
+                (soft.bias_rate, soft.mass_scale, soft.impulse_scale)
+            }
+            None => (0.0, 1.0, 0.0),
+        }
+    }
+}
+
+/// The effective mass of an angular row about `axis`.
+fn angular_mass<D: JointDim>(joint: &Prepared<D>, axis: D::AngularVector) -> f32 {
+    let [ia, ib] = joint.inv_inertia;
+    let k = D::mul_inertia(ia, axis).dot(axis) + D::mul_inertia(ib, axis).dot(axis);
+    if k > 0.0 {
+        1.0 / k
+    } else {
+        0.0
+    }
+}
+
+/// The effective mass of a linear row along unit `u` at the joint's arms.
+fn linear_mass<D: JointDim>(joint: &Prepared<D>, now: &Now<D>, u: D::Vector) -> f32 {
+    let [ma, mb] = joint.inv_mass;
+    let [ia, ib] = joint.inv_inertia;
+    let (ra, rb) = (D::cross(now.arm[0], u), D::cross(now.arm[1], u));
+    let k = ma + mb + D::mul_inertia(ia, ra).dot(ra) + D::mul_inertia(ib, rb).dot(rb);
+    if k > 0.0 {
+        1.0 / k
+    } else {
+        0.0
+    }
+}
+
+/// One row's impulse with scales `(bias_rate, mass_scale, impulse_scale)`
+/// (Box2D v3's soft constraint): `-mass · mass_scale · (speed + bias_rate ·
+/// error) - impulse_scale · accumulated`.
+fn row_impulse(
+    mass: f32,
+    speed: f32,
+    error: f32,
+    scales: (f32, f32, f32),
+    accumulated: f32,
+) -> f32 {
+    let (bias_rate, mass_scale, impulse_scale) = scales;
+    -mass * mass_scale * (speed + bias_rate * error) - impulse_scale * accumulated
+}
+
+/// A one-sided row (a limit): `error` >= 0 is the room left; while apart
+/// the row only stops the bodies crossing within the substep (speculative,
+/// as contacts), and a limit passed is held rigidly (the position passes
+/// bring it back); the accumulated impulse stays >= 0.
+fn limit_row(mass: f32, speed: f32, error: f32, pass: &JointPass, accumulated: &mut f32) -> f32 {
+    let bias = if error > 0.0 { error / pass.h } else { 0.0 };
+    let total = (*accumulated - mass * (speed + bias)).max(0.0);
+    let applied = total - *accumulated;
+    *accumulated = total;
+    applied
+}
+
+/// The point rows: anchor B on anchor A, as one block, rigid or soft
+/// (`spring`).
+fn solve_point<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    spring: Option<Spring>,
+) {
+    let now = Now::of(joint, states);
+    let (bias_rate, mass_scale, impulse_scale) = pass.scales(spring);
+    let rhs = now.point_velocity() + now.separation * bias_rate;
+    let [ma, mb] = joint.inv_mass;
+    let [ia, ib] = joint.inv_inertia;
+    let k = |x: D::Vector| {
+        x * (ma + mb)
+            + D::angular_cross(D::mul_inertia(ia, D::cross(now.arm[0], x)), now.arm[0])
+            + D::angular_cross(D::mul_inertia(ib, D::cross(now.arm[1], x)), now.arm[1])
+    };
+    let solved = solve_block::<D::Vector>(k, rhs);
+    let accumulated = joint.input.impulses.point;
+    let impulse = -solved * mass_scale - accumulated * impulse_scale;
+    joint.input.impulses.point = accumulated + impulse;
+    apply(joint, &now, states, impulse, D::AngularVector::default());
+}
+
+/// `x` with `k(x) = rhs` for the small symmetric positive map `k` (2x2 or
+/// 3x3), by elimination with partial pivoting; zero where `k` is singular
+/// (both bodies fixed).
+fn solve_block<V: Vector>(k: impl Fn(V) -> V, rhs: V) -> V {
+    let axes = V::axes();
+    let n = axes.len();
+    let mut m = [[0.0f32; 4]; 3];
+    for (j, &e) in axes.iter().enumerate() {
+        let column = k(e);
+        for (i, &f) in axes.iter().enumerate() {
+            m[i][j] = column.dot(f);
+        }
+    }
+    for (i, &f) in axes.iter().enumerate() {
+        m[i][3] = rhs.dot(f);
+    }
+    for c in 0..n {
+        let pivot = (c..n)
+            .max_by(|&x, &y| m[x][c].abs().total_cmp(&m[y][c].abs()))
+            .unwrap_or(c);
+        m.swap(c, pivot);
+        if m[c][c].abs() <= f32::MIN_POSITIVE {
+            return V::ZERO;
+        }
+        let pivot_row = m[c];
+        for (r, row) in m.iter_mut().enumerate().take(n) {
+            if r != c {
+                let f = row[c] / pivot_row[c];
+                for (x, p) in row.iter_mut().zip(pivot_row).skip(c) {
+                    *x -= f * p;
+                }
+            }
+        }
+    }
+    axes.iter()
+        .enumerate()
+        .fold(V::ZERO, |x, (i, &e)| x + e * (m[i][3] / m[i][i]))
+}
+
+/// A distance joint's rows along the anchors' line: a rigid rod, or a
+/// spring; then its limits.
+fn solve_distance<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    length: f32,
+    min: f32,
+    max: f32,
+    spring: Option<Spring>,
+) {
+    let now = Now::of(joint, states);
+    let Some(u) = now.direction() else {
+        return;
+    };
+    let current = now.separation.length();
+    let mass = linear_mass(joint, &now, u);
+    let speed = now.point_velocity().dot(u);
+    let rigid = spring.is_none() && min >= max;
+    let impulse = if rigid || spring.is_some() {
+        let i = row_impulse(
+            mass,
+            speed,
+            current - length,
+            pass.scales(spring),
+            joint.input.impulses.axial,
+        );
+        joint.input.impulses.axial += i;
+        i
+    } else {
+        0.0
+    };
+    apply(
+        joint,
+        &now,
+        states,
+        u * impulse,
+        D::AngularVector::default(),
+    );
+    if rigid {
+        return;
+    }
+    let now = Now::of(joint, states);
+    let speed = now.point_velocity().dot(u);
+    let lower = limit_row(
+        mass,
+        speed,
+        current - min,
+        pass,
+        &mut joint.input.impulses.lower,
+    );
+    apply(joint, &now, states, u * lower, D::AngularVector::default());
+    let now = Now::of(joint, states);
+    let speed = -now.point_velocity().dot(u);
+    let upper = limit_row(
+        mass,
+        speed,
+        max - current,
+        pass,
+        &mut joint.input.impulses.upper,
+    );
+    apply(joint, &now, states, u * -upper, D::AngularVector::default());
+}
+
+/// A hinge's angular rows: the axes kept together (3D), then the spring,
+/// the motor and the limits about the axis.
+fn solve_hinge<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    limits: Option<(f32, f32)>,
+    motor: Option<Motor>,
+    spring: Option<Spring>,
+    target: f32,
+) {
+    let frame = joint.input.frame;
+    // The axes together.
+    let now = Now::of(joint, states);
+    let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
+    let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
+    for &(direction, error) in &rows[..count] {
+        let now = Now::of(joint, states);
+        let mass = angular_mass(joint, direction);
+        let speed = now.relative_spin().dot(direction);
+        let accumulated = joint.input.impulses.angular.dot(direction);
+        let i = row_impulse(mass, speed, error, pass.scales(None), accumulated);
+        joint.input.impulses.angular += direction * i;
+        apply(joint, &now, states, D::Vector::ZERO, direction * i);
+    }
+    let axis = now.hinge_axis();
+    let mass = angular_mass(joint, axis);
+    let angle = now.hinge_angle(&frame);
+    if let Some(s) = spring {
+        let now = Now::of(joint, states);
+        let speed = now.relative_spin().dot(axis);
+        let i = row_impulse(
+            mass,
+            speed,
+            angle - target,
+            pass.scales(Some(s)),
+            joint.input.impulses.axial,
+        );
+        joint.input.impulses.axial += i;
+        apply(joint, &now, states, D::Vector::ZERO, axis * i);
+    }
+    if let Some(m) = motor {
+        let now = Now::of(joint, states);
+        let speed = now.relative_spin().dot(axis) - m.speed;
+        let limit = m.max_torque * pass.h;
+        let old = joint.input.impulses.motor;
+        let total = (old - mass * speed).clamp(-limit, limit);
+        joint.input.impulses.motor = total;
+        apply(joint, &now, states, D::Vector::ZERO, axis * (total - old));
+    }
+    if let Some((lower, upper)) = limits {
+        let now = Now::of(joint, states);
+        let speed = now.relative_spin().dot(axis);
+        let i = limit_row(
+            mass,
+            speed,
+            angle - lower,
+            pass,
+            &mut joint.input.impulses.lower,
+        );
+        apply(joint, &now, states, D::Vector::ZERO, axis * i);
+        let now = Now::of(joint, states);
+        let speed = -now.relative_spin().dot(axis);
+        let i = limit_row(
+            mass,
+            speed,
+            upper - angle,
+            pass,
+            &mut joint.input.impulses.upper,
+        );
+        apply(joint, &now, states, D::Vector::ZERO, axis * -i);
+    }
+}
+
+/// A weld's rotation: B's turn relative to A's held at the reference, as
+/// one block, rigid or soft (`spring`).
+fn solve_weld_rotation<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    spring: Option<Spring>,
+) {
+    let now = Now::of(joint, states);
+    let (bias_rate, mass_scale, impulse_scale) = pass.scales(spring);
+    // How far B has turned off the rotation the weld holds it at.
+    let held = D::compose(now.rotation[0], joint.input.frame.reference);
+    let error = D::angular_velocity_between(held, now.rotation[1], 1.0);
+    let rhs = now.relative_spin() + error * bias_rate;
+    let [ia, ib] = joint.inv_inertia;
+    let mass = D::invert_inertia(D::add_inertia(ia, ib));
+    let accumulated = joint.input.impulses.angular;
+    let impulse = -D::mul_inertia(mass, rhs) * mass_scale - accumulated * impulse_scale;
+    joint.input.impulses.angular = accumulated + impulse;
+    apply(joint, &now, states, D::Vector::ZERO, impulse);
+}
+
+/// A position correction: `linear` on the anchors and `angular` on the
+/// bodies, as an impulse would be shared by the inverse masses, applied to
+/// the poses (B gains, A loses).
+fn nudge<D: JointDim>(
+    joint: &Prepared<D>,
+    now: &Now<D>,
+    states: &mut [D::BodyState],
+    linear: D::Vector,
+    angular: D::AngularVector,
+) {
+    let [a, b] = joint.input.bodies;
+    let [ma, mb] = joint.inv_mass;
+    let [ia, ib] = joint.inv_inertia;
+    states[a].nudge(
+        -linear * ma,
+        -D::mul_inertia(ia, D::cross(now.arm[0], linear) + angular),
+    );
+    states[b].nudge(
+        linear * mb,
+        D::mul_inertia(ib, D::cross(now.arm[1], linear) + angular),
+    );
+}
+
+/// `v` shortened to at most `most`.
+fn at_most<V: Vector>(v: V, most: f32) -> V {
+    let length = v.length();
+    if length > most {
+        v * (most / length)
+    } else {
+        v
+    }
+}
+
+/// The anchors brought together.
+fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
+    let now = Now::of(joint, states);
+    let error = at_most(now.separation, MAX_LINEAR_CORRECTION);
+    let [ma, mb] = joint.inv_mass;
+    let [ia, ib] = joint.inv_inertia;
+    let k = |x: D::Vector| {
+        x * (ma + mb)
+            + D::angular_cross(D::mul_inertia(ia, D::cross(now.arm[0], x)), now.arm[0])
+            + D::angular_cross(D::mul_inertia(ib, D::cross(now.arm[1], x)), now.arm[1])
+    };
+    let shift = -solve_block::<D::Vector>(k, error);
+    nudge(joint, &now, states, shift, D::AngularVector::default());
+}
+
+/// A rod's length restored, or a rope's or spring's range where passed.
+fn project_distance<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut [D::BodyState],
+    length: f32,
+    min: f32,
+    max: f32,
+    spring: Option<Spring>,
+) {
+    let now = Now::of(joint, states);
+    let Some(u) = now.direction() else {
+        return;
+    };
+    let current = now.separation.length();
+    let error = if spring.is_none() && min >= max {
+        current - length
+    } else if current < min {
+        current - min
+    } else if current > max {
+        current - max
+    } else {
+        return;
+    };
+    let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
+    let shift = u * (-linear_mass(joint, &now, u) * error);
+    nudge(joint, &now, states, shift, D::AngularVector::default());
+}
+
+/// A hinge's axes brought together (3D), and its angle back within its limits.
+fn project_hinge<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut [D::BodyState],
+    limits: Option<(f32, f32)>,
+) {
+    let frame = joint.input.frame;
+    let now = Now::of(joint, states);
+    let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
+    let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
+    for &(direction, error) in &rows[..count] {
+        let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
+        let now = Now::of(joint, states);
+        let turn = direction * (-angular_mass(joint, direction) * error);
+        nudge(joint, &now, states, D::Vector::ZERO, turn);
+    }
+    let Some((lower, upper)) = limits else {
+        return;
+    };
+    let now = Now::of(joint, states);
+    let angle = now.hinge_angle(&frame);
+    let error = if angle < lower {
+        angle - lower
+    } else if angle > upper {
+        angle - upper
+    } else {
+        return;
+    };
+    let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
+    let axis = now.hinge_axis();
+    let turn = axis * (-angular_mass(joint, axis) * error);
+    nudge(joint, &now, states, D::Vector::ZERO, turn);
+}
+
+/// A rigid weld's rotation restored.
+fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
+    let now = Now::of(joint, states);
+    let held = D::compose(now.rotation[0], joint.input.frame.reference);
+    let error = D::angular_velocity_between(held, now.rotation[1], 1.0);
+    let [ia, ib] = joint.inv_inertia;
+    let mass = D::invert_inertia(D::add_inertia(ia, ib));
+    let turn = -D::mul_inertia(mass, error);
+    let size = turn.dot(turn).sqrt();
+    let turn = if size > MAX_ANGULAR_CORRECTION {
+        turn * (MAX_ANGULAR_CORRECTION / size)
+    } else {
+        turn
+    };
+    nudge(joint, &now, states, D::Vector::ZERO, turn);
+}

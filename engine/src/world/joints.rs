@@ -1,0 +1,391 @@
+//! The world's joints: adding, checking, removing them, and handing them to
+//! the solver each step.
+//!
+//! 1. `add_joint` checks the description (typed errors), turns its world
+//!    anchors and axis into each body's frame, and wakes both bodies; two
+//!    bodies joined without `collide_connected` have their contact pairs
+//!    decided again, and none is made while the joint lasts.
+//! 2. Each step the joints whose bodies are both in the solver (awake, or
+//!    fixed) become its inputs, in joint order ([`World::joint_inputs`]);
+//!    after the solve each keeps its impulses and reaction, and one whose
+//!    reaction passed its break force or torque is removed with a
+//!    [`JointEvent::Broke`] ([`World::store_joints`]).
+//! 3. Joined bodies are one island: they fall asleep together, and an
+//!    awake body wakes the sleeping island it is joined to (`sleep.rs`).
+//!    Removing a body removes its joints ([`JointEvent::Removed`]).
+
+use std::collections::HashMap;
+
+use slotmap::SecondaryMap;
+
+use super::World;
+use crate::body::{BodyHandle, BodyKind};
+use crate::dim::Dim;
+use crate::error::WorldError;
+use crate::joint::{Joint, JointDesc, JointEvent, JointHandle};
+use crate::math::{Angular, Vector};
+use crate::pipeline::joints::{JointFrame, JointImpulses, JointInput, JointModel, Spring};
+
+/// Pairs of bodies joined without `collide_connected`, with how many such
+/// joints each pair has: their contacts are skipped.
+pub(crate) type Unpaired = HashMap<(BodyHandle, BodyHandle), u32>;
+
+/// The key of an unordered pair of bodies.
+pub(crate) fn body_pair(a: BodyHandle, b: BodyHandle) -> (BodyHandle, BodyHandle) {
+    if a < b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}
+
+/// `value` if finite, else the error naming `what`.
+fn finite(what: &'static str, value: f32) -> Result<f32, WorldError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(WorldError::NotFinite { what })
+    }
+}
+
+/// `value` if finite and at least `least` (more than it when `strictly`).
+fn at_least(what: &'static str, value: f32, least: f32, strictly: bool) -> Result<f32, WorldError> {
+    let ok = if strictly {
+        value > least
+    } else {
+        value >= least
+    };
+    if value.is_finite() && ok {
+        Ok(value)
+    } else {
+        Err(WorldError::OutOfRange { what, value })
+    }
+}
+
+fn check_spring(spring: Option<Spring>) -> Result<(), WorldError> {
+    if let Some(s) = spring {
+        at_least("joint spring hertz", s.hertz, 0.0, true)?;
+        at_least("joint spring damping ratio", s.damping_ratio, 0.0, false)?;
+    }
+    Ok(())
+}
+
+impl<D: Dim> World<D> {
+    /// Adds a joint between two bodies, woken; its handle. Errors:
+    /// [`WorldError::StaleHandle`] for a removed body,
+    /// [`WorldError::JointToItself`], [`WorldError::NotFinite`] for a NaN
+    /// or infinite anchor, axis, limit or motor speed,
+    /// [`WorldError::ZeroAxis`], [`WorldError::ImpossibleLimits`] (lower >
+    /// upper, or a distance range with min > max), and
+    /// [`WorldError::OutOfRange`] for a spring's hertz <= 0 or negative
+    /// damping, a negative motor torque, a distance joint's length <= 0 or
+    /// a negative range, and a break force or torque <= 0.
+    pub fn add_joint(&mut self, desc: JointDesc<D>) -> Result<JointHandle, WorldError> {
+        let (a, b) = (desc.body_a, desc.body_b);
+        if a == b {
+            return Err(WorldError::JointToItself);
+        }
+        let (Some(body_a), Some(body_b)) = (self.bodies.get(a), self.bodies.get(b)) else {
+            return Err(WorldError::StaleHandle);
+        };
+        let p = desc.placement;
+        if !(p.anchor_a.is_finite() && p.anchor_b.is_finite()) {
+            return Err(WorldError::NotFinite {
+                what: "joint anchor",
+            });
+        }
+        if !p.axis.is_finite() {
+            return Err(WorldError::NotFinite { what: "joint axis" });
+        }
+        let axis = D::unit_axis(p.axis).ok_or(WorldError::ZeroAxis)?;
+        for (what, value) in [
+            ("joint break force", desc.break_force),
+            ("joint break torque", desc.break_torque),
+        ] {
+            // Infinity (the default) never breaks.
+            if value.is_nan() || value <= 0.0 {
+                return Err(WorldError::OutOfRange { what, value });
+            }
+        }
+        let (pose_a, pose_b) = (body_a.pose, body_b.pose);
+        let mut model = desc.model;
+        match &mut model {
+            JointModel::Distance {
+                length,
+                min,
+                max,
+                spring,
+            } => {
+                let apart = (p.anchor_b - p.anchor_a).length();
+                *length = at_least("joint length", desc.length.unwrap_or(apart), 0.0, true)?;
+                if *min < 0.0 && *max < 0.0 {
+                    (*min, *max) = (*length, *length);
+                }
+                at_least("joint min length", *min, 0.0, false)?;
+                at_least("joint max length", *max, 0.0, false)?;
+                if *min > *max {
+                    return Err(WorldError::ImpossibleLimits {
+                        lower: *min,
+                        upper: *max,
+                    });
+                }
+                *length = length.clamp(*min, *max);
+                check_spring(*spring)?;
+            }
+            JointModel::Revolute {
+                limits,
+                motor,
+                spring,
+                target,
+            } => {
+                if let Some((lower, upper)) = *limits {
+                    finite("joint lower limit", lower)?;
+                    finite("joint upper limit", upper)?;
+                    if lower > upper {
+                        return Err(WorldError::ImpossibleLimits { lower, upper });
+                    }
+                }
+                if let Some(m) = *motor {
+                    finite("joint motor speed", m.speed)?;
+                    at_least("joint motor torque", m.max_torque, 0.0, false)?;
+                }
+                check_spring(*spring)?;
+                finite("joint target angle", *target)?;
+            }
+            JointModel::Weld { linear, angular } => {
+                check_spring(*linear)?;
+                check_spring(*angular)?;
+            }
+            JointModel::Spherical => {}
+        }
+        let frame = JointFrame {
+            anchor_a: pose_a.inverse_transform_point(p.anchor_a),
+            anchor_b: pose_b.inverse_transform_point(p.anchor_b),
+            axis_a: D::turn_axis(D::invert(pose_a.rotation), axis),
+            axis_b: D::turn_axis(D::invert(pose_b.rotation), axis),
+            reference: D::compose(D::invert(pose_a.rotation), pose_b.rotation),
+        };
+        let joint = Joint {
+            body_a: a,
+            body_b: b,
+            model,
+            frame,
+            impulses: JointImpulses::default(),
+            collide_connected: desc.collide_connected,
+            break_force: desc.break_force,
+            break_torque: desc.break_torque,
+            reaction_force: D::Vector::ZERO,
+            reaction_torque: D::AngularVector::default(),
+        };
+        let handle = self.joints.insert(joint);
+        if !desc.collide_connected {
+            *self.unpaired.entry(body_pair(a, b)).or_insert(0) += 1;
+            self.refilter_bodies(&[a, b]);
+        }
+        self.wake_joined([a, b]);
+        Ok(handle)
+    }
+
+    /// Removes a joint, waking its bodies; `None` for a stale handle.
+    pub fn remove_joint(&mut self, handle: JointHandle) -> Option<Joint<D>> {
+        let joint = self.joints.remove(handle)?;
+        self.forget_joint(&joint);
+        Some(joint)
+    }
+
+    /// The joint, or `None` once removed.
+    pub fn joint(&self, handle: JointHandle) -> Option<&Joint<D>> {
+        self.joints.get(handle)
+    }
+
+    /// The joint to change (its motor speed), or `None` once removed.
+    pub fn joint_mut(&mut self, handle: JointHandle) -> Option<&mut Joint<D>> {
+        self.joints.get_mut(handle)
+    }
+
+    /// Every joint with its handle, in joint order.
+    pub fn joints(&self) -> impl Iterator<Item = (JointHandle, &Joint<D>)> {
+        self.joints.iter()
+    }
+
+    /// The joint's anchors on A and on B, world space, as the bodies stand
+    /// (apart only by the joint's error, or a distance joint's length);
+    /// `None` for a stale handle.
+    pub fn joint_anchors(&self, handle: JointHandle) -> Option<[D::Vector; 2]> {
+        let joint = self.joints.get(handle)?;
+        let (a, b) = (
+            self.bodies.get(joint.body_a)?,
+            self.bodies.get(joint.body_b)?,
+        );
+        Some([
+            a.pose.transform_point(joint.frame.anchor_a),
+            b.pose.transform_point(joint.frame.anchor_b),
+        ])
+    }
+
+    /// A revolute joint's angle, radians in (-π, π]: B's turn relative to
+    /// A's about the hinge axis since the joint was made; `None` for a
+    /// stale handle or another kind.
+    pub fn joint_angle(&self, handle: JointHandle) -> Option<f32> {
+        let joint = self.joints.get(handle)?;
+        if !matches!(joint.model, JointModel::Revolute { .. }) {
+            return None;
+        }
+        let (a, b) = (
+            self.bodies.get(joint.body_a)?,
+            self.bodies.get(joint.body_b)?,
+        );
+        let relative = D::compose(D::invert(a.pose.rotation), b.pose.rotation);
+        let turned = D::compose(relative, D::invert(joint.frame.reference));
+        Some(D::twist(turned, joint.frame.axis_a))
+    }
+
+    /// Joints that broke in the last step, or went with a removed body
+    /// since.
+    pub fn joint_events(&self) -> &[JointEvent] {
+        &self.joint_events
+    }
+
+    /// True when `a` and `b` are joined without `collide_connected`: no
+    /// contact pair between them.
+    pub(crate) fn unpaired(&self, a: BodyHandle, b: BodyHandle) -> bool {
+        !self.unpaired.is_empty() && self.unpaired.contains_key(&body_pair(a, b))
+    }
+
+    /// What a removed joint leaves: its bodies' contacts decided again and
+    /// the bodies woken.
+    fn forget_joint(&mut self, joint: &Joint<D>) {
+        let (a, b) = (joint.body_a, joint.body_b);
+        if !joint.collide_connected {
+            let key = body_pair(a, b);
+            if let Some(count) = self.unpaired.get_mut(&key) {
+                *count -= 1;
+                if *count == 0 {
+                    self.unpaired.remove(&key);
+                }
+            }
+            self.refilter_bodies(&[a, b]);
+        }
+        self.wake_joined([a, b]);
+    }
+
+    /// The joints of a body being removed go too, each with a
+    /// [`JointEvent::Removed`].
+    pub(crate) fn remove_joints_of(&mut self, body: BodyHandle) {
+        if self.joints.is_empty() {
+            return;
+        }
+        let gone: Vec<JointHandle> = self
+            .joints
+            .iter()
+            .filter(|(_, j)| j.body_a == body || j.body_b == body)
+            .map(|(h, _)| h)
+            .collect();
+        for handle in gone {
+            if let Some(joint) = self.joints.remove(handle) {
+                self.joint_events.push(JointEvent::Removed {
+                    joint: handle,
+                    body_a: joint.body_a,
+                    body_b: joint.body_b,
+                });
+                self.forget_joint(&joint);
+            }
+        }
+    }
+
+    /// The colliders of `bodies` have their pairs decided again next step.
+    fn refilter_bodies(&mut self, bodies: &[BodyHandle]) {
+        for &h in bodies {
+            if let Some(body) = self.bodies.get(h) {
+                self.refiltered
+                    .extend(body.colliders.iter().map(|c| c.handle));
+            }
+        }
+    }
+
+    /// Wakes both bodies of a joint (and their sleeping islands).
+    fn wake_joined(&mut self, bodies: [BodyHandle; 2]) {
+        for h in bodies {
+            if let Some(body) = self.bodies.get_mut(h) {
+                if body.kind == BodyKind::Dynamic {
+                    body.wake_up();
+                    self.touched.push(h);
+                }
+            }
+        }
+    }
+
+    /// Step 2: the joints the solver takes, in joint order: both bodies in
+    /// the solver (`index`), one of them dynamic; with their handles. Each
+    /// input's anchors are from its bodies' centres of mass.
+    pub(crate) fn joint_inputs(
+        &self,
+        index: &SecondaryMap<BodyHandle, usize>,
+        inputs: &mut Vec<JointInput<D>>,
+        handles: &mut Vec<JointHandle>,
+    ) {
+        inputs.clear();
+        handles.clear();
+        for (handle, joint) in &self.joints {
+            let (Some(&a), Some(&b)) = (index.get(joint.body_a), index.get(joint.body_b)) else {
+                continue;
+            };
+            let (body_a, body_b) = (&self.bodies[joint.body_a], &self.bodies[joint.body_b]);
+            if body_a.kind != BodyKind::Dynamic && body_b.kind != BodyKind::Dynamic {
+                continue;
+            }
+            let mut frame = joint.frame;
+            frame.anchor_a -= body_a.local_center;
+            frame.anchor_b -= body_b.local_center;
+            inputs.push(JointInput {
+                bodies: [a, b],
+                frame,
+                model: joint.model,
+                impulses: joint.impulses,
+            });
+            handles.push(handle);
+        }
+    }
+
+    /// Step 2, after the solve: each solved joint's impulses and reaction
+    /// (`reactions`: force and torque on B, N and N·m, in input order);
+    /// joints whose reaction passed their break force or torque are
+    /// removed with [`JointEvent::Broke`].
+    pub(crate) fn store_joints(
+        &mut self,
+        handles: &[JointHandle],
+        solved: impl Iterator<Item = (JointImpulses<D>, D::Vector, D::AngularVector)>,
+    ) {
+        let mut broken = Vec::new();
+        for (&handle, (impulses, force, torque)) in handles.iter().zip(solved) {
+            let Some(joint) = self.joints.get_mut(handle) else {
+                continue;
+            };
+            joint.impulses = impulses;
+            joint.reaction_force = force;
+            joint.reaction_torque = torque;
+            let (f, t) = (force.length(), torque.dot(torque).sqrt());
+            if f > joint.break_force || t > joint.break_torque {
+                broken.push((handle, f, t));
+            }
+        }
+        for (handle, force, torque) in broken {
+            if let Some(joint) = self.joints.remove(handle) {
+                self.joint_events.push(JointEvent::Broke {
+                    joint: handle,
+                    body_a: joint.body_a,
+                    body_b: joint.body_b,
+                    force,
+                    torque,
+                });
+                self.forget_joint(&joint);
+            }
+        }
+    }
+
+    /// The bodies joined to a body that joins islands: for union-find
+    /// (`sleep.rs`), as pairs of handles.
+    pub(crate) fn joined_bodies(&self) -> impl Iterator<Item = (BodyHandle, BodyHandle)> + '_ {
+        self.joints.values().map(|j| (j.body_a, j.body_b))
+    }
+}
