@@ -228,3 +228,481 @@ fn a_released_chain_never_gains_energy_2d() {
 fn a_released_chain_never_gains_energy_3d() {
     check_released_chain::<tumble::D3>();
 }
+
+/// A unit box hinged at its centre to a fixed pivot (gravity exerts no
+/// torque about it), turned by `spin` rad/s at the start, with `options`
+/// applied to the hinge; the world, the box and the joint.
+fn hinged_box<D: Scene>(
+    spin: D::AngularVector,
+    options: impl FnOnce(JointDesc<D>) -> JointDesc<D>,
+) -> (World<D>, BodyHandle, tumble::JointHandle) {
+    let mut world = World::<D>::new(awake::<D>());
+    let top = pivot(&mut world, D::v(0.0, 5.0));
+    let body = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(D::v(0.0, 5.0))
+                .angular_velocity(spin),
+            ColliderDesc::new(D::cube(0.5)),
+        )
+        .unwrap();
+    let joint = world
+        .add_joint(options(JointDesc::revolute(top, body, D::v(0.0, 5.0))))
+        .unwrap();
+    (world, body, joint)
+}
+
+/// The hinge spring's frequency, Hz, from the angle's zero crossings over
+/// 3 s (a spring of `hertz` and no damping).
+fn spring_frequency<D: Scene>(hertz: f32, spin: D::AngularVector) -> f32 {
+    let (mut world, _, joint) = hinged_box::<D>(spin, |j| j.spring(hertz, 0.0));
+    let mut crossings = Vec::new();
+    let mut last = 0.0f32;
+    let mut t = 0.0;
+    for _ in 0..180 {
+        world.step(DT);
+        t += DT;
+        let angle = world.joint_angle(joint).unwrap();
+        if last > 0.0 && angle <= 0.0 {
+            crossings.push(t - DT + DT * last / (last - angle));
+        }
+        last = angle;
+    }
+    let periods = crossings.len() - 1;
+    periods as f32 / (crossings[periods] - crossings[0])
+}
+
+#[test]
+fn a_hinge_spring_oscillates_at_its_frequency() {
+    for hertz in [1.0, 2.5] {
+        let f2 = spring_frequency::<tumble::D2>(hertz, 1.0);
+        let f3 = spring_frequency::<tumble::D3>(hertz, tumble::glam::Vec3::Z);
+        println!("hinge spring {hertz} Hz, no damping: 2D {f2:.4} Hz, 3D {f3:.4} Hz");
+        for f in [f2, f3] {
+            assert!((f / hertz - 1.0).abs() < 0.02, "{f} Hz against {hertz}");
+        }
+    }
+}
+
+/// An arm 1 m long hinged at its end to a fixed pivot, released level
+/// (pointing along +X, or -X when `left`) with its angle limited to
+/// [-0.5, 0.5] rad: how far past the limit it went, radians (0 if never).
+fn limited_arm<D: Scene>(left: bool) -> f32 {
+    let mut world = World::<D>::new(awake::<D>());
+    let top = pivot(&mut world, D::v(0.0, 5.0));
+    let side = if left { -1.0 } else { 1.0 };
+    let arm = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.5 * side, 5.0)),
+            ColliderDesc::new(D::cuboid(0.5, 0.05)),
+        )
+        .unwrap();
+    let joint = world
+        .add_joint(JointDesc::revolute(top, arm, D::v(0.0, 5.0)).limits(-0.5, 0.5))
+        .unwrap();
+    let mut past = 0.0f32;
+    for _ in 0..180 {
+        world.step(DT);
+        let angle = world.joint_angle(joint).unwrap();
+        past = past.max(angle - 0.5).max(-0.5 - angle);
+    }
+    past
+}
+
+fn check_limits<D: Scene>() {
+    let (right, left) = (limited_arm::<D>(false), limited_arm::<D>(true));
+    println!(
+        "{}: hinge limits passed by at most {:.3} / {:.3} degrees (falling right / left)",
+        D::NAME,
+        right.to_degrees(),
+        left.to_degrees()
+    );
+    assert!(right.to_degrees() < 0.5 && left.to_degrees() < 0.5);
+}
+
+#[test]
+fn a_hinge_stays_within_its_limits_2d() {
+    check_limits::<tumble::D2>();
+}
+
+#[test]
+fn a_hinge_stays_within_its_limits_3d() {
+    check_limits::<tumble::D3>();
+}
+
+#[test]
+fn a_hinge_motor_reaches_its_speed() {
+    let speed = 5.0;
+    let (mut world, body, _) = hinged_box::<tumble::D2>(0.0, |j| j.motor(speed, 50.0));
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    let w2 = world.body(body).unwrap().angular_velocity();
+    let (mut world, body, _) =
+        hinged_box::<tumble::D3>(tumble::glam::Vec3::ZERO, |j| j.motor(speed, 50.0));
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    let w3 = world.body(body).unwrap().angular_velocity();
+    println!("hinge motor at {speed} rad/s after 1 s: 2D {w2:.4}, 3D {w3:?}");
+    assert!((w2 / speed - 1.0).abs() < 0.01);
+    assert!((w3.z / speed - 1.0).abs() < 0.01 && w3.x.abs() < 1e-3 && w3.y.abs() < 1e-3);
+}
+
+/// A 1 m beam (10 cm thick) welded by one end to a fixed block, level:
+/// how far its free end sags in 2 s, metres.
+fn welded_beam<D: Scene>() -> f32 {
+    let mut world = World::<D>::new(awake::<D>());
+    let wall = pivot(&mut world, D::v(0.0, 5.0));
+    let beam = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.5, 5.0)),
+            ColliderDesc::new(D::cuboid(0.5, 0.05)),
+        )
+        .unwrap();
+    world
+        .add_joint(JointDesc::weld(wall, beam, D::v(0.0, 5.0)))
+        .unwrap();
+    let mut sag = 0.0f32;
+    for _ in 0..120 {
+        world.step(DT);
+        let tip = world
+            .body(beam)
+            .unwrap()
+            .pose()
+            .transform_point(D::v(0.5, 0.0));
+        sag = sag.max(5.0 - D::height(tip));
+    }
+    sag
+}
+
+#[test]
+fn a_weld_holds_a_beam_level() {
+    let (s2, s3) = (welded_beam::<tumble::D2>(), welded_beam::<tumble::D3>());
+    println!("welded 1 m beam: tip sags at most 2D {s2:.2e} m, 3D {s3:.2e} m");
+    assert!(s2 < 1e-3 && s3 < 1e-3);
+}
+
+/// A 1 kg ball hanging on a rigid rod whose break force is 1.5 m g, pulled
+/// down by another m g in step `pull` only: the steps at which a
+/// `Broke` event came.
+fn breaking_rod<D: Scene>(pull: usize) -> Vec<usize> {
+    let mut world = World::<D>::new(awake::<D>());
+    let top = pivot(&mut world, D::v(0.0, 5.0));
+    let ball = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 4.0)).mass(1.0),
+            ColliderDesc::new(tumble::shape::Shape::ball(0.1).unwrap()),
+        )
+        .unwrap();
+    let g = 9.81;
+    let rod = world
+        .add_joint(
+            JointDesc::distance(top, ball, D::v(0.0, 5.0), D::v(0.0, 4.0)).break_force(1.5 * g),
+        )
+        .unwrap();
+    let mut broke = Vec::new();
+    for step in 0..90 {
+        if step == pull {
+            world
+                .body_mut(ball)
+                .unwrap()
+                .apply_force(D::v(0.0, -g))
+                .unwrap();
+        }
+        world.step(DT);
+        for event in world.joint_events() {
+            if let tumble::JointEvent::Broke { joint, .. } = event {
+                assert_eq!(*joint, rod);
+                broke.push(step);
+            }
+        }
+    }
+    assert!(world.joint(rod).is_none() || broke.is_empty());
+    broke
+}
+
+#[test]
+fn a_joint_breaks_in_the_step_its_force_passes_the_threshold() {
+    for (name, broke) in [
+        ("2D", breaking_rod::<tumble::D2>(45)),
+        ("3D", breaking_rod::<tumble::D3>(45)),
+    ] {
+        println!("{name}: rod pulled in step 45 broke in steps {broke:?}");
+        assert_eq!(broke, vec![45], "{name}");
+    }
+}
+
+#[test]
+fn bad_joints_are_refused_with_their_error() {
+    use tumble::glam::Vec3;
+    use tumble::WorldError;
+    let mut world = World::<tumble::D3>::new(Settings::default());
+    let a = pivot(&mut world, Vec3::ZERO);
+    let b = world
+        .add_body(
+            BodyDesc::dynamic(),
+            ColliderDesc::new(tumble::D3::cube(0.5)),
+        )
+        .unwrap();
+    let at = Vec3::ZERO;
+    let cases: Vec<(JointDesc<tumble::D3>, WorldError)> = vec![
+        (JointDesc::revolute(a, a, at), WorldError::JointToItself),
+        (
+            JointDesc::revolute(a, b, Vec3::NAN),
+            WorldError::NotFinite {
+                what: "joint anchor",
+            },
+        ),
+        (
+            JointDesc::revolute(a, b, at).axis(Vec3::ZERO),
+            WorldError::ZeroAxis,
+        ),
+        (
+            JointDesc::revolute(a, b, at).limits(1.0, -1.0),
+            WorldError::ImpossibleLimits {
+                lower: 1.0,
+                upper: -1.0,
+            },
+        ),
+        (
+            JointDesc::revolute(a, b, at).motor(1.0, -2.0),
+            WorldError::OutOfRange {
+                what: "joint motor torque",
+                value: -2.0,
+            },
+        ),
+        (
+            JointDesc::revolute(a, b, at).spring(0.0, 1.0),
+            WorldError::OutOfRange {
+                what: "joint spring hertz",
+                value: 0.0,
+            },
+        ),
+        (
+            JointDesc::distance(a, b, at, at),
+            WorldError::OutOfRange {
+                what: "joint length",
+                value: 0.0,
+            },
+        ),
+        (
+            JointDesc::distance(a, b, at, Vec3::X).range(2.0, 1.0),
+            WorldError::ImpossibleLimits {
+                lower: 2.0,
+                upper: 1.0,
+            },
+        ),
+        (
+            JointDesc::weld(a, b, at).break_force(0.0),
+            WorldError::OutOfRange {
+                what: "joint break force",
+                value: 0.0,
+            },
+        ),
+    ];
+    for (desc, error) in cases {
+        assert_eq!(world.add_joint(desc), Err(error));
+    }
+    let removed = world
+        .add_body(
+            BodyDesc::dynamic(),
+            ColliderDesc::new(tumble::D3::cube(0.5)),
+        )
+        .unwrap();
+    world.remove_body(removed);
+    assert_eq!(
+        world.add_joint(JointDesc::weld(b, removed, at)),
+        Err(WorldError::StaleHandle)
+    );
+    assert_eq!(world.joints().count(), 0);
+}
+
+#[test]
+fn removing_a_body_removes_its_joints_with_an_event() {
+    let mut world = World::<tumble::D2>::new(Settings::default());
+    let top = pivot(&mut world, tumble::D2::v(0.0, 5.0));
+    let bob = world
+        .add_body(
+            BodyDesc::dynamic().position(tumble::D2::v(1.0, 5.0)),
+            ColliderDesc::new(tumble::D2::cube(0.1)),
+        )
+        .unwrap();
+    let joint = world
+        .add_joint(JointDesc::revolute(top, bob, tumble::D2::v(0.0, 5.0)))
+        .unwrap();
+    world.remove_body(bob);
+    assert!(world.joint(joint).is_none());
+    assert_eq!(
+        world.joint_events(),
+        &[tumble::JointEvent::Removed {
+            joint,
+            body_a: top,
+            body_b: bob
+        }]
+    );
+}
+
+#[test]
+fn joined_bodies_fall_asleep_and_wake_together() {
+    let mut world = World::<tumble::D2>::new(Settings::default());
+    world
+        .add_body(
+            BodyDesc::fixed().position(tumble::D2::v(0.0, -0.5)),
+            ColliderDesc::new(tumble::D2::cuboid(10.0, 0.5)),
+        )
+        .unwrap();
+    let a = world
+        .add_body(
+            BodyDesc::dynamic().position(tumble::D2::v(-0.5, 0.25)),
+            ColliderDesc::new(tumble::D2::cube(0.25)),
+        )
+        .unwrap();
+    let b = world
+        .add_body(
+            BodyDesc::dynamic().position(tumble::D2::v(0.5, 0.25)),
+            ColliderDesc::new(tumble::D2::cube(0.25)),
+        )
+        .unwrap();
+    world
+        .add_joint(JointDesc::distance(
+            a,
+            b,
+            tumble::D2::v(-0.5, 0.25),
+            tumble::D2::v(0.5, 0.25),
+        ))
+        .unwrap();
+    let mut slept = None;
+    for step in 0..300 {
+        world.step(DT);
+        let (sa, sb) = (
+            world.body(a).unwrap().is_sleeping(),
+            world.body(b).unwrap().is_sleeping(),
+        );
+        assert_eq!(sa, sb, "step {step}: one asleep without the other");
+        if sa {
+            slept = Some(step);
+            break;
+        }
+    }
+    assert!(slept.is_some(), "never slept");
+    world
+        .body_mut(a)
+        .unwrap()
+        .apply_impulse_at_center(tumble::D2::v(0.0, 1.0))
+        .unwrap();
+    world.step(DT);
+    assert!(!world.body(a).unwrap().is_sleeping());
+    assert!(
+        !world.body(b).unwrap().is_sleeping(),
+        "the joined body slept on"
+    );
+}
+
+#[test]
+fn bodies_joined_without_collide_connected_do_not_push_apart() {
+    // Two boxes overlapping by half, pinned where they overlap, no gravity.
+    let settings = Settings {
+        gravity: tumble::D2::v(0.0, 0.0),
+        sleep: false,
+        ..Settings::default()
+    };
+    for collide in [false, true] {
+        let mut world = World::<tumble::D2>::new(settings);
+        let a = world
+            .add_body(
+                BodyDesc::dynamic().position(tumble::D2::v(0.0, 0.0)),
+                ColliderDesc::new(tumble::D2::cube(0.5)),
+            )
+            .unwrap();
+        let b = world
+            .add_body(
+                BodyDesc::dynamic().position(tumble::D2::v(0.5, 0.0)),
+                ColliderDesc::new(tumble::D2::cube(0.5)),
+            )
+            .unwrap();
+        world
+            .add_joint(
+                JointDesc::spherical(a, b, tumble::D2::v(0.25, 0.0)).collide_connected(collide),
+            )
+            .unwrap();
+        for _ in 0..30 {
+            world.step(DT);
+        }
+        let spin = world.body(a).unwrap().angular_velocity().abs()
+            + world.body(b).unwrap().angular_velocity().abs();
+        let pairs = world.contact_pairs().len();
+        println!("collide_connected {collide}: {pairs} pairs, spin {spin:.3}");
+        assert_eq!(pairs > 0, collide);
+        if !collide {
+            assert!(spin < 1e-6, "they pushed each other: {spin}");
+        }
+    }
+}
+
+/// A rope bridge of 10 planks on revolute joints with 20 boxes dropped on
+/// it: the pose hash after 120 steps.
+fn bridge_hash() -> u64 {
+    use tumble::glam::Vec3;
+    let mut world = World::<tumble::D3>::new(Settings::default());
+    let left = pivot(&mut world, Vec3::new(-5.0, 5.0, 0.0));
+    let right = pivot(&mut world, Vec3::new(5.0, 5.0, 0.0));
+    let mut previous = left;
+    for i in 0..10 {
+        let plank = world
+            .add_body(
+                BodyDesc::dynamic().position(Vec3::new(-4.5 + i as f32, 5.0, 0.0)),
+                ColliderDesc::new(tumble::shape::Shape::cuboid(Vec3::new(0.5, 0.05, 0.5)).unwrap()),
+            )
+            .unwrap();
+        world
+            .add_joint(
+                JointDesc::revolute(previous, plank, Vec3::new(-5.0 + i as f32, 5.0, 0.0))
+                    .axis(Vec3::Z),
+            )
+            .unwrap();
+        previous = plank;
+    }
+    world
+        .add_joint(JointDesc::revolute(previous, right, Vec3::new(5.0, 5.0, 0.0)).axis(Vec3::Z))
+        .unwrap();
+    for i in 0..20 {
+        world
+            .add_body(
+                BodyDesc::dynamic().position(Vec3::new(
+                    -4.0 + 0.4 * i as f32,
+                    6.0 + 0.5 * i as f32,
+                    0.1 * (i % 3) as f32,
+                )),
+                ColliderDesc::new(tumble::D3::cube(0.2)),
+            )
+            .unwrap();
+    }
+    for _ in 0..120 {
+        world.step(DT);
+    }
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for (_, body) in world.bodies() {
+        let (p, q) = (body.position(), body.rotation());
+        for x in [p.x, p.y, p.z, q.x, q.y, q.z, q.w] {
+            for byte in x.to_bits().to_le_bytes() {
+                hash = (hash ^ byte as u64).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+    hash
+}
+
+#[test]
+fn joints_give_one_result_on_any_thread_count() {
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(bridge_hash)
+    };
+    let one = on(1);
+    assert_eq!(on(2), one);
+    assert_eq!(on(4), one);
+}
