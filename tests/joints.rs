@@ -333,13 +333,13 @@ fn a_hinge_stays_within_its_limits_3d() {
 #[test]
 fn a_hinge_motor_reaches_its_speed() {
     let speed = 5.0;
-    let (mut world, body, _) = hinged_box::<tumble::D2>(0.0, |j| j.motor(speed, 50.0));
+    let (mut world, body, _) = hinged_box::<tumble::D2>(0.0, |j| j.drive(speed, 50.0));
     for _ in 0..60 {
         world.step(DT);
     }
     let w2 = world.body(body).unwrap().angular_velocity();
     let (mut world, body, _) =
-        hinged_box::<tumble::D3>(tumble::glam::Vec3::ZERO, |j| j.motor(speed, 50.0));
+        hinged_box::<tumble::D3>(tumble::glam::Vec3::ZERO, |j| j.drive(speed, 50.0));
     for _ in 0..60 {
         world.step(DT);
     }
@@ -466,9 +466,9 @@ fn bad_joints_are_refused_with_their_error() {
             },
         ),
         (
-            JointDesc::revolute(a, b, at).motor(1.0, -2.0),
+            JointDesc::revolute(a, b, at).drive(1.0, -2.0),
             WorldError::OutOfRange {
-                what: "joint motor torque",
+                what: "joint drive effort",
                 value: -2.0,
             },
         ),
@@ -705,4 +705,178 @@ fn joints_give_one_result_on_any_thread_count() {
     let one = on(1);
     assert_eq!(on(2), one);
     assert_eq!(on(4), one);
+}
+
+/// A 1 kg box on a prismatic joint along Y under a fixed block, its
+/// translation limited to [-0.5, 0]: it falls onto the lower limit, then a
+/// drive of +1 m/s lifts it onto the upper one. The lowest and highest
+/// translations reached, and where it rests at the end of each half.
+fn slider_between_limits<D: Scene>() -> (f32, f32, f32, f32) {
+    let mut world = World::<D>::new(awake::<D>());
+    let top = pivot(&mut world, D::v(0.0, 5.0));
+    let body = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 4.0)).mass(1.0),
+            ColliderDesc::new(D::cube(0.2)),
+        )
+        .unwrap();
+    let slider = |world: &mut World<D>, drive: Option<f32>| {
+        let desc =
+            JointDesc::prismatic(top, body, D::v(0.0, 4.0), D::v(0.0, 1.0)).limits(-0.5, 0.0);
+        let desc = match drive {
+            Some(speed) => desc.drive(speed, 100.0),
+            None => desc,
+        };
+        world.add_joint(desc).unwrap()
+    };
+    let translation = |world: &World<D>| D::height(world.body(body).unwrap().position()) - 4.0;
+    let joint = slider(&mut world, None);
+    let (mut lowest, mut highest) = (0.0f32, f32::NEG_INFINITY);
+    for _ in 0..120 {
+        world.step(DT);
+        lowest = lowest.min(translation(&world));
+    }
+    let rest_low = translation(&world);
+    // The same slider, now driven up (the joint made anew where it stands,
+    // its limits shifted to keep the same range).
+    world.remove_joint(joint);
+    let desc = JointDesc::prismatic(top, body, D::v(0.0, 4.0 + rest_low), D::v(0.0, 1.0))
+        .limits(-0.5 - rest_low, -rest_low)
+        .drive(1.0, 100.0);
+    world.add_joint(desc).unwrap();
+    for _ in 0..120 {
+        world.step(DT);
+        highest = highest.max(translation(&world));
+    }
+    (lowest, rest_low, highest, translation(&world))
+}
+
+#[test]
+fn a_slider_stops_at_its_limits() {
+    for (name, (lowest, rest_low, highest, rest_high)) in [
+        ("2D", slider_between_limits::<tumble::D2>()),
+        ("3D", slider_between_limits::<tumble::D3>()),
+    ] {
+        println!(
+            "{name}: slider limits [-0.5, 0]: lowest {lowest:.5}, rests at {rest_low:.5}; driven up: highest {highest:.5}, rests at {rest_high:.5}"
+        );
+        assert!(lowest > -0.5 - 1e-3 && (rest_low + 0.5).abs() < 1e-3);
+        assert!(highest < 1e-3 && rest_high.abs() < 1e-3);
+    }
+}
+
+/// A box on a level prismatic joint along X driven at `speed`: its speed
+/// after 1 s.
+fn driven_slider<D: Scene>(speed: f32) -> f32 {
+    let mut world = World::<D>::new(awake::<D>());
+    let base = pivot(&mut world, D::v(0.0, 5.0));
+    let body = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 5.0)),
+            ColliderDesc::new(D::cube(0.2)),
+        )
+        .unwrap();
+    world
+        .add_joint(
+            JointDesc::prismatic(base, body, D::v(0.0, 5.0), D::v(1.0, 0.0)).drive(speed, 200.0),
+        )
+        .unwrap();
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    D::dot(world.body(body).unwrap().linear_velocity(), D::v(1.0, 0.0))
+}
+
+#[test]
+fn a_slider_drive_reaches_its_speed() {
+    let (v2, v3) = (
+        driven_slider::<tumble::D2>(2.0),
+        driven_slider::<tumble::D3>(2.0),
+    );
+    println!("slider driven at 2 m/s, after 1 s: 2D {v2:.5}, 3D {v3:.5} m/s");
+    assert!((v2 / 2.0 - 1.0).abs() < 0.01 && (v3 / 2.0 - 1.0).abs() < 0.01);
+}
+
+/// A wheel (ball, r 0.3) on a sprung suspension below a fixed block,
+/// driven at 10 rad/s: how far the suspension settled below the anchor
+/// (m) and the wheel's spin after 1 s.
+fn sprung_wheel<D: Scene>() -> (f32, f32) {
+    let mut world = World::<D>::new(awake::<D>());
+    let frame = pivot(&mut world, D::v(0.0, 5.0));
+    let wheel = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 4.0)).mass(1.0),
+            ColliderDesc::new(tumble::shape::Shape::ball(0.3).unwrap()),
+        )
+        .unwrap();
+    world
+        .add_joint(
+            JointDesc::wheel(frame, wheel, D::v(0.0, 4.0), D::v(0.0, 1.0))
+                .spring(2.0, 1.0)
+                .drive(10.0, 20.0),
+        )
+        .unwrap();
+    for _ in 0..240 {
+        world.step(DT);
+    }
+    let b = world.body(wheel).unwrap();
+    (
+        4.0 - D::height(b.position()),
+        D::spin_z(b.angular_velocity()),
+    )
+}
+
+#[test]
+fn a_sprung_wheel_settles_by_its_weight_and_spins_at_its_drive() {
+    // A 1 kg wheel on a 2 Hz spring sinks g / (2 pi 2)^2 = 6.2 cm.
+    let expected = 9.81 / (2.0 * core::f32::consts::PI * 2.0f32).powi(2);
+    for (name, (sink, spin)) in [
+        ("2D", sprung_wheel::<tumble::D2>()),
+        ("3D", sprung_wheel::<tumble::D3>()),
+    ] {
+        println!("{name}: wheel on a 2 Hz spring sank {sink:.4} m (expected {expected:.4}), spins {spin:.4} rad/s");
+        assert!((sink / expected - 1.0).abs() < 0.02, "{name}: sank {sink}");
+        assert!((spin / 10.0 - 1.0).abs() < 0.01, "{name}: spin {spin}");
+    }
+}
+
+/// A kinematic hand moving at 1 m/s leads a 1 kg box through a motor
+/// joint: the box's distance from where the hand holds it after 2 s.
+fn led_by_a_hand<D: Scene>() -> f32 {
+    let mut world = World::<D>::new(awake::<D>());
+    let hand = world
+        .add_body(
+            BodyDesc::kinematic()
+                .position(D::v(0.0, 5.0))
+                .linear_velocity(D::v(1.0, 0.0)),
+            ColliderDesc::new(D::cube(0.05)),
+        )
+        .unwrap();
+    let body = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 4.0)).mass(1.0),
+            ColliderDesc::new(D::cube(0.2)),
+        )
+        .unwrap();
+    world
+        .add_joint(
+            JointDesc::motor(hand, body)
+                .max_force(100.0)
+                .max_torque(100.0),
+        )
+        .unwrap();
+    for _ in 0..120 {
+        world.step(DT);
+    }
+    let held = world.body(hand).unwrap().position() - D::v(0.0, 1.0);
+    D::len(world.body(body).unwrap().position() - held)
+}
+
+#[test]
+fn a_motor_joint_leads_a_body_after_a_moving_hand() {
+    let (d2, d3) = (led_by_a_hand::<tumble::D2>(), led_by_a_hand::<tumble::D3>());
+    println!(
+        "box led by a hand at 1 m/s for 2 s: off its held place by 2D {d2:.4} m, 3D {d3:.4} m"
+    );
+    assert!(d2 < 0.1 && d3 < 0.1);
 }

@@ -14,8 +14,14 @@ use slotmap::new_key_type;
 
 use crate::body::BodyHandle;
 use crate::dim::Dim;
+use crate::math::Vector;
 use crate::pipeline::joints::{JointFrame, JointImpulses};
 pub use crate::pipeline::joints::{JointModel, Motor, Spring};
+
+/// A motor joint's largest force (N) and torque (N·m) unless set: enough
+/// to carry a few tonnes against gravity, and far from infinite, so a
+/// grabbed body pressed into a wall stops rather than tunnels.
+const DEFAULT_MOTOR_EFFORT: f32 = 1000.0;
 
 new_key_type! {
     /// A joint's handle: stale (and refused) once the joint is removed.
@@ -28,7 +34,10 @@ new_key_type! {
 pub(crate) struct Placement<D: Dim> {
     pub anchor_a: D::Vector,
     pub anchor_b: D::Vector,
+    /// A hinge's or wheel's axle.
     pub axis: D::AngularVector,
+    /// A slider's or wheel's suspension axis.
+    pub slide: D::Vector,
 }
 
 /// What a joint is to be: its bodies, its kind and its place, for
@@ -80,6 +89,7 @@ impl<D: Dim> JointDesc<D> {
             anchor_a,
             anchor_b,
             axis: D::z_axis(),
+            slide: D::Vector::unit_y(),
         };
         Self::new(a, b, model, placement)
     }
@@ -113,59 +123,134 @@ impl<D: Dim> JointDesc<D> {
         Self::new(a, b, JointModel::Spherical, Self::at(anchor))
     }
 
+    /// A prismatic joint (a slider): B slides along `axis` (world) through
+    /// `anchor` (world) without turning relative to A. Translation zero is
+    /// the bodies' place as the joint is added; [`JointDesc::limits`]
+    /// (metres), [`JointDesc::drive`] (m/s, N) and [`JointDesc::spring`]
+    /// act along the axis. `axis` must not be zero.
+    pub fn prismatic(a: BodyHandle, b: BodyHandle, anchor: D::Vector, axis: D::Vector) -> Self {
+        let model = JointModel::Prismatic {
+            limits: None,
+            motor: None,
+            spring: None,
+            target: 0.0,
+        };
+        let mut placement = Self::at(anchor);
+        placement.slide = axis;
+        Self::new(a, b, model, placement)
+    }
+
+    /// A wheel joint: B (the wheel) hangs from A at `anchor` (world) on a
+    /// suspension along `axis` (world; rigid unless [`JointDesc::spring`]),
+    /// spinning freely about its axle (Z in 2D; [`JointDesc::axis`] in 3D),
+    /// driven by [`JointDesc::drive`] (rad/s, N·m).
+    pub fn wheel(a: BodyHandle, b: BodyHandle, anchor: D::Vector, axis: D::Vector) -> Self {
+        let model = JointModel::Wheel {
+            spring: None,
+            motor: None,
+        };
+        let mut placement = Self::at(anchor);
+        placement.slide = axis;
+        Self::new(a, b, model, placement)
+    }
+
+    /// A motor joint: drives B (its origin and rotation) back towards the
+    /// pose relative to A it has as the joint is added, with at most [`JointDesc::max_force`] and
+    /// [`JointDesc::max_torque`] (default 1000 N and 1000 N·m). Moving A
+    /// (a kinematic body, say) leads B: a hand grabbing a body.
+    pub fn motor(a: BodyHandle, b: BodyHandle) -> Self {
+        let model = JointModel::Motor {
+            max_force: DEFAULT_MOTOR_EFFORT,
+            max_torque: DEFAULT_MOTOR_EFFORT,
+        };
+        Self::new(a, b, model, Self::at(D::Vector::ZERO))
+    }
+
     fn at(anchor: D::Vector) -> Placement<D> {
         Placement {
             anchor_a: anchor,
             anchor_b: anchor,
             axis: D::z_axis(),
+            slide: D::Vector::unit_y(),
         }
     }
 
-    /// A revolute joint's axis, world (3D; in 2D only its sign counts: it
-    /// flips which way the angle turns). Must not be zero.
+    /// A motor joint's largest force, N (>= 0).
+    pub fn max_force(mut self, force: f32) -> Self {
+        if let JointModel::Motor { max_force, .. } = &mut self.model {
+            *max_force = force;
+        }
+        self
+    }
+
+    /// A motor joint's largest torque, N·m (>= 0).
+    pub fn max_torque(mut self, torque: f32) -> Self {
+        if let JointModel::Motor { max_torque, .. } = &mut self.model {
+            *max_torque = torque;
+        }
+        self
+    }
+
+    /// A revolute joint's or wheel's axle, world (3D; in 2D only its sign
+    /// counts: it flips which way the angle turns). Must not be zero.
     pub fn axis(mut self, axis: D::AngularVector) -> Self {
         self.placement.axis = axis;
         self
     }
 
-    /// A revolute joint's lowest and highest angle, radians (lower <= upper).
+    /// The lowest and highest position (lower <= upper): a revolute
+    /// joint's angle (radians), a prismatic joint's translation (metres).
     pub fn limits(mut self, lower: f32, upper: f32) -> Self {
-        if let JointModel::Revolute { limits, .. } = &mut self.model {
-            *limits = Some((lower, upper));
-        }
-        self
-    }
-
-    /// A revolute joint's motor: it drives B's spin relative to A's about
-    /// the axis towards `speed` (rad/s) with at most `max_torque` (N·m).
-    pub fn motor(mut self, speed: f32, max_torque: f32) -> Self {
-        if let JointModel::Revolute { motor, .. } = &mut self.model {
-            *motor = Some(Motor { speed, max_torque });
-        }
-        self
-    }
-
-    /// A spring: a revolute joint's towards its target angle
-    /// ([`JointDesc::target_angle`], default 0), a distance joint's towards
-    /// its length (within its range). `hertz` > 0, `damping_ratio` >= 0.
-    pub fn spring(mut self, hertz: f32, damping_ratio: f32) -> Self {
-        let spring = Some(Spring {
-            hertz,
-            damping_ratio,
-        });
         match &mut self.model {
-            JointModel::Revolute { spring: s, .. } | JointModel::Distance { spring: s, .. } => {
-                *s = spring
+            JointModel::Revolute { limits, .. } | JointModel::Prismatic { limits, .. } => {
+                *limits = Some((lower, upper))
             }
             _ => {}
         }
         self
     }
 
-    /// The angle a revolute joint's spring pulls towards, radians.
-    pub fn target_angle(mut self, angle: f32) -> Self {
-        if let JointModel::Revolute { target, .. } = &mut self.model {
-            *target = angle;
+    /// A drive: B's speed relative to A along or about the joint's free
+    /// axis driven towards `speed` with at most `max_effort`: a revolute
+    /// joint's or wheel's spin (rad/s, N·m), a prismatic joint's slide (m/s, N).
+    pub fn drive(mut self, speed: f32, max_effort: f32) -> Self {
+        let drive = Some(Motor { speed, max_effort });
+        match &mut self.model {
+            JointModel::Revolute { motor, .. }
+            | JointModel::Prismatic { motor, .. }
+            | JointModel::Wheel { motor, .. } => *motor = drive,
+            _ => {}
+        }
+        self
+    }
+
+    /// A spring (`hertz` > 0, `damping_ratio` >= 0): a revolute joint's
+    /// towards its target angle and a prismatic joint's towards its target
+    /// translation ([`JointDesc::spring_target`], default 0), a distance
+    /// joint's towards its length (within its range), a wheel's suspension.
+    pub fn spring(mut self, hertz: f32, damping_ratio: f32) -> Self {
+        let spring = Some(Spring {
+            hertz,
+            damping_ratio,
+        });
+        match &mut self.model {
+            JointModel::Revolute { spring: s, .. }
+            | JointModel::Distance { spring: s, .. }
+            | JointModel::Prismatic { spring: s, .. }
+            | JointModel::Wheel { spring: s, .. } => *s = spring,
+            _ => {}
+        }
+        self
+    }
+
+    /// Where a revolute or prismatic joint's spring pulls towards: an
+    /// angle (radians) or a translation (metres).
+    pub fn spring_target(mut self, value: f32) -> Self {
+        match &mut self.model {
+            JointModel::Revolute { target, .. } | JointModel::Prismatic { target, .. } => {
+                *target = value
+            }
+            _ => {}
         }
         self
     }

@@ -136,13 +136,15 @@ pub struct Spring {
     pub damping_ratio: f32,
 }
 
-/// A motor: a target relative speed and the most it may push to reach it.
+/// A drive: a target relative speed along or about a joint's free axis
+/// and the most effort it may spend to reach it.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Motor {
-    /// Target speed: rad/s for a hinge.
+    /// Target speed: rad/s about a hinge or a wheel's axle, m/s along a
+    /// slider.
     pub speed: f32,
-    /// Largest torque, N·m (>= 0).
-    pub max_torque: f32,
+    /// Largest effort (>= 0): torque (N·m) about an axis, force (N) along one.
+    pub max_effort: f32,
 }
 
 /// What a joint holds, with its own parameters.
@@ -183,7 +185,40 @@ pub enum JointModel {
     },
     /// The anchors kept together; the bodies turn freely (a ball joint).
     Spherical,
+    /// B slides along an axis fixed in A, without turning relative to it,
+    /// with optional limits, drive and spring on the translation.
+    Prismatic {
+        /// Lowest and highest translation along the axis, metres.
+        limits: Option<(f32, f32)>,
+        /// A drive on the sliding speed.
+        motor: Option<Motor>,
+        /// A spring towards translation `target`.
+        spring: Option<Spring>,
+        /// The translation the spring pulls towards, metres.
+        target: f32,
+    },
+    /// A wheel: B (the wheel) slides along A's suspension axis on a spring
+    /// and spins freely about its axle, optionally driven.
+    Wheel {
+        /// The suspension's spring (`None`: rigid).
+        spring: Option<Spring>,
+        /// A drive on the wheel's spin.
+        motor: Option<Motor>,
+    },
+    /// Drives B towards the pose relative to A it had as the joint was made
+    /// (move A to lead B: a hand grabbing a body), pushing with at most
+    /// `max_force` and turning with at most `max_torque`.
+    Motor {
+        /// Largest force, N (>= 0).
+        max_force: f32,
+        /// Largest torque, N·m (>= 0).
+        max_torque: f32,
+    },
 }
+
+/// How much of a motor joint's remaining offset it closes per second, as a
+/// share per substep of `1 / h` (Box2D v3's motor joint correction factor).
+const MOTOR_CORRECTION: f32 = 0.3;
 
 /// A joint's geometry in its bodies' frames: what stays the same while the
 /// bodies move.
@@ -202,6 +237,8 @@ pub struct JointFrame<D: MathDim> {
     /// B's rotation relative to A's as the joint was made (`q_a⁻¹ q_b`):
     /// angle zero.
     pub reference: D::Rotation,
+    /// A slider's or wheel's axis in A's body frame (unit).
+    pub slide_a: D::Vector,
 }
 
 /// A joint's accumulated impulses, kept from step to step for warm
@@ -344,6 +381,16 @@ impl<D: JointDim> JointSolver<D> {
                         }
                     }
                     JointModel::Spherical => project_point(joint, states),
+                    JointModel::Prismatic { limits, .. } => {
+                        project_weld_rotation(joint, states);
+                        project_across(joint, states, limits);
+                    }
+                    JointModel::Wheel { spring, .. } => {
+                        project_hinge(joint, states, None);
+                        let hold = spring.is_none().then_some((0.0, 0.0));
+                        project_across(joint, states, hold);
+                    }
+                    JointModel::Motor { .. } => {}
                 }
             }
         }
@@ -375,6 +422,28 @@ impl<D: JointDim> JointSolver<D> {
                         solve_point(joint, states, pass, linear);
                     }
                     JointModel::Spherical => solve_point(joint, states, pass, None),
+                    JointModel::Prismatic {
+                        limits,
+                        motor,
+                        spring,
+                        target,
+                    } => {
+                        solve_slide(joint, states, pass, limits, motor, spring, target);
+                        solve_weld_rotation(joint, states, pass, None);
+                        solve_across(joint, states);
+                    }
+                    JointModel::Wheel { spring, motor } => {
+                        match spring {
+                            Some(_) => solve_slide(joint, states, pass, None, None, spring, 0.0),
+                            None => solve_rigid_slide(joint, states),
+                        }
+                        solve_wheel_spin(joint, states, pass, motor);
+                        solve_across(joint, states);
+                    }
+                    JointModel::Motor {
+                        max_force,
+                        max_torque,
+                    } => solve_motor_joint(joint, states, pass, max_force, max_torque),
                 }
             }
         }
@@ -435,6 +504,16 @@ impl<D: JointDim> Now<D> {
             - D::angular_cross(self.angular[0], self.arm[0])
     }
 
+    /// A slider's or wheel's axis on A now (unit, world).
+    fn slide_axis(&self, joint: &Prepared<D>) -> D::Vector {
+        D::rotate(self.rotation[0], joint.input.frame.slide_a)
+    }
+
+    /// How far anchor B lies along the slide axis from anchor A, metres.
+    fn translation(&self, joint: &Prepared<D>) -> f32 {
+        self.separation.dot(self.slide_axis(joint))
+    }
+
     /// B's spin relative to A's.
     fn relative_spin(&self) -> D::AngularVector {
         self.angular[1] - self.angular[0]
@@ -464,7 +543,14 @@ fn totals<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (D::Vector, D::Angu
         JointModel::Revolute { .. } => {
             angular += now.hinge_axis() * (i.axial + i.motor + i.lower - i.upper);
         }
-        JointModel::Weld { .. } | JointModel::Spherical => {}
+        JointModel::Prismatic { .. } => {
+            linear += now.slide_axis(joint) * (i.axial + i.motor + i.lower - i.upper);
+        }
+        JointModel::Wheel { .. } => {
+            linear += now.slide_axis(joint) * i.axial;
+            angular += now.hinge_axis() * i.motor;
+        }
+        JointModel::Weld { .. } | JointModel::Spherical | JointModel::Motor { .. } => {}
     }
     (linear, angular)
 }
@@ -735,7 +821,7 @@ fn solve_hinge<D: JointDim>(
     if let Some(m) = motor {
         let now = Now::of(joint, states);
         let speed = now.relative_spin().dot(axis) - m.speed;
-        let limit = m.max_torque * pass.h;
+        let limit = m.max_effort * pass.h;
         let old = joint.input.impulses.motor;
         let total = (old - mass * speed).clamp(-limit, limit);
         joint.input.impulses.motor = total;
@@ -912,4 +998,249 @@ fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut [D::Body
         turn
     };
     nudge(joint, &now, states, D::Vector::ZERO, turn);
+}
+
+/// A linear row along unit `d` between the point of A under anchor B
+/// (A's arm stretched by the separation, as Box2D's prismatic joint) and
+/// anchor B: its effective mass and the relative speed along it.
+fn slide_row<D: JointDim>(
+    joint: &Prepared<D>,
+    now: &Now<D>,
+    d: D::Vector,
+) -> (f32, f32, [D::Vector; 2]) {
+    let arms = [now.arm[0] + now.separation, now.arm[1]];
+    let [ma, mb] = joint.inv_mass;
+    let [ia, ib] = joint.inv_inertia;
+    let (ra, rb) = (D::cross(arms[0], d), D::cross(arms[1], d));
+    let k = ma + mb + D::mul_inertia(ia, ra).dot(ra) + D::mul_inertia(ib, rb).dot(rb);
+    let mass = if k > 0.0 { 1.0 / k } else { 0.0 };
+    let velocity = now.linear[1] + D::angular_cross(now.angular[1], arms[1])
+        - now.linear[0]
+        - D::angular_cross(now.angular[0], arms[0]);
+    (mass, velocity.dot(d), arms)
+}
+
+/// `impulse` along `d` at the slide row's arms (B gains, A loses).
+fn apply_slide<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut [D::BodyState],
+    arms: [D::Vector; 2],
+    d: D::Vector,
+    impulse: f32,
+) {
+    let now = Now::<D> {
+        arm: arms,
+        ..Now::of(joint, states)
+    };
+    apply(
+        joint,
+        &now,
+        states,
+        d * impulse,
+        D::AngularVector::default(),
+    );
+}
+
+/// Directions across unit `axis`: one in 2D, two in 3D.
+fn across<D: JointDim>(axis: D::Vector) -> ([D::Vector; 2], usize) {
+    (D::tangents(axis), D::TANGENTS)
+}
+
+/// A slider's or wheel's rows across its axis: anchor B kept on A's axis
+/// (rigid, no push: the position passes correct the drift).
+fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState]) {
+    let now = Now::of(joint, states);
+    let (directions, count) = across::<D>(now.slide_axis(joint));
+    for &d in &directions[..count] {
+        let now = Now::of(joint, states);
+        let (mass, speed, arms) = slide_row(joint, &now, d);
+        let impulse = -mass * speed;
+        joint.input.impulses.point += d * impulse;
+        apply_slide(joint, states, arms, d, impulse);
+    }
+}
+
+/// A slider's or wheel's rows along its axis: spring, drive, limits.
+fn solve_slide<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    limits: Option<(f32, f32)>,
+    motor: Option<Motor>,
+    spring: Option<Spring>,
+    target: f32,
+) {
+    let now = Now::of(joint, states);
+    let axis = now.slide_axis(joint);
+    let translation = now.translation(joint);
+    if let Some(s) = spring {
+        let now = Now::of(joint, states);
+        let (mass, speed, arms) = slide_row(joint, &now, axis);
+        let i = row_impulse(
+            mass,
+            speed,
+            translation - target,
+            pass.scales(Some(s)),
+            joint.input.impulses.axial,
+        );
+        joint.input.impulses.axial += i;
+        apply_slide(joint, states, arms, axis, i);
+    }
+    if let Some(m) = motor {
+        let now = Now::of(joint, states);
+        let (mass, speed, arms) = slide_row(joint, &now, axis);
+        let limit = m.max_effort * pass.h;
+        let old = joint.input.impulses.motor;
+        let total = (old - mass * (speed - m.speed)).clamp(-limit, limit);
+        joint.input.impulses.motor = total;
+        apply_slide(joint, states, arms, axis, total - old);
+    }
+    if let Some((lower, upper)) = limits {
+        let now = Now::of(joint, states);
+        let (mass, speed, arms) = slide_row(joint, &now, axis);
+        let i = limit_row(
+            mass,
+            speed,
+            translation - lower,
+            pass,
+            &mut joint.input.impulses.lower,
+        );
+        apply_slide(joint, states, arms, axis, i);
+        let now = Now::of(joint, states);
+        let (mass, speed, arms) = slide_row(joint, &now, axis);
+        let i = limit_row(
+            mass,
+            -speed,
+            upper - translation,
+            pass,
+            &mut joint.input.impulses.upper,
+        );
+        apply_slide(joint, states, arms, axis, -i);
+    }
+}
+
+/// A wheel without a spring: anchor B held on anchor A along the axis too.
+fn solve_rigid_slide<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState]) {
+    let now = Now::of(joint, states);
+    let axis = now.slide_axis(joint);
+    let (mass, speed, arms) = slide_row(joint, &now, axis);
+    let impulse = -mass * speed;
+    joint.input.impulses.axial += impulse;
+    apply_slide(joint, states, arms, axis, impulse);
+}
+
+/// A wheel's axle kept on its axis (3D) and its drive.
+fn solve_wheel_spin<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    motor: Option<Motor>,
+) {
+    solve_hinge(joint, states, pass, None, None, None, 0.0);
+    if let Some(m) = motor {
+        let now = Now::of(joint, states);
+        let axis = now.hinge_axis();
+        let mass = angular_mass(joint, axis);
+        let speed = now.relative_spin().dot(axis) - m.speed;
+        let limit = m.max_effort * pass.h;
+        let old = joint.input.impulses.motor;
+        let total = (old - mass * speed).clamp(-limit, limit);
+        joint.input.impulses.motor = total;
+        apply(joint, &now, states, D::Vector::ZERO, axis * (total - old));
+    }
+}
+
+/// A motor joint: B's relative velocity driven to close its offset from
+/// the held pose, a share [`MOTOR_CORRECTION`] per substep, within the
+/// joint's force and torque.
+fn solve_motor_joint<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    max_force: f32,
+    max_torque: f32,
+) {
+    let rate = MOTOR_CORRECTION / pass.h;
+    let now = Now::of(joint, states);
+    let held = D::compose(now.rotation[0], joint.input.frame.reference);
+    let error = D::angular_velocity_between(held, now.rotation[1], 1.0);
+    let [ia, ib] = joint.inv_inertia;
+    let mass = D::invert_inertia(D::add_inertia(ia, ib));
+    let old = joint.input.impulses.angular;
+    let mut total = old - D::mul_inertia(mass, now.relative_spin() + error * rate);
+    let size = total.dot(total).sqrt();
+    let most = max_torque * pass.h;
+    if size > most {
+        total = total * (most / size);
+    }
+    joint.input.impulses.angular = total;
+    apply(joint, &now, states, D::Vector::ZERO, total - old);
+    let now = Now::of(joint, states);
+    let rhs = now.point_velocity() + now.separation * rate;
+    let [ma, mb] = joint.inv_mass;
+    let k = |x: D::Vector| {
+        x * (ma + mb)
+            + D::angular_cross(D::mul_inertia(ia, D::cross(now.arm[0], x)), now.arm[0])
+            + D::angular_cross(D::mul_inertia(ib, D::cross(now.arm[1], x)), now.arm[1])
+    };
+    let old = joint.input.impulses.point;
+    let total = at_most(old - solve_block::<D::Vector>(k, rhs), max_force * pass.h);
+    joint.input.impulses.point = total;
+    apply(
+        joint,
+        &now,
+        states,
+        total - old,
+        D::AngularVector::default(),
+    );
+}
+
+/// A slider's or wheel's anchor B brought back onto A's axis, and a
+/// slider's translation back within its limits.
+fn project_across<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut [D::BodyState],
+    limits: Option<(f32, f32)>,
+) {
+    let now = Now::of(joint, states);
+    let axis = now.slide_axis(joint);
+    let (directions, count) = across::<D>(axis);
+    for &d in &directions[..count] {
+        let now = Now::of(joint, states);
+        let error = now
+            .separation
+            .dot(d)
+            .clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
+        let (mass, _, arms) = slide_row(joint, &now, d);
+        let moved = Now::<D> { arm: arms, ..now };
+        nudge(
+            joint,
+            &moved,
+            states,
+            d * (-mass * error),
+            D::AngularVector::default(),
+        );
+    }
+    let Some((lower, upper)) = limits else {
+        return;
+    };
+    let now = Now::of(joint, states);
+    let translation = now.translation(joint);
+    let error = if translation < lower {
+        translation - lower
+    } else if translation > upper {
+        translation - upper
+    } else {
+        return;
+    };
+    let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
+    let (mass, _, arms) = slide_row(joint, &now, axis);
+    let moved = Now::<D> { arm: arms, ..now };
+    nudge(
+        joint,
+        &moved,
+        states,
+        axis * (-mass * error),
+        D::AngularVector::default(),
+    );
 }

@@ -24,7 +24,7 @@ use crate::dim::Dim;
 use crate::error::WorldError;
 use crate::joint::{Joint, JointDesc, JointEvent, JointHandle};
 use crate::math::{Angular, Vector};
-use crate::pipeline::joints::{JointFrame, JointImpulses, JointInput, JointModel, Spring};
+use crate::pipeline::joints::{JointFrame, JointImpulses, JointInput, JointModel, Motor, Spring};
 
 /// Pairs of bodies joined without `collide_connected`, with how many such
 /// joints each pair has: their contacts are skipped.
@@ -60,6 +60,25 @@ fn at_least(what: &'static str, value: f32, least: f32, strictly: bool) -> Resul
     } else {
         Err(WorldError::OutOfRange { what, value })
     }
+}
+
+fn check_limits(limits: Option<(f32, f32)>) -> Result<(), WorldError> {
+    if let Some((lower, upper)) = limits {
+        finite("joint lower limit", lower)?;
+        finite("joint upper limit", upper)?;
+        if lower > upper {
+            return Err(WorldError::ImpossibleLimits { lower, upper });
+        }
+    }
+    Ok(())
+}
+
+fn check_drive(drive: Option<Motor>) -> Result<(), WorldError> {
+    if let Some(m) = drive {
+        finite("joint drive speed", m.speed)?;
+        at_least("joint drive effort", m.max_effort, 0.0, false)?;
+    }
+    Ok(())
 }
 
 fn check_spring(spring: Option<Spring>) -> Result<(), WorldError> {
@@ -138,32 +157,66 @@ impl<D: Dim> World<D> {
                 spring,
                 target,
             } => {
-                if let Some((lower, upper)) = *limits {
-                    finite("joint lower limit", lower)?;
-                    finite("joint upper limit", upper)?;
-                    if lower > upper {
-                        return Err(WorldError::ImpossibleLimits { lower, upper });
-                    }
-                }
-                if let Some(m) = *motor {
-                    finite("joint motor speed", m.speed)?;
-                    at_least("joint motor torque", m.max_torque, 0.0, false)?;
-                }
+                check_limits(*limits)?;
+                check_drive(*motor)?;
                 check_spring(*spring)?;
-                finite("joint target angle", *target)?;
+                finite("joint spring target", *target)?;
             }
             JointModel::Weld { linear, angular } => {
                 check_spring(*linear)?;
                 check_spring(*angular)?;
             }
             JointModel::Spherical => {}
+            JointModel::Prismatic {
+                limits,
+                motor,
+                spring,
+                target,
+            } => {
+                check_limits(*limits)?;
+                check_drive(*motor)?;
+                check_spring(*spring)?;
+                finite("joint spring target", *target)?;
+            }
+            JointModel::Wheel { spring, motor } => {
+                check_drive(*motor)?;
+                check_spring(*spring)?;
+            }
+            JointModel::Motor {
+                max_force,
+                max_torque,
+            } => {
+                at_least("joint max force", *max_force, 0.0, false)?;
+                at_least("joint max torque", *max_torque, 0.0, false)?;
+            }
         }
+        let slide = if matches!(
+            model,
+            JointModel::Prismatic { .. } | JointModel::Wheel { .. }
+        ) {
+            if !p.slide.is_finite() {
+                return Err(WorldError::NotFinite { what: "joint axis" });
+            }
+            let length = p.slide.length();
+            if length <= 0.0 || !length.is_finite() {
+                return Err(WorldError::ZeroAxis);
+            }
+            p.slide * (1.0 / length)
+        } else {
+            D::Vector::unit_y()
+        };
+        // A motor joint holds B's origin where it is in A's frame.
+        let (anchor_a, anchor_b) = match model {
+            JointModel::Motor { .. } => (pose_b.translation, pose_b.translation),
+            _ => (p.anchor_a, p.anchor_b),
+        };
         let frame = JointFrame {
-            anchor_a: pose_a.inverse_transform_point(p.anchor_a),
-            anchor_b: pose_b.inverse_transform_point(p.anchor_b),
+            anchor_a: pose_a.inverse_transform_point(anchor_a),
+            anchor_b: pose_b.inverse_transform_point(anchor_b),
             axis_a: D::turn_axis(D::invert(pose_a.rotation), axis),
             axis_b: D::turn_axis(D::invert(pose_b.rotation), axis),
             reference: D::compose(D::invert(pose_a.rotation), pose_b.rotation),
+            slide_a: D::inverse_rotate(pose_a.rotation, slide),
         };
         let joint = Joint {
             body_a: a,
