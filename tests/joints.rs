@@ -880,3 +880,155 @@ fn a_motor_joint_leads_a_body_after_a_moving_hand() {
     );
     assert!(d2 < 0.1 && d3 < 0.1);
 }
+
+/// A small deterministic generator (xorshift) for the drops' poses.
+struct Draw(u64);
+
+impl Draw {
+    fn unit(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn between(&mut self, low: f32, high: f32) -> f32 {
+        low + (high - low) * self.unit()
+    }
+}
+
+#[test]
+fn a_ragdoll_dropped_a_hundred_times_stays_whole() {
+    use tumble::glam::{Quat, Vec3};
+    let mut draw = Draw(0x9e37_79b9_7f4a_7c15);
+    let mut worst = 0.0f32;
+    for drop in 0..100 {
+        let mut world = World::<tumble::D3>::new(Settings::default());
+        world
+            .add_body(
+                BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
+                ColliderDesc::new(tumble::D3::cuboid(20.0, 0.5)),
+            )
+            .unwrap();
+        let axis = Vec3::new(
+            draw.between(-1.0, 1.0),
+            draw.between(-1.0, 1.0),
+            draw.between(-1.0, 1.0),
+        );
+        let rotation = Quat::from_axis_angle(axis.normalize_or(Vec3::Y), draw.between(0.0, 6.28));
+        let at = Vec3::new(
+            draw.between(-1.0, 1.0),
+            draw.between(1.5, 4.0),
+            draw.between(-1.0, 1.0),
+        );
+        let bodies = tumble_scenes::ragdoll::add_ragdoll(&mut world, at, rotation);
+        let spin = Vec3::new(
+            draw.between(-5.0, 5.0),
+            draw.between(-5.0, 5.0),
+            draw.between(-5.0, 5.0),
+        );
+        world
+            .body_mut(bodies[0])
+            .unwrap()
+            .set_angular_velocity(spin)
+            .unwrap();
+        for _ in 0..300 {
+            world.step(DT);
+        }
+        for &b in &bodies {
+            let body = world.body(b).unwrap();
+            assert!(
+                body.position().is_finite() && body.rotation().is_finite(),
+                "drop {drop}: a NaN"
+            );
+        }
+        for (handle, _) in world.joints() {
+            let [a, b] = world.joint_anchors(handle).unwrap();
+            worst = worst.max((b - a).length());
+        }
+    }
+    println!("ragdoll dropped 100 times: joints apart at most {worst:.2e} m after 5 s");
+    assert!(worst < 0.05, "a joint {worst} m apart");
+}
+
+/// README's joints example, as written there.
+#[test]
+fn the_readme_example_runs() -> Result<(), Box<dyn std::error::Error>> {
+    use tumble::d2::*;
+    use tumble::glam::Vec2;
+
+    let mut world = World::new(Settings::default());
+    let ground = world.add_body(
+        BodyDesc::fixed(),
+        ColliderDesc::new(Shape::cuboid(Vec2::new(20.0, 0.5))?),
+    )?;
+    // A door: a plank hinged to the ground at (0, 0.5), swinging within 90 degrees,
+    // driven shut at 1 rad/s with at most 50 N·m.
+    let door = world.add_body(
+        BodyDesc::dynamic().position(Vec2::new(0.0, 1.5)),
+        ColliderDesc::new(Shape::cuboid(Vec2::new(0.05, 1.0))?),
+    )?;
+    let hinge = world.add_joint(
+        JointDesc::revolute(ground, door, Vec2::new(0.0, 0.5))
+            .limits(-1.57, 0.0)
+            .drive(-1.0, 50.0),
+    )?;
+    // A lamp on a rope 2 m long under the door's top.
+    let lamp = world.add_body(
+        BodyDesc::dynamic().position(Vec2::new(1.0, 1.0)),
+        ColliderDesc::new(Shape::ball(0.2)?),
+    )?;
+    world.add_joint(
+        JointDesc::distance(door, lamp, Vec2::new(0.0, 2.5), Vec2::new(1.0, 1.0))
+            .range(0.0, 2.0)
+            .break_force(500.0),
+    )?;
+    for _ in 0..120 {
+        world.step(1.0 / 60.0);
+    }
+    let angle = world.joint_angle(hinge).unwrap();
+    assert!((-1.58..=0.01).contains(&angle));
+    // Bad input is refused: a joint from a body to itself.
+    assert!(world
+        .add_joint(JointDesc::weld(door, door, Vec2::ZERO))
+        .is_err());
+    Ok(())
+}
+
+/// A 1 m arm hanging from a ball joint whose axis points down along it,
+/// swung out level and spun about itself: the largest swing (radians) and
+/// twist past the limits, with a cone of 0.5 rad and twist [-0.3, 0.3].
+#[test]
+fn a_ball_joint_keeps_its_cone_and_twist_limits() {
+    use tumble::glam::Vec3;
+    let mut world = World::<tumble::D3>::new(awake::<tumble::D3>());
+    let top = pivot(&mut world, Vec3::new(0.0, 5.0, 0.0));
+    let arm = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(Vec3::new(0.0, 4.5, 0.0))
+                .linear_velocity(Vec3::new(4.0, 0.0, 1.0))
+                .angular_velocity(Vec3::new(0.0, 6.0, 0.0)),
+            ColliderDesc::new(tumble::shape::Shape::capsule(0.45, 0.05).unwrap()),
+        )
+        .unwrap();
+    world
+        .add_joint(
+            JointDesc::spherical(top, arm, Vec3::new(0.0, 5.0, 0.0))
+                .axis(Vec3::NEG_Y)
+                .cone(0.5)
+                .twist_limits(-0.3, 0.3),
+        )
+        .unwrap();
+    let (mut swing, mut twist) = (0.0f32, 0.0f32);
+    for _ in 0..180 {
+        world.step(DT);
+        let q = world.body(arm).unwrap().rotation();
+        let down = q * Vec3::NEG_Y;
+        swing = swing.max(down.angle_between(Vec3::NEG_Y));
+        let q = if q.w < 0.0 { -q } else { q };
+        twist = twist.max((2.0 * q.xyz().dot(down).atan2(q.w)).abs());
+    }
+    println!("ball joint: swing at most {swing:.4} rad (cone 0.5), twist at most {twist:.4} rad (limit 0.3)");
+    assert!(swing < 0.5 + 0.5f32.to_radians());
+    assert!(twist < 0.3 + 0.5f32.to_radians());
+}

@@ -118,9 +118,33 @@ impl<D: Dim> JointDesc<D> {
     }
 
     /// A spherical (ball) joint: the bodies pinned at `anchor` (world),
-    /// free to turn every way (in 2D, a hinge without options).
+    /// free to turn every way (in 2D, a hinge), within optional limits:
+    /// [`JointDesc::cone`] and [`JointDesc::twist_limits`] about its axis
+    /// ([`JointDesc::axis`], world, default Z).
     pub fn spherical(a: BodyHandle, b: BodyHandle, anchor: D::Vector) -> Self {
-        Self::new(a, b, JointModel::Spherical, Self::at(anchor))
+        let model = JointModel::Spherical {
+            cone: None,
+            twist: None,
+        };
+        Self::new(a, b, model, Self::at(anchor))
+    }
+
+    /// A spherical joint's swing cone: the largest angle, radians in
+    /// [0, π], B's axis may lean from A's (3D).
+    pub fn cone(mut self, angle: f32) -> Self {
+        if let JointModel::Spherical { cone, .. } = &mut self.model {
+            *cone = Some(angle);
+        }
+        self
+    }
+
+    /// A spherical joint's lowest and highest twist about its axis, radians
+    /// (in 2D, its angle).
+    pub fn twist_limits(mut self, lower: f32, upper: f32) -> Self {
+        if let JointModel::Spherical { twist, .. } = &mut self.model {
+            *twist = Some((lower, upper));
+        }
+        self
     }
 
     /// A prismatic joint (a slider): B slides along `axis` (world) through

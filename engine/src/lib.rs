@@ -94,6 +94,11 @@ pub mod d2 {
     pub type Aabb = crate::shape::Aabb<crate::math::D2>;
     /// 2D mass properties.
     pub type MassProperties = crate::shape::MassProperties<crate::math::D2>;
+    /// A 2D joint description.
+    pub type JointDesc = crate::joint::JointDesc<crate::math::D2>;
+    /// A 2D joint.
+    pub type Joint = crate::joint::Joint<crate::math::D2>;
+    pub use crate::joint::{JointEvent, JointHandle};
 }
 
 /// The 3D engine: `Vec3` points, rotations as unit quaternions.
@@ -139,4 +144,9 @@ pub mod d3 {
     pub type Aabb = crate::shape::Aabb<crate::math::D3>;
     /// 3D mass properties.
     pub type MassProperties = crate::shape::MassProperties<crate::math::D3>;
+    /// A 3D joint description.
+    pub type JointDesc = crate::joint::JointDesc<crate::math::D3>;
+    /// A 3D joint.
+    pub type Joint = crate::joint::Joint<crate::math::D3>;
+    pub use crate::joint::{JointEvent, JointHandle};
 }

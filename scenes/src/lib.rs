@@ -2,6 +2,8 @@
 //! Box3D benchmark scenes: unit boxes (1 m), density 1, friction 0.6, on a
 //! fixed ground whose top face is at y = 0.
 
+pub mod ragdoll;
+
 use tumble::d2;
 use tumble::d3;
 use tumble::glam::{Quat, Vec2, Vec3};

@@ -62,6 +62,10 @@ pub trait JointDim: SolverDim {
         a: Self::AngularVector,
         b: Self::AngularVector,
     ) -> ([(Self::AngularVector, f32); 2], usize);
+    /// The angle from unit axis `a` to unit axis `b` and the unit axis
+    /// turning about which carries `a` towards `b`; `None` while they are
+    /// aligned (and always in 2D, where every axis is Z).
+    fn swing(a: Self::AngularVector, b: Self::AngularVector) -> Option<(f32, Self::AngularVector)>;
 }
 
 impl JointDim for D2 {
@@ -79,6 +83,9 @@ impl JointDim for D2 {
     }
     fn hinge_rows(_a: f32, _b: f32) -> ([(f32, f32); 2], usize) {
         ([(0.0, 0.0); 2], 0)
+    }
+    fn swing(_a: f32, _b: f32) -> Option<(f32, f32)> {
+        None
     }
 }
 
@@ -104,7 +111,17 @@ impl JointDim for D3 {
         let lean = a.cross(b);
         ([(p, lean.dot(p)), (q, lean.dot(q))], 2)
     }
+    fn swing(a: Vec3, b: Vec3) -> Option<(f32, Vec3)> {
+        let lean = a.cross(b);
+        let sine = lean.length();
+        // Below this sine the axes count as aligned: no direction to swing by.
+        (sine > SWING_EPSILON).then(|| (sine.atan2(a.dot(b)), lean / sine))
+    }
 }
+
+/// Sines below this (radians, about) leave the swing direction undefined:
+/// a ball joint's axes that close are aligned.
+const SWING_EPSILON: f32 = 1e-6;
 
 /// Position passes over the joints after each step (Box2D v2 took 3):
 /// each pass solves every joint exactly against the bodies as the passes
@@ -183,8 +200,16 @@ pub enum JointModel {
         /// The rotation's spring (`None`: rigid).
         angular: Option<Spring>,
     },
-    /// The anchors kept together; the bodies turn freely (a ball joint).
-    Spherical,
+    /// The anchors kept together; the bodies turn freely (a ball joint),
+    /// within optional limits about the joint's axis (the twist axis:
+    /// [`JointFrame::axis_a`] on A, `axis_b` on B).
+    Spherical {
+        /// The largest angle between A's and B's twist axes (the swing),
+        /// radians in [0, π].
+        cone: Option<f32>,
+        /// The lowest and highest twist of B about its axis, radians.
+        twist: Option<(f32, f32)>,
+    },
     /// B slides along an axis fixed in A, without turning relative to it,
     /// with optional limits, drive and spring on the translation.
     Prismatic {
@@ -251,13 +276,13 @@ pub struct JointImpulses<D: MathDim> {
     /// rotation.
     pub angular: D::AngularVector,
     /// Along a distance joint's axis or about a hinge's: rigid rod or
-    /// spring, N·s or N·m·s.
+    /// spring, N·s or N·m·s; a ball joint's upper twist limit.
     pub axial: f32,
     /// A hinge's motor, N·m·s.
     pub motor: f32,
-    /// The lower limit's row (>= 0).
+    /// The lower limit's row (>= 0); a ball joint's lower twist limit.
     pub lower: f32,
-    /// The upper limit's row (>= 0).
+    /// The upper limit's row (>= 0); a ball joint's swing cone.
     pub upper: f32,
 }
 
@@ -380,7 +405,10 @@ impl<D: JointDim> JointSolver<D> {
                             project_point(joint, states);
                         }
                     }
-                    JointModel::Spherical => project_point(joint, states),
+                    JointModel::Spherical { cone, twist } => {
+                        project_ball_limits(joint, states, cone, twist);
+                        project_point(joint, states);
+                    }
                     JointModel::Prismatic { limits, .. } => {
                         project_weld_rotation(joint, states);
                         project_across(joint, states, limits);
@@ -421,7 +449,10 @@ impl<D: JointDim> JointSolver<D> {
                         solve_weld_rotation(joint, states, pass, angular);
                         solve_point(joint, states, pass, linear);
                     }
-                    JointModel::Spherical => solve_point(joint, states, pass, None),
+                    JointModel::Spherical { cone, twist } => {
+                        solve_ball_limits(joint, states, pass, cone, twist);
+                        solve_point(joint, states, pass, None);
+                    }
                     JointModel::Prismatic {
                         limits,
                         motor,
@@ -550,7 +581,14 @@ fn totals<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (D::Vector, D::Angu
             linear += now.slide_axis(joint) * i.axial;
             angular += now.hinge_axis() * i.motor;
         }
-        JointModel::Weld { .. } | JointModel::Spherical | JointModel::Motor { .. } => {}
+        JointModel::Spherical { .. } => {
+            if let Some((_, direction)) = swing(joint, now) {
+                angular -= direction * i.upper;
+            }
+            let (_, about) = twist(joint, now);
+            angular += about * (i.lower - i.axial);
+        }
+        JointModel::Weld { .. } | JointModel::Motor { .. } => {}
     }
     (linear, angular)
 }
@@ -1243,4 +1281,103 @@ fn project_across<D: JointDim>(
         axis * (-mass * error),
         D::AngularVector::default(),
     );
+}
+
+/// A ball joint's swing (the angle between the twist axes) and the unit
+/// direction about which more turn of B swings it further; `None` while
+/// the axes are aligned.
+fn swing<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> Option<(f32, D::AngularVector)> {
+    let axis_b = D::turn_axis(now.rotation[1], joint.input.frame.axis_b);
+    D::swing(now.axis_a, axis_b)
+}
+
+/// The twist of a ball joint about the mean of its axes, and that axis.
+fn twist<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (f32, D::AngularVector) {
+    let frame = &joint.input.frame;
+    let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
+    let about = D::unit_axis(now.axis_a + axis_b).unwrap_or(now.axis_a);
+    (now.hinge_angle(frame), about)
+}
+
+/// A ball joint's cone and twist limits: one-sided angular rows.
+fn solve_ball_limits<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut [D::BodyState],
+    pass: &JointPass,
+    cone: Option<f32>,
+    twist_limits: Option<(f32, f32)>,
+) {
+    if let Some(cone) = cone {
+        let now = Now::of(joint, states);
+        if let Some((angle, direction)) = swing(joint, &now) {
+            let mass = angular_mass(joint, direction);
+            let speed = -now.relative_spin().dot(direction);
+            // The cone's row keeps its impulse in `upper`.
+            let i = limit_row(
+                mass,
+                speed,
+                cone - angle,
+                pass,
+                &mut joint.input.impulses.upper,
+            );
+            apply(joint, &now, states, D::Vector::ZERO, direction * -i);
+        }
+    }
+    if let Some((lower, upper)) = twist_limits {
+        let now = Now::of(joint, states);
+        let (angle, about) = twist(joint, &now);
+        let mass = angular_mass(joint, about);
+        let speed = now.relative_spin().dot(about);
+        let i = limit_row(
+            mass,
+            speed,
+            angle - lower,
+            pass,
+            &mut joint.input.impulses.lower,
+        );
+        apply(joint, &now, states, D::Vector::ZERO, about * i);
+        let now = Now::of(joint, states);
+        let speed = -now.relative_spin().dot(about);
+        let i = limit_row(
+            mass,
+            speed,
+            upper - angle,
+            pass,
+            &mut joint.input.impulses.axial,
+        );
+        apply(joint, &now, states, D::Vector::ZERO, about * -i);
+    }
+}
+
+/// A ball joint brought back within its cone and twist limits.
+fn project_ball_limits<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut [D::BodyState],
+    cone: Option<f32>,
+    twist_limits: Option<(f32, f32)>,
+) {
+    if let Some(cone) = cone {
+        let now = Now::of(joint, states);
+        if let Some((angle, direction)) = swing(joint, &now) {
+            if angle > cone {
+                let error = (angle - cone).min(MAX_ANGULAR_CORRECTION);
+                let turn = direction * (-angular_mass(joint, direction) * error);
+                nudge(joint, &now, states, D::Vector::ZERO, turn);
+            }
+        }
+    }
+    if let Some((lower, upper)) = twist_limits {
+        let now = Now::of(joint, states);
+        let (angle, about) = twist(joint, &now);
+        let error = if angle < lower {
+            angle - lower
+        } else if angle > upper {
+            angle - upper
+        } else {
+            return;
+        };
+        let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
+        let turn = about * (-angular_mass(joint, about) * error);
+        nudge(joint, &now, states, D::Vector::ZERO, turn);
+    }
 }

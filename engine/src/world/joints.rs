@@ -166,7 +166,17 @@ impl<D: Dim> World<D> {
                 check_spring(*linear)?;
                 check_spring(*angular)?;
             }
-            JointModel::Spherical => {}
+            JointModel::Spherical { cone, twist } => {
+                if let Some(cone) = *cone {
+                    if !(0.0..=core::f32::consts::PI).contains(&cone) {
+                        return Err(WorldError::OutOfRange {
+                            what: "joint cone",
+                            value: cone,
+                        });
+                    }
+                }
+                check_limits(*twist)?;
+            }
             JointModel::Prismatic {
                 limits,
                 motor,
