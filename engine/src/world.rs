@@ -24,6 +24,7 @@ use crate::settings::Settings;
 use crate::shape::Aabb;
 use crate::sleep::SleepingIslands;
 
+mod continuous;
 mod controls;
 mod joints;
 mod seams;
@@ -1271,6 +1272,7 @@ impl<D: Dim> World<D> {
                 }
             }
         }
+        self.continuous_pass(&order, &states);
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,

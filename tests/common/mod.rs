@@ -16,6 +16,10 @@ pub trait Scene: Dim {
     fn cube(h: f32) -> Shape<Self>;
     /// A box `half_width` wide (in x and z) and `half_height` tall.
     fn cuboid(half_width: f32, half_height: f32) -> Shape<Self>;
+    /// A box of half extents (x, y, z); z is dropped in 2D.
+    fn cuboid_xyz(x: f32, y: f32, z: f32) -> Shape<Self>;
+    /// A spin of `w` rad/s about Z.
+    fn spin(w: f32) -> Self::AngularVector;
     fn height(v: Self::Vector) -> f32;
     fn sideways(v: Self::Vector) -> f32;
     /// Length of the horizontal part of a displacement.
@@ -53,6 +57,12 @@ impl Scene for D2 {
     }
     fn cuboid(half_width: f32, half_height: f32) -> Shape<D2> {
         Shape::cuboid(Vec2::new(half_width, half_height)).unwrap()
+    }
+    fn cuboid_xyz(x: f32, y: f32, _z: f32) -> Shape<D2> {
+        Shape::cuboid(Vec2::new(x, y)).unwrap()
+    }
+    fn spin(w: f32) -> f32 {
+        w
     }
     fn height(v: Vec2) -> f32 {
         v.y
@@ -123,6 +133,12 @@ impl Scene for D3 {
     }
     fn cuboid(half_width: f32, half_height: f32) -> Shape<D3> {
         Shape::cuboid(Vec3::new(half_width, half_height, half_width)).unwrap()
+    }
+    fn cuboid_xyz(x: f32, y: f32, z: f32) -> Shape<D3> {
+        Shape::cuboid(Vec3::new(x, y, z)).unwrap()
+    }
+    fn spin(w: f32) -> Vec3 {
+        Vec3::Z * w
     }
     fn height(v: Vec3) -> f32 {
         v.y

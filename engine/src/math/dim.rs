@@ -278,6 +278,11 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     /// How far turning from `from` to `to` moves a point at unit distance
     /// from the axis: the chord `2 sin(θ/2)`, no more than the angle θ.
     fn turn_chord(from: Self::Rotation, to: Self::Rotation) -> f32;
+    /// The rotation a share `t` (0 to 1) of the way from `from` to `to`,
+    /// turning at a steady rate the short way round (slerp).
+    fn interpolate(from: Self::Rotation, to: Self::Rotation, t: f32) -> Self::Rotation;
+    /// The angle, radians in [0, π], of the turn from `from` to `to`.
+    fn turn_angle(from: Self::Rotation, to: Self::Rotation) -> f32;
     /// Unit tangents across unit normal `n`, the first [`MathDim::TANGENTS`] of them.
     fn tangents(n: Self::Vector) -> [Self::Vector; 2];
     /// Small rotations that tilt a shape across normal `n` by `angle`, for
@@ -421,6 +426,13 @@ impl MathDim for D2 {
     }
     fn angular_velocity_between(from: Rot2, to: Rot2, dt: f32) -> f32 {
         (to * from.inverse()).angle() / dt
+    }
+    fn interpolate(from: Rot2, to: Rot2, t: f32) -> Rot2 {
+        let angle = (to * from.inverse()).angle();
+        Rot2::from_angle(angle * t) * from
+    }
+    fn turn_angle(from: Rot2, to: Rot2) -> f32 {
+        (to * from.inverse()).angle().abs()
     }
     fn turn_chord(from: Rot2, to: Rot2) -> f32 {
         let turn = to * from.inverse();
@@ -644,6 +656,13 @@ impl MathDim for D3 {
         let turn = if turn.w < 0.0 { -turn } else { turn };
         let (axis, angle) = turn.to_axis_angle();
         axis * (angle / dt)
+    }
+    fn interpolate(from: Quat, to: Quat, t: f32) -> Quat {
+        from.slerp(to, t)
+    }
+    fn turn_angle(from: Quat, to: Quat) -> f32 {
+        let turn = to * from.inverse();
+        2.0 * turn.xyz().length().atan2(turn.w.abs())
     }
     fn turn_chord(from: Quat, to: Quat) -> f32 {
         // The turn's vector part has length sin(θ/2).

@@ -1,0 +1,201 @@
+//! Continuous collision against fixed and kinematic geometry (Box2D v3's
+//! continuous pass): a body that moves far in a step is moved back to where
+//! it first touches the level, so it lands on a wall or floor, never behind
+//! it.
+//!
+//! 1. After the solve, an awake dynamic body is *fast* when its farthest
+//!    point moved more than [`FAST_SHARE`] of its thinnest collider's
+//!    thickness in the step: the speculative contacts may have missed
+//!    something it passed.
+//! 2. Each of its colliders sweeps from its pose at the step's start to its
+//!    pose at the end (centre of mass in a line, turning steadily); the
+//!    fixed and kinematic colliders in the swept box are its candidates.
+//! 3. Each candidate's time of impact (`narrow_phase::toi`) with a target
+//!    separation of the linear slop: the earliest, if any, becomes the
+//!    body's pose (its velocity is kept: the next step's speculative
+//!    contact meets the surface it now faces). A candidate already within
+//!    the target at the start (the floor a fast body slides on, the ground
+//!    a spinning stick's end touches) has no first touch to find: there the
+//!    body stops at the latest time its overlap with the candidate is no
+//!    deeper than at the start plus the slop (bisection on EPA's depth), so
+//!    a stick landing on one end cannot swing its other end through the
+//!    ground (`a_spinning_stick_never_passes_the_ground_2d`).
+//!
+//! Each body reads only fixed geometry and its own sweep, and the bodies
+//! are visited in solver order: the result does not depend on threads.
+//! Guarded by `tests/continuous.rs`.
+//!
+//! Limits: dynamic bodies against each other rely on speculative contacts
+//! (no bullets yet); a kinematic collider is taken where it ends the step.
+
+use super::{collider_of, World};
+use crate::body::{BodyHandle, BodyKind};
+use crate::dim::Dim;
+use crate::math::{Pose, Vector};
+use crate::pipeline::integrate::SolverBody;
+use crate::pipeline::narrow_phase::contact;
+use crate::pipeline::narrow_phase::toi::{time_of_impact, Impact, Sweep};
+use crate::pipeline::narrow_phase::NarrowPhaseDim;
+use crate::shape::{Aabb, Shape};
+
+/// A body is fast when its farthest point moves more than this share of
+/// its thinnest collider's thickness in a step (Box2D v3's safety factor):
+/// below it the speculative margin, which grows with the closing speed,
+/// keeps the body out of anything it approaches.
+pub(crate) const FAST_SHARE: f32 = 0.5;
+
+/// Bisections of the overlap search (`deepening`): the step is cut to
+/// 1/1024 of itself, under a millimetre for anything slower than 60 m/s.
+const OVERLAP_BISECTIONS: usize = 10;
+
+/// The time-of-impact search's tolerance, as a share of the target
+/// separation (Box2D's quarter of the linear slop).
+const TOLERANCE_SHARE: f32 = 0.25;
+
+impl<D: Dim> World<D> {
+    /// Steps 1 to 3 (module docs) for the solved bodies `order`, whose
+    /// poses at the step's start are `starts` (centres of mass and
+    /// rotations, in the same order).
+    pub(crate) fn continuous_pass(&mut self, order: &[BodyHandle], starts: &[SolverBody<D>]) {
+        let target = self.settings.linear_slop;
+        let tolerance = TOLERANCE_SHARE * target;
+        let mut moves = Vec::new();
+        for (&handle, start) in order.iter().zip(starts) {
+            let Some(body) = self.bodies.get(handle) else {
+                continue;
+            };
+            if body.kind != BodyKind::Dynamic || body.sleeping {
+                continue;
+            }
+            let start_pose = Pose {
+                translation: start.center - D::rotate(start.rotation, body.local_center),
+                rotation: start.rotation,
+            };
+            let sweep = Sweep::between(&start_pose, &body.pose, body.local_center);
+            let moved = (sweep.center[1] - sweep.center[0]).length()
+                + D::turn_angle(sweep.rotation[0], sweep.rotation[1]) * body.extent();
+            let thinnest = body
+                .colliders
+                .iter()
+                .map(|c| c.shape.thickness())
+                .fold(f32::INFINITY, f32::min);
+            if moved.is_nan() || moved <= FAST_SHARE * thinnest {
+                continue;
+            }
+            if let Some(t) = self.first_impact(handle, &start_pose, target, tolerance) {
+                moves.push((handle, sweep.pose_at(t)));
+            }
+        }
+        for (handle, pose) in moves {
+            if let Some(body) = self.bodies.get_mut(handle) {
+                body.pose = pose;
+            }
+        }
+    }
+
+    /// The earliest time of impact of `body`'s colliders, sweeping from
+    /// `start` to where the body is now, with the fixed and kinematic
+    /// colliders in their swept boxes; `None` if none is met within the step.
+    fn first_impact(
+        &self,
+        handle: BodyHandle,
+        start: &Pose<D>,
+        target: f32,
+        tolerance: f32,
+    ) -> Option<f32> {
+        let body = &self.bodies[handle];
+        let end = body.pose;
+        let mut first: Option<f32> = None;
+        for collider in body.colliders.iter().filter(|c| !c.sensor) {
+            let (from, to) = (collider.world_pose(start), collider.world_pose(&end));
+            let local_center = collider
+                .local_pose
+                .inverse_transform_point(body.local_center);
+            let own = Sweep::between(&from, &to, local_center);
+            let swept: Aabb<D> = collider.shape.aabb(&from).union(&collider.shape.aabb(&to));
+            let mut candidates = Vec::new();
+            self.broad_phase.query(&swept, |key| {
+                candidates.push(key);
+                true
+            });
+            candidates.sort_unstable();
+            for key in candidates {
+                let Some(slot) = self.colliders.get(collider_of(key)) else {
+                    continue;
+                };
+                let Some(other_body) = self.bodies.get(slot.body) else {
+                    continue;
+                };
+                if slot.body == handle || other_body.kind == BodyKind::Dynamic {
+                    continue;
+                }
+                let Some(other) = other_body.colliders.get(slot.index) else {
+                    continue;
+                };
+                if other.sensor || !collider.filter.admits(&other.filter) {
+                    continue;
+                }
+                if self.unpaired(handle, slot.body) {
+                    continue;
+                }
+                let pose = other.world_pose(&other_body.pose);
+                let still = Sweep::between(&pose, &pose, D::Vector::ZERO);
+                let impact = time_of_impact(
+                    &other.shape,
+                    &still,
+                    &collider.shape,
+                    &own,
+                    target,
+                    tolerance,
+                );
+                let t = match impact {
+                    // Already touching at the start (a fast body sliding
+                    // on the floor, a spinning stick whose end is down):
+                    // the contacts hold the shape, and only its centre is
+                    // kept from passing through (Box2D v3's fallback).
+                    Impact::At(t) if t <= 0.0 => {
+                        match deepening(&other.shape, &pose, &collider.shape, &own, target) {
+                            Some(t) => t,
+                            None => continue,
+                        }
+                    }
+                    Impact::At(t) | Impact::Capped(t) => t,
+                    Impact::Never => continue,
+                };
+                if first.is_none_or(|f| t < f) {
+                    first = Some(t);
+                }
+            }
+        }
+        first
+    }
+}
+
+/// For a shape already touching `fixed` at the start of its sweep: the
+/// latest share of the sweep, found by bisection, at which its overlap is
+/// no deeper than at the start plus `slack`; `None` when it never gets
+/// that deep in the step.
+fn deepening<D: NarrowPhaseDim>(
+    fixed: &Shape<D>,
+    pose: &Pose<D>,
+    moving: &Shape<D>,
+    sweep: &Sweep<D>,
+    slack: f32,
+) -> Option<f32> {
+    let depth =
+        |t: f32| contact(fixed, pose, moving, &sweep.pose_at(t)).map_or(0.0, |c| c.depth.max(0.0));
+    let allowed = depth(0.0) + slack;
+    if depth(1.0) <= allowed {
+        return None;
+    }
+    let (mut low, mut high) = (0.0f32, 1.0f32);
+    for _ in 0..OVERLAP_BISECTIONS {
+        let mid = 0.5 * (low + high);
+        if depth(mid) <= allowed {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    (low > 0.0).then_some(low)
+}
