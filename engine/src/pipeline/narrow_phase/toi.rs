@@ -156,7 +156,7 @@ mod tests {
         };
         let pose = sweep.pose_at(t);
         let gap = distance(&ground, &ground_pose, &stick, &pose);
-        assert!(gap >= 0.0 && gap < 2e-3, "gap {gap} at t {t}");
+        assert!((0.0..2e-3).contains(&gap), "gap {gap} at t {t}");
     }
 
     #[test]
