@@ -914,7 +914,10 @@ fn a_ragdoll_dropped_a_hundred_times_stays_whole() {
             draw.between(-1.0, 1.0),
             draw.between(-1.0, 1.0),
         );
-        let rotation = Quat::from_axis_angle(axis.normalize_or(Vec3::Y), draw.between(0.0, core::f32::consts::TAU));
+        let rotation = Quat::from_axis_angle(
+            axis.normalize_or(Vec3::Y),
+            draw.between(0.0, core::f32::consts::TAU),
+        );
         let at = Vec3::new(
             draw.between(-1.0, 1.0),
             draw.between(1.5, 4.0),
