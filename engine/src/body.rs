@@ -223,6 +223,8 @@ pub struct BodyDesc<D: Dim> {
     can_sleep: bool,
     locks: Locks,
     mass: MassOverride<D>,
+    bullet: bool,
+    fast_share: f32,
 }
 
 impl<D: Dim> BodyDesc<D> {
@@ -240,6 +242,8 @@ impl<D: Dim> BodyDesc<D> {
             can_sleep: true,
             locks: Locks::NONE,
             mass: MassOverride::Shapes,
+            bullet: false,
+            fast_share: crate::world::FAST_SHARE,
         }
     }
 
@@ -305,6 +309,22 @@ impl<D: Dim> BodyDesc<D> {
     /// rest (default true; the world's [`crate::Settings::sleep`] also decides).
     pub fn can_sleep(mut self, can_sleep: bool) -> Self {
         self.can_sleep = can_sleep;
+        self
+    }
+
+    /// A bullet: when fast, swept against dynamic bodies too (and other
+    /// bullets), not only against fixed and kinematic ones (default false).
+    /// See the README's "Continuous collision".
+    pub fn bullet(mut self, bullet: bool) -> Self {
+        self.bullet = bullet;
+        self
+    }
+
+    /// How far the body may move in a step, as a share of its thinnest
+    /// collider's thickness, before it is swept for continuous collision
+    /// (default 0.5; > 0, infinity never sweeps it).
+    pub fn fast_share(mut self, share: f32) -> Self {
+        self.fast_share = share;
         self
     }
 
@@ -393,6 +413,12 @@ impl<D: Dim> BodyDesc<D> {
         check_damping("linear damping", self.linear_damping)?;
         check_damping("angular damping", self.angular_damping)?;
         check_gravity_scale(self.gravity_scale)?;
+        if self.fast_share.is_nan() || self.fast_share <= 0.0 {
+            return Err(WorldError::OutOfRange {
+                what: "body fast share",
+                value: self.fast_share,
+            });
+        }
         self.mass.validate().map(|_| ())
     }
 }
@@ -434,6 +460,11 @@ pub struct Body<D: Dim> {
     pub(crate) locks: Locks,
     /// Where its mass properties come from.
     mass_override: MassOverride<D>,
+    /// Swept against dynamic bodies too when fast (`BodyDesc::bullet`).
+    pub(crate) bullet: bool,
+    /// Share of its thickness it may move in a step before it is swept
+    /// (`BodyDesc::fast_share`).
+    pub(crate) fast_share: f32,
 }
 
 impl<D: Dim> Body<D> {
@@ -473,6 +504,8 @@ impl<D: Dim> Body<D> {
             teleported: true,
             locks: desc.locks.within::<D>(),
             mass_override: desc.mass.validate()?,
+            bullet: desc.bullet,
+            fast_share: desc.fast_share,
         };
         body.update_mass()?;
         body.hold_locked_velocities();

@@ -25,6 +25,7 @@ use crate::shape::Aabb;
 use crate::sleep::SleepingIslands;
 
 mod continuous;
+pub(crate) use continuous::FAST_SHARE;
 mod controls;
 mod joints;
 mod seams;

@@ -4,8 +4,8 @@
 //! it.
 //!
 //! 1. After the solve, an awake dynamic body is *fast* when its farthest
-//!    point moved more than [`FAST_SHARE`] of its thinnest collider's
-//!    thickness in the step: the speculative contacts may have missed
+//!    point moved more than its share (`BodyDesc::fast_share`, default
+//!    [`FAST_SHARE`]) of its thinnest collider's thickness in the step: the speculative contacts may have missed
 //!    something it passed.
 //! 2. Each of its colliders sweeps from its pose at the step's start to its
 //!    pose at the end (centre of mass in a line, turning steadily); the
@@ -25,8 +25,12 @@
 //! are visited in solver order: the result does not depend on threads.
 //! Guarded by `tests/continuous.rs`.
 //!
-//! Limits: dynamic bodies against each other rely on speculative contacts
-//! (no bullets yet); a kinematic collider is taken where it ends the step.
+//! 4. Bullets (`BodyDesc::bullet`) go after the other fast bodies, swept
+//!    also against every dynamic body where it ended the step and against
+//!    other fast bullets along their own sweeps, so two bullets meeting
+//!    head on stop where they touch (Box2D skips bullet pairs).
+//!
+//! Limits: a kinematic collider is taken where it ends the step.
 
 use super::{collider_of, World};
 use crate::body::{BodyHandle, BodyKind};
@@ -38,8 +42,9 @@ use crate::pipeline::narrow_phase::toi::{time_of_impact, Impact, Sweep};
 use crate::pipeline::narrow_phase::NarrowPhaseDim;
 use crate::shape::{Aabb, Shape};
 
-/// A body is fast when its farthest point moves more than this share of
-/// its thinnest collider's thickness in a step (Box2D v3's safety factor):
+/// A body is fast, unless its own share is set, when its farthest point
+/// moves more than this share of its thinnest collider's thickness in a
+/// step (Box2D v3's safety factor):
 /// below it the speculative margin, which grows with the closing speed,
 /// keeps the body out of anything it approaches.
 pub(crate) const FAST_SHARE: f32 = 0.5;
@@ -59,7 +64,7 @@ impl<D: Dim> World<D> {
     pub(crate) fn continuous_pass(&mut self, order: &[BodyHandle], starts: &[SolverBody<D>]) {
         let target = self.settings.linear_slop;
         let tolerance = TOLERANCE_SHARE * target;
-        let mut moves = Vec::new();
+        let mut fast: Vec<(BodyHandle, Pose<D>, Sweep<D>)> = Vec::new();
         for (&handle, start) in order.iter().zip(starts) {
             let Some(body) = self.bodies.get(handle) else {
                 continue;
@@ -79,27 +84,46 @@ impl<D: Dim> World<D> {
                 .iter()
                 .map(|c| c.shape.thickness())
                 .fold(f32::INFINITY, f32::min);
-            if moved.is_nan() || moved <= FAST_SHARE * thinnest {
+            if moved.is_nan() || moved <= body.fast_share * thinnest {
                 continue;
             }
-            if let Some(t) = self.first_impact(handle, &start_pose, target, tolerance) {
-                moves.push((handle, sweep.pose_at(t)));
-            }
+            fast.push((handle, start_pose, sweep));
         }
-        for (handle, pose) in moves {
-            if let Some(body) = self.bodies.get_mut(handle) {
-                body.pose = pose;
+        if fast.is_empty() {
+            return;
+        }
+        // Non-bullets first, against fixed and kinematic geometry; then
+        // bullets, against that and every dynamic body where it ended,
+        // other fast bullets along their sweeps (Box2D v3's order).
+        for bullets in [false, true] {
+            let mut moves = Vec::new();
+            for (handle, start, sweep) in &fast {
+                if self.bodies[*handle].bullet != bullets {
+                    continue;
+                }
+                let t = self.first_impact(*handle, start, &fast, target, tolerance);
+                if let Some(t) = t {
+                    moves.push((*handle, sweep.pose_at(t)));
+                }
+            }
+            for (handle, pose) in moves {
+                if let Some(body) = self.bodies.get_mut(handle) {
+                    body.pose = pose;
+                }
             }
         }
     }
 
     /// The earliest time of impact of `body`'s colliders, sweeping from
-    /// `start` to where the body is now, with the fixed and kinematic
-    /// colliders in their swept boxes; `None` if none is met within the step.
+    /// `start` to where the body is now, with the colliders in their swept
+    /// boxes it is swept against (fixed and kinematic ones; for a bullet,
+    /// dynamic ones too, a fast bullet along its sweep in `fast`); `None`
+    /// if none is met within the step.
     fn first_impact(
         &self,
         handle: BodyHandle,
         start: &Pose<D>,
+        fast: &[(BodyHandle, Pose<D>, Sweep<D>)],
         target: f32,
         tolerance: f32,
     ) -> Option<f32> {
@@ -126,7 +150,8 @@ impl<D: Dim> World<D> {
                 let Some(other_body) = self.bodies.get(slot.body) else {
                     continue;
                 };
-                if slot.body == handle || other_body.kind == BodyKind::Dynamic {
+                let dynamic = other_body.kind == BodyKind::Dynamic;
+                if slot.body == handle || (dynamic && !body.bullet) {
                     continue;
                 }
                 let Some(other) = other_body.colliders.get(slot.index) else {
@@ -139,7 +164,19 @@ impl<D: Dim> World<D> {
                     continue;
                 }
                 let pose = other.world_pose(&other_body.pose);
-                let still = Sweep::between(&pose, &pose, D::Vector::ZERO);
+                // A fast bullet is met along its own sweep; anything else
+                // where it stands.
+                let moving = fast
+                    .iter()
+                    .find(|(h, _, _)| *h == slot.body && other_body.bullet)
+                    .map(|(_, other_start, _)| {
+                        let from = other.world_pose(other_start);
+                        let centre = other
+                            .local_pose
+                            .inverse_transform_point(other_body.local_center);
+                        Sweep::between(&from, &pose, centre)
+                    });
+                let still = moving.unwrap_or_else(|| Sweep::between(&pose, &pose, D::Vector::ZERO));
                 let impact = time_of_impact(
                     &other.shape,
                     &still,
@@ -151,9 +188,12 @@ impl<D: Dim> World<D> {
                 let t = match impact {
                     // Already touching at the start (a fast body sliding
                     // on the floor, a spinning stick whose end is down):
-                    // the contacts hold the shape, and only its centre is
-                    // kept from passing through (Box2D v3's fallback).
+                    // the contacts hold the shape, and only deeper overlap
+                    // is kept out.
                     Impact::At(t) if t <= 0.0 => {
+                        if moving.is_some() {
+                            continue;
+                        }
                         match deepening(&other.shape, &pose, &collider.shape, &own, target) {
                             Some(t) => t,
                             None => continue,
