@@ -29,6 +29,7 @@ pub mod error;
 pub mod events;
 pub mod joint;
 pub mod math;
+mod parallel;
 pub mod pipeline;
 pub mod query;
 pub mod settings;

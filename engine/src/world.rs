@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use rayon::prelude::*;
+use crate::parallel::*;
 use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
 use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};

@@ -72,7 +72,8 @@
 //! Effective BVH Updates for Animated Scenes", I3D 2012 (rotations);
 //! G. Adelson-Velsky and E. Landis, 1962 (AVL balancing).
 
-use rayon::prelude::*;
+#[cfg(feature = "parallel")]
+use crate::parallel::*;
 
 use crate::math::Vector;
 use crate::shape::Aabb;
@@ -90,6 +91,7 @@ pub const REBUILD_DIVISOR: usize = 4;
 /// Fewest moved proxies per rayon task in [`BroadPhase::update_pairs`]'s
 /// queries: a query takes about a microsecond, so a task of 64 runs for
 /// tens of microseconds, well above what handing it to another thread costs.
+#[cfg(feature = "parallel")]
 const QUERIES_PER_TASK: usize = 64;
 
 /// Index meaning "no node".
@@ -388,27 +390,39 @@ impl<D: ShapeDim> BroadPhase<D> {
             std::mem::replace(&mut node.moved, false) && node.height == 0
         });
         let (nodes, root) = (&self.nodes, self.root);
+        let query = |stack: &mut Vec<u32>, found: &mut Vec<Pair>, proxy: u32| {
+            let Node { aabb, key, .. } = nodes[proxy as usize];
+            visit_overlaps(nodes, root, &aabb, stack, |other| {
+                let other_key = nodes[other as usize].key;
+                if other_key < key {
+                    found.push((other_key, key, other, proxy));
+                } else if key < other_key {
+                    found.push((key, other_key, proxy, other));
+                }
+                true
+            });
+        };
+        #[cfg(feature = "parallel")]
         let found: Vec<Vec<Pair>> = moved
             .par_iter()
             .with_min_len(QUERIES_PER_TASK)
             .fold(
                 || (Vec::new(), Vec::new()),
                 |(mut stack, mut found), &proxy| {
-                    let Node { aabb, key, .. } = nodes[proxy as usize];
-                    visit_overlaps(nodes, root, &aabb, &mut stack, |other| {
-                        let other_key = nodes[other as usize].key;
-                        if other_key < key {
-                            found.push((other_key, key, other, proxy));
-                        } else if key < other_key {
-                            found.push((key, other_key, proxy, other));
-                        }
-                        true
-                    });
+                    query(&mut stack, &mut found, proxy);
                     (stack, found)
                 },
             )
             .map(|(_, found)| found)
             .collect();
+        #[cfg(not(feature = "parallel"))]
+        let found: Vec<Vec<Pair>> = {
+            let (mut stack, mut found) = (Vec::new(), Vec::new());
+            for &proxy in moved.iter() {
+                query(&mut stack, &mut found, proxy);
+            }
+            vec![found]
+        };
         let mut fresh = std::mem::take(&mut self.fresh);
         fresh.clear();
         found.iter().for_each(|f| fresh.extend_from_slice(f));

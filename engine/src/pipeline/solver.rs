@@ -47,8 +47,8 @@ use super::lanes::{InertiaLanes, Lanes, RotationLanes};
 use super::manifold::{Manifold, Pushed};
 use super::stages::{run_stages, Shared};
 use crate::math::Pose;
+use crate::parallel::*;
 use crate::settings::Settings;
-use rayon::prelude::*;
 
 /// Manifolds in a bundle: one per SIMD lane.
 const LANES: usize = 4;
@@ -381,7 +381,7 @@ const UNSOLVED: (usize, usize) = (usize::MAX, usize::MAX);
 /// Bodies per block of an integration stage: as many blocks per thread as
 /// a colour's stage has, for balance, unless that makes them too small.
 fn body_block_size(bodies: usize) -> usize {
-    let threads = rayon::current_num_threads();
+    let threads = crate::parallel::threads();
     bodies
         .div_ceil(BLOCKS_PER_THREAD * threads)
         .max(MIN_BODIES_PER_BLOCK)
@@ -694,7 +694,7 @@ impl<D: SolverDim> ContactSolver<D> {
     /// manifolds may share bodies, is one block, solved in order. Block
     /// sizes follow the thread count; results do not.
     fn block_sizes(&self) -> Vec<usize> {
-        let threads = rayon::current_num_threads();
+        let threads = crate::parallel::threads();
         let sizes = self
             .colour_bundles
             .iter()

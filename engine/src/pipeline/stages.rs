@@ -16,12 +16,15 @@
 //! hands its core to whatever else runs on the machine, and the next stage
 //! then waits for the driver.
 
+#[cfg(feature = "parallel")]
 use core::hint::spin_loop;
 use core::marker::PhantomData;
 use core::ops::Range;
+#[cfg(feature = "parallel")]
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The stage counter's value once the driver is done.
+#[cfg(feature = "parallel")]
 const FINISHED: usize = usize::MAX;
 
 /// Spins before a waiting helper starts yielding its core. While a step
@@ -29,25 +32,35 @@ const FINISHED: usize = usize::MAX;
 /// (tens of microseconds); 4096 spin hints last about that long or longer
 /// (a hint takes from a few to over a hundred cycles, by CPU), so a helper
 /// yields mostly once the stages have stopped coming.
+#[cfg(feature = "parallel")]
 const SPINS_BEFORE_YIELD: u32 = 1 << 12;
 
 /// Runs `run(stage, block)` for every block `0..blocks[stage]` of every
 /// stage in order, the blocks of one stage in parallel on the current rayon
 /// pool, every block of a stage finished before the next stage starts.
 pub(crate) fn run_stages(blocks: &[usize], run: impl Fn(usize, usize) + Sync) {
-    let helpers = rayon::current_num_threads().saturating_sub(1);
-    if helpers == 0 {
-        for (stage, &count) in blocks.iter().enumerate() {
-            (0..count).for_each(|block| run(stage, block));
+    #[cfg(feature = "parallel")]
+    {
+        let helpers = crate::parallel::threads().saturating_sub(1);
+        if helpers > 0 {
+            run_with_helpers(blocks, &run, helpers);
+            return;
         }
-        return;
     }
+    for (stage, &count) in blocks.iter().enumerate() {
+        (0..count).for_each(|block| run(stage, block));
+    }
+}
+
+/// [`run_stages`] with `helpers` tasks beside the calling thread.
+#[cfg(feature = "parallel")]
+fn run_with_helpers(blocks: &[usize], run: &(impl Fn(usize, usize) + Sync), helpers: usize) {
     let counters = Counters {
         stage: AtomicUsize::new(0),
         claimed: blocks.iter().map(|_| AtomicUsize::new(0)).collect(),
         done: blocks.iter().map(|_| AtomicUsize::new(0)).collect(),
     };
-    let (counters, run) = (&counters, &run);
+    let counters = &counters;
     rayon::scope(|scope| {
         for _ in 0..helpers {
             scope.spawn(move |_| counters.help(blocks, run));
@@ -57,6 +70,7 @@ pub(crate) fn run_stages(blocks: &[usize], run: impl Fn(usize, usize) + Sync) {
 }
 
 /// Where the stages stand, shared by the driver and its helpers.
+#[cfg(feature = "parallel")]
 struct Counters {
     /// The stage whose blocks may be claimed, or `FINISHED`.
     stage: AtomicUsize,
@@ -66,6 +80,7 @@ struct Counters {
     done: Vec<AtomicUsize>,
 }
 
+#[cfg(feature = "parallel")]
 impl Counters {
     /// The driver: each stage announced, worked on, and waited for.
     fn drive(&self, blocks: &[usize], run: &(impl Fn(usize, usize) + Sync)) {
@@ -176,7 +191,7 @@ impl<'a, T> Shared<'a, T> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "parallel"))]
 mod tests {
     use super::*;
 

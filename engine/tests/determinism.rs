@@ -1,4 +1,7 @@
-//! Same inputs, same results, bit for bit: across runs and thread counts.
+//! Same inputs, same results, bit for bit: across runs and thread counts,
+//! and with or without the `parallel` feature (CI runs this test both
+//! ways: `cargo test --release -p tumble --no-default-features --test
+//! determinism`), so both must reach [`FALLING_CUBES_HASH`].
 
 use tumble::d3::{BodyDesc, ColliderDesc, Shape, World};
 use tumble::glam::{Quat, Vec3};
@@ -73,6 +76,11 @@ fn falling_cubes_hash() -> u64 {
     hash
 }
 
+/// The pose hash `falling_cubes_hash` gives, recorded from a run with the
+/// `parallel` feature: a change to the engine's results changes it, and
+/// the serial build must give the same.
+const FALLING_CUBES_HASH: u64 = 0xa5cf_8ff8_0e74_cb5e;
+
 fn hash_with_threads(threads: usize) -> u64 {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -84,6 +92,8 @@ fn hash_with_threads(threads: usize) -> u64 {
 #[test]
 fn thousand_falling_cubes_give_one_hash_across_runs_and_threads() {
     let reference = hash_with_threads(1);
+    println!("falling cubes: pose hash {reference:016x}");
+    assert_eq!(reference, FALLING_CUBES_HASH, "the recorded hash");
     assert_eq!(
         hash_with_threads(1),
         reference,
