@@ -20,7 +20,7 @@ use macroquad::texture::get_screen_data;
 use macroquad::time::get_frame_time;
 use macroquad::window::{clear_background, next_frame, screen_height, screen_width};
 use tumble::glam;
-use tumble::{d2, d3};
+use tumble::{d2, d3, BodyKind};
 
 use crate::bridge;
 use crate::camera::{OrbitCamera, PanCamera};
@@ -29,7 +29,7 @@ use crate::draw_3d::{self, Painter3d};
 use crate::inspector_view::{self, InspectorInput};
 use crate::overlay::{self, Status, StepTimes};
 use crate::player::PlayerInput;
-use crate::scenes::{DemoScene, SCENES};
+use crate::scenes::{DemoScene, Framing, FOLLOW_WIDTH, SCENES, STAGE_SIZE};
 use crate::sim::{dynamic_bounds, Sim, SimWorld, DT};
 use crate::style::{self, Layers};
 
@@ -142,12 +142,26 @@ struct App {
     inspector_input: InspectorInput,
 }
 
-/// The camera that frames a freshly built world: its dynamic bodies and
-/// its surfaces (the level they fall on).
-fn framing(world: &SimWorld) -> View {
-    match world {
+/// The camera that frames a freshly built scene: its dynamic bodies and
+/// its surfaces (the level they fall on), and with [`Framing::Stage`] its
+/// set pieces; a car followed from close.
+fn framing(sim: &Sim) -> View {
+    let framing = sim.scene.framing;
+    match &sim.world {
         SimWorld::D2(w) => {
-            let (min, max) = framed_bounds(w)
+            if let (Framing::FollowCar, Some(at)) =
+                (framing, sim.car.as_ref().and_then(|car| car.position(w)))
+            {
+                let at = bridge::vec2(at);
+                let half = vec2(FOLLOW_WIDTH * 0.4, FOLLOW_WIDTH * 0.2);
+                return View::D2(PanCamera::framing(
+                    at - half,
+                    at + half,
+                    screen_width(),
+                    screen_height(),
+                ));
+            }
+            let (min, max) = framed_bounds(w, framing)
                 .map(|b| (bridge::vec2(b.min), bridge::vec2(b.max)))
                 .unwrap_or((vec2(-10.0, 0.0), vec2(10.0, 10.0)));
             View::D2(PanCamera::framing(
@@ -169,11 +183,13 @@ fn framing(world: &SimWorld) -> View {
             View::D3(camera)
         }
         SimWorld::D3(w) => {
-            let (min, max) = framed_bounds(w)
+            let (min, max) = framed_bounds(w, framing)
                 .map(|b| (bridge::vec3(b.min), bridge::vec3(b.max)))
                 .unwrap_or((vec3(-5.0, 0.0, -5.0), vec3(5.0, 5.0, 5.0)));
             let aspect = screen_width() / screen_height();
-            if has_surface(w) {
+            if let Framing::Stage { yaw, pitch } = framing {
+                View::D3(OrbitCamera::framing_from(min, max, aspect, yaw, pitch))
+            } else if has_surface(w) {
                 // A level seen more from above and less across its diagonal.
                 View::D3(OrbitCamera::framing_from(
                     min,
@@ -201,13 +217,24 @@ fn has_surface<D: tumble::Dim>(world: &tumble::World<D>) -> bool {
         .any(|(_, b)| b.shape().as_surface().is_some())
 }
 
-/// The box around every dynamic body and every surface, if any.
-fn framed_bounds<D: tumble::Dim>(world: &tumble::World<D>) -> Option<tumble::shape::Aabb<D>> {
-    let surfaces = world
+/// The box around every dynamic body and every surface, and with
+/// [`Framing::Stage`] every other fixed (or kinematic) body less than
+/// [`STAGE_SIZE`] across; if any.
+fn framed_bounds<D: tumble::Dim>(
+    world: &tumble::World<D>,
+    framing: Framing,
+) -> Option<tumble::shape::Aabb<D>> {
+    use tumble::Vector as _;
+    let stage = matches!(framing, Framing::Stage { .. });
+    let fixed = world
         .bodies()
-        .filter(|(_, b)| b.shape().as_surface().is_some())
-        .map(|(_, b)| b.shape().aabb(&b.pose()));
-    surfaces
+        .filter(|(_, b)| b.kind() != BodyKind::Dynamic)
+        .map(|(_, b)| (b.shape().as_surface().is_some(), b.shape().aabb(&b.pose())))
+        .filter(|(surface, aabb)| {
+            *surface || (stage && (aabb.max - aabb.min).max_element() < STAGE_SIZE)
+        })
+        .map(|(_, aabb)| aabb);
+    fixed
         .chain(dynamic_bounds(world))
         .reduce(|a, b| a.union(&b))
 }
@@ -215,7 +242,7 @@ fn framed_bounds<D: tumble::Dim>(world: &tumble::World<D>) -> Option<tumble::sha
 impl App {
     fn new(scene: &'static DemoScene) -> Self {
         let sim = Sim::new(scene);
-        let view = framing(&sim.world);
+        let view = framing(&sim);
         Self {
             sim,
             view,
@@ -239,7 +266,7 @@ impl App {
         let scripted = self.sim.scripted;
         self.sim = Sim::new(scene);
         self.sim.scripted = scripted;
-        self.view = framing(&self.sim.world);
+        self.view = framing(&self.sim);
         self.times.clear();
         self.accumulator = 0.0;
     }
@@ -273,6 +300,11 @@ impl App {
             KeyCode::Key9,
             KeyCode::Key0,
             KeyCode::Minus,
+            KeyCode::F1,
+            KeyCode::F2,
+            KeyCode::F3,
+            KeyCode::F4,
+            KeyCode::F5,
         ];
         for (key, scene) in keys.iter().zip(SCENES) {
             if is_key_pressed(*key) {
@@ -299,6 +331,9 @@ impl App {
         }
         if is_key_pressed(KeyCode::B) {
             self.layers.bounds = !self.layers.bounds;
+        }
+        if is_key_pressed(KeyCode::J) {
+            self.layers.joints = !self.layers.joints;
         }
         if is_key_pressed(KeyCode::H) {
             self.help = !self.help;
@@ -427,6 +462,22 @@ impl App {
         }
     }
 
+    /// A camera following a car eases towards it, a little above it.
+    fn follow(&mut self) {
+        if self.sim.scene.framing != Framing::FollowCar {
+            return;
+        }
+        let (SimWorld::D2(world), View::D2(camera), Some(car)) =
+            (&self.sim.world, &mut self.view, &self.sim.car)
+        else {
+            return;
+        };
+        if let Some(at) = car.position(world) {
+            let target = bridge::vec2(at) + vec2(0.0, 0.5);
+            camera.centre += (target - camera.centre) * 0.1;
+        }
+    }
+
     fn draw(&mut self) {
         clear_background(style::BACKGROUND);
         match (&self.sim.world, &self.view) {
@@ -504,6 +555,7 @@ pub async fn run(config: Config) {
     loop {
         app.input();
         app.advance(fixed);
+        app.follow();
         app.draw();
         frame += 1;
         if config.frames.is_some_and(|n| frame >= n) {

@@ -1,7 +1,7 @@
 //! Drawing a 2D world with an orthographic camera: every body as a filled
 //! convex outline in its real orientation (balls with a radius line so their
 //! spin shows), chains as lines with their solid side shaded, and the
-//! optional contact and bounding-box layers.
+//! optional contact, bounding-box and joint layers.
 //!
 //! A chain collides on its front (the right of each segment's direction):
 //! the line is drawn bright, a band behind each segment shades its back, a
@@ -84,6 +84,9 @@ impl Painter2d {
         }
         if layers.contacts {
             draw_contacts(world, px);
+        }
+        if layers.joints {
+            draw_joints(world, px);
         }
     }
 
@@ -264,6 +267,21 @@ fn draw_contacts(world: &World, px: f32) {
                 draw_circle(p.x, p.y, 3.0 * px, style::CONTACT_POINT);
             }
         }
+    }
+}
+
+/// Every joint: a line between its two anchors (apart by the joint's
+/// error, a wheel's suspension travel or a distance joint's length), a dot
+/// at its anchor on A and a smaller one, over it, at its anchor on B.
+fn draw_joints(world: &World, px: f32) {
+    for (handle, _) in world.joints() {
+        let Some([a, b]) = world.joint_anchors(handle) else {
+            continue;
+        };
+        let (a, b) = (bridge::vec2(a), bridge::vec2(b));
+        draw_line(a.x, a.y, b.x, b.y, 2.0 * px, style::JOINT_LINE);
+        draw_circle(a.x, a.y, 4.0 * px, style::JOINT_A);
+        draw_circle(b.x, b.y, 2.5 * px, style::JOINT_B);
     }
 }
 

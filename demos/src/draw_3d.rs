@@ -1,7 +1,8 @@
 //! Drawing a 3D world: every body as a lit mesh in its real orientation
 //! (macroquad's `draw_cube` is axis aligned, so boxes, hulls, balls and
 //! capsules are built here as triangles), box edges, the ground grid, and the
-//! optional contact and bounding-box layers.
+//! optional contact, bounding-box and joint layers (contacts and joints
+//! show through the bodies).
 //!
 //! Macroquad has no lighting, so each vertex is coloured on the CPU from a
 //! fixed light direction. Triangles go into one batch that is drawn with
@@ -326,6 +327,7 @@ impl Painter3d {
 
     /// Draws `world` seen by `camera`, with the debug `layers` asked for.
     pub fn draw(&mut self, world: &World, camera: &OrbitCamera, layers: Layers) {
+        let orbit = camera;
         let camera = camera.camera();
         set_camera(&camera);
         for surface in &mut self.surfaces {
@@ -356,9 +358,14 @@ impl Painter3d {
                 draw_cube_wires((min + max) * 0.5, max - min, style::BOUNDS);
             }
         }
-        if layers.contacts {
+        if layers.contacts || layers.joints {
             set_camera(&XRay(&camera));
+        }
+        if layers.contacts {
             draw_contacts(world);
+        }
+        if layers.joints {
+            draw_joints(world, orbit);
         }
     }
 
@@ -413,9 +420,11 @@ impl Painter3d {
             ShapeKind::Cuboid { half_extents } => {
                 let h = bridge::vec3(*half_extents);
                 self.cuboid(at, h, color);
-                if fixed {
+                if fixed && h.x.min(h.z) >= 1.0 {
                     self.grid(at, h);
                 } else {
+                    // A body, or a fixed set piece too narrow for a grid
+                    // (a stair, a post, a door frame).
                     self.cuboid_edges(at, h, style::scaled(color, 0.45));
                 }
             }
@@ -560,5 +569,23 @@ fn draw_contacts(world: &World) {
                 draw_cube(p, Vec3::splat(0.06), None, style::CONTACT_POINT);
             }
         }
+    }
+}
+
+/// Every joint: a line between its two anchors (apart by the joint's
+/// error, a wheel's suspension travel or a distance joint's length), a dot
+/// (a small cube, the same few pixels wide at any distance) at its anchor
+/// on A and a smaller one, over it, at its anchor on B.
+fn draw_joints(world: &World, camera: &OrbitCamera) {
+    let height = macroquad::window::screen_height();
+    for (handle, _) in world.joints() {
+        let Some([a, b]) = world.joint_anchors(handle) else {
+            continue;
+        };
+        let (a, b) = (bridge::vec3(a), bridge::vec3(b));
+        draw_line_3d(a, b, style::JOINT_LINE);
+        let pixel = camera.metres_per_pixel(a, height);
+        draw_cube(a, Vec3::splat(6.0 * pixel), None, style::JOINT_A);
+        draw_cube(b, Vec3::splat(3.5 * pixel), None, style::JOINT_B);
     }
 }

@@ -6,6 +6,8 @@
 //! - [`headless`]: steps a scene without a window and prints a report;
 //! - [`app`]: the macroquad window: input, stepping, drawing;
 //! - [`camera`], [`draw_2d`], [`draw_3d`], [`overlay`]: the window's parts;
+//! - [`player`], [`car`], [`cannon`]: what drives `player_2d`, `car_2d`
+//!   and `door_3d` (keys in the window, a script headless);
 //! - [`bridge`]: the one place where tumble's glam meets macroquad's;
 //! - [`style`]: colours and the debug layers shown.
 //!
@@ -15,6 +17,8 @@
 pub mod app;
 pub mod bridge;
 pub mod camera;
+pub mod cannon;
+pub mod car;
 pub mod draw_2d;
 pub mod draw_3d;
 pub mod headless;

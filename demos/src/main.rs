@@ -3,7 +3,7 @@
 //! ```text
 //! demos [--scene NAME] [--list] [--headless] [--seconds S]
 //!       [--frames N] [--screenshot FILE.png] [--size WxH]
-//!       [--contacts] [--bounds]
+//!       [--contacts] [--bounds] [--no-joints]
 //! ```
 //!
 //! With a display (`DISPLAY` or `WAYLAND_DISPLAY` set on Linux) it opens a
@@ -24,7 +24,7 @@ use demos::style::Layers;
 const USAGE: &str = "\
 usage: demos [--scene NAME] [--list] [--headless] [--seconds S]
              [--frames N] [--screenshot FILE.png] [--size WxH]
-             [--contacts] [--bounds]
+             [--contacts] [--bounds] [--no-joints]
 
   --scene NAME         scene to show (default falling_boxes; --list names them)
   --list               list the scenes and exit
@@ -34,7 +34,8 @@ usage: demos [--scene NAME] [--list] [--headless] [--seconds S]
   --screenshot FILE    window: save the last frame as a PNG (needs --frames; default 120)
   --size WxH           window size in pixels (default 1280x720, 800x450 for screenshots)
   --contacts           window: start with contact points and normals shown (key C)
-  --bounds             window: start with bounding boxes shown (key B)";
+  --bounds             window: start with bounding boxes shown (key B)
+  --no-joints          window: start with joints hidden (key J; shown by default)";
 
 /// The parsed command line.
 #[derive(Debug)]
@@ -82,6 +83,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
             "--headless" => options.headless = true,
             "--contacts" => options.layers.contacts = true,
             "--bounds" => options.layers.bounds = true,
+            "--no-joints" => options.layers.joints = false,
             "--seconds" => {
                 let s: f32 = number("--seconds", args.next())?;
                 if !(s.is_finite() && (0.0..=86_400.0).contains(&s)) {
@@ -154,7 +156,7 @@ fn main() -> ExitCode {
     if options.list {
         for (i, scene) in SCENES.iter().enumerate() {
             let key = scenes::key(i).unwrap_or(" ");
-            println!("{key}  {:18} {}", scene.name, scene.about);
+            println!("{key:<2}  {:18} {}", scene.name, scene.about);
         }
         return ExitCode::SUCCESS;
     }

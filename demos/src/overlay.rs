@@ -24,7 +24,7 @@ const FONT: f32 = 16.0;
 /// Width of the statistics panel, pixels.
 const STATS_WIDTH: f32 = 320.0;
 /// Width of the help panel, pixels.
-const PANEL_WIDTH: f32 = 372.0;
+const PANEL_WIDTH: f32 = 430.0;
 /// Scenes per line in the help panel.
 const SCENE_COLUMNS: usize = 2;
 const LINE: f32 = 16.0;
@@ -214,7 +214,7 @@ fn help(status: &Status) {
             (place.into(), TEXT),
             ("Tab shape  Left/Right EPA step  Home/End".into(), TEXT),
             (
-                "1-9 0 - scene  Backspace reset  H help  Esc quit".into(),
+                "1-9 0 - F1-F5 scene  Backspace reset  H help  Esc quit".into(),
                 TEXT,
             ),
         ]
@@ -222,15 +222,16 @@ fn help(status: &Status) {
         vec![
             (status.scene.about.into(), ACCENT),
             (
-                "1-9 0 - scene  space pause  S step  R reset  Esc quit".into(),
+                "1-9 0 - F1-F5 scene  space pause  S step  R reset  Esc quit".into(),
                 TEXT,
             ),
             (mouse.into(), TEXT),
             (
                 format!(
-                    "C contacts ({})  B bounds ({})  H hide help",
+                    "C contacts ({})  B bounds ({})  J joints ({})  H help",
                     on(status.layers.contacts),
-                    on(status.layers.bounds)
+                    on(status.layers.bounds),
+                    on(status.layers.joints)
                 ),
                 TEXT,
             ),

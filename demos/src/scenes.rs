@@ -2,12 +2,12 @@
 //! `tumble-scenes`, sized so a window steps them in real time (the engine is
 //! not optimised yet: a 385-cube pyramid takes several ms per step).
 //!
-//! The keys of the top row, 1..9, 0 and -, pick scenes in this order
-//! ([`KEYS`]). The EPA inspectors are not worlds: their [`SceneKind`]
-//! variants hold no builder.
+//! The keys of the top row, 1..9, 0 and -, then F1..F5 (the joint scenes),
+//! pick scenes in this order ([`KEYS`]). The EPA inspectors are not worlds:
+//! their [`SceneKind`] variants hold no builder.
 
 use tumble::{D2, D3};
-use tumble_scenes::Scene;
+use tumble_scenes::{joint_scenes, Scene};
 
 /// How a scene is built and shown.
 #[derive(Copy, Clone, Debug)]
@@ -22,6 +22,34 @@ pub enum SceneKind {
     Inspector3d,
 }
 
+/// What a scene's camera frames at the start.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Framing {
+    /// The dynamic bodies and the surfaces (a level), from the default
+    /// angle (a level's, in 3D, when there is a surface).
+    Bodies,
+    /// The dynamic bodies and the fixed set pieces: every fixed body less
+    /// than [`STAGE_SIZE`] across (stairs, posts, a door frame; not the
+    /// ground). In 3D seen from `yaw` about Y and `pitch` above the
+    /// horizontal, radians.
+    Stage {
+        /// The camera's angle about Y, radians.
+        yaw: f32,
+        /// The camera's angle above the horizontal, radians.
+        pitch: f32,
+    },
+    /// 2D: the scene's car, [`FOLLOW_WIDTH`] metres across, followed as it
+    /// drives.
+    FollowCar,
+}
+
+/// Fixed bodies at least this wide (along their bounding box's longest
+/// side, metres) are the ground, not a set piece ([`Framing::Stage`]).
+pub const STAGE_SIZE: f32 = 20.0;
+
+/// How much of the world a camera following a car shows across, metres.
+pub const FOLLOW_WIDTH: f32 = 16.0;
+
 /// One entry of the scene list.
 #[derive(Debug)]
 pub struct DemoScene {
@@ -31,6 +59,8 @@ pub struct DemoScene {
     pub about: &'static str,
     /// Its builder.
     pub kind: SceneKind,
+    /// What its camera frames at the start.
+    pub framing: Framing,
 }
 
 impl DemoScene {
@@ -46,7 +76,9 @@ impl DemoScene {
 }
 
 /// The key that picks each scene, in the order of [`SCENES`].
-pub const KEYS: [&str; 11] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-"];
+pub const KEYS: [&str; 16] = [
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-", "F1", "F2", "F3", "F4", "F5",
+];
 
 /// The key that picks scene number `index` (from 0) of [`SCENES`], if any.
 pub fn key(index: usize) -> Option<&'static str> {
@@ -59,56 +91,109 @@ pub static SCENES: &[DemoScene] = &[
         name: "falling_boxes",
         about: "3D: 294 turned cubes dropped in a staggered grid",
         kind: SceneKind::D3(tumble_scenes::falling_boxes_small_3d),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "mixed_shapes_3d",
         about: "3D: 150 balls, capsules, convex hulls and boxes",
         kind: SceneKind::D3(tumble_scenes::mixed_shapes_3d),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "pyramid_3d",
         about: "3D: square pyramid of base 8, 204 cubes",
         kind: SceneKind::D3(|| tumble_scenes::square_pyramid_3d(8)),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "tower_3d",
         about: "3D: a tower of 20 cubes",
         kind: SceneKind::D3(|| tumble_scenes::tower_3d(20)),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "pyramid_2d",
         about: "2D: pyramid of base 30, 465 boxes",
         kind: SceneKind::D2(|| tumble_scenes::pyramid_2d(30)),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "falling_boxes_2d",
         about: "2D: 400 boxes dropped in a loose grid",
         kind: SceneKind::D2(tumble_scenes::falling_boxes_2d),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "player_2d",
         about: "2D: a capsule player (Left/Right walk, Up jumps), crates and a ball; impacts flash",
         kind: SceneKind::D2(tumble_scenes::player_2d),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "epa_inspector_2d",
         about: "2D: EPA step by step on two shapes you drag and turn",
         kind: SceneKind::Inspector2d,
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "epa_inspector_3d",
         about: "3D: EPA's polytope step by step on two shapes you move",
         kind: SceneKind::Inspector3d,
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "terrain_3d",
         about: "3D: 200 balls, capsules, boxes and hulls rained on a 64 m heightfield",
         kind: SceneKind::D3(|| tumble_scenes::terrain_3d(65, 200)),
+        framing: Framing::Bodies,
     },
     DemoScene {
         name: "chains_2d",
         about: "2D: 104 boxes and balls on chains: slopes, steps and a floating cup",
         kind: SceneKind::D2(tumble_scenes::chains_2d),
+        framing: Framing::Bodies,
+    },
+    DemoScene {
+        name: "rope_bridge_3d",
+        about: "3D: a rope bridge of 12 planks on hinges between two posts; 8 boxes fall on it",
+        kind: SceneKind::D3(joint_scenes::rope_bridge_3d),
+        framing: Framing::Stage {
+            yaw: 0.55,
+            pitch: 0.32,
+        },
+    },
+    DemoScene {
+        name: "chain_2d",
+        about: "2D: a chain of 20 hinged links and a heavy ball swings into a stack of boxes",
+        kind: SceneKind::D2(joint_scenes::chain_2d),
+        framing: Framing::Stage {
+            yaw: 0.0,
+            pitch: 0.0,
+        },
+    },
+    DemoScene {
+        name: "ragdoll_stairs_3d",
+        about: "3D: 4 ragdolls (11 bodies, 10 joints each) dropped on stairs",
+        kind: SceneKind::D3(joint_scenes::ragdoll_stairs_3d),
+        framing: Framing::Stage {
+            yaw: 1.2,
+            pitch: 0.4,
+        },
+    },
+    DemoScene {
+        name: "car_2d",
+        about: "2D: a car on sprung, driven wheel joints over bumps (Left/Right drive)",
+        kind: SceneKind::D2(joint_scenes::car_2d),
+        framing: Framing::FollowCar,
+    },
+    DemoScene {
+        name: "door_3d",
+        about: "3D: a door on a limited hinge with a closer; balls are fired at it",
+        kind: SceneKind::D3(joint_scenes::door_3d),
+        framing: Framing::Stage {
+            yaw: 1.1,
+            pitch: 0.75,
+        },
     },
 ];
 
@@ -133,8 +218,13 @@ mod tests {
             assert!(SCENES[i + 1..].iter().all(|b| b.name != a.name));
             assert!(std::ptr::eq(find(a.name).expect("found"), a));
         }
-        assert!(SCENES.len() <= KEYS.len(), "keys 1..9, 0 and - pick scenes");
+        assert!(
+            SCENES.len() <= KEYS.len(),
+            "keys 1..9, 0, - and F1..F5 pick scenes"
+        );
         assert_eq!(key(9), Some("0"));
-        assert_eq!(key(SCENES.len() - 1), Some("-"));
+        assert_eq!(key(10), Some("-"));
+        assert_eq!(key(SCENES.len() - 1), Some("F5"));
+        assert_eq!(find("car_2d").map(|s| s.framing), Some(Framing::FollowCar));
     }
 }

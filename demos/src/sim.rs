@@ -6,6 +6,8 @@ use std::time::Instant;
 use tumble::shape::Aabb;
 use tumble::{Angular, BodyKind, Dim, Vector, World, D2, D3};
 
+use crate::cannon::Cannon;
+use crate::car::Car;
 use crate::inspector::Inspector;
 use crate::player::{Player, PlayerInput};
 use crate::scenes::{DemoScene, SceneKind};
@@ -56,9 +58,13 @@ pub struct Sim {
     pub steps: u64,
     /// The scene's player, if it has one (`tumble_scenes::player_2d`).
     pub player: Option<Player>,
-    /// What the player's keys ask this step.
+    /// The scene's car, if it has one (`car_2d`).
+    pub car: Option<Car>,
+    /// The scene's cannon, if it has a door to fire at (`door_3d`).
+    pub cannon: Option<Cannon>,
+    /// What the player's (or the car's) keys ask this step.
     pub input: PlayerInput,
-    /// The player follows a script instead of keys (headless runs).
+    /// The player or car follows a script instead of keys (headless runs).
     pub scripted: bool,
 }
 
@@ -75,12 +81,22 @@ impl Sim {
             SimWorld::D2(w) => Player::find(w, tumble_scenes::PLAYER),
             _ => None,
         };
+        let car = match &world {
+            SimWorld::D2(w) if player.is_none() => Car::find(w),
+            _ => None,
+        };
+        let cannon = match &world {
+            SimWorld::D3(w) => Cannon::find(w),
+            _ => None,
+        };
         Self {
             scene,
             world,
             time: 0.0,
             steps: 0,
             player,
+            car,
+            cannon,
             input: PlayerInput::default(),
             scripted: false,
         }
@@ -98,8 +114,8 @@ impl Sim {
     pub fn step(&mut self) -> f64 {
         let start = Instant::now();
         match &mut self.world {
-            SimWorld::D2(w) => match &mut self.player {
-                Some(player) => {
+            SimWorld::D2(w) => match (&mut self.player, &mut self.car) {
+                (Some(player), _) => {
                     let input = if self.scripted {
                         PlayerInput::scripted(self.time, DT)
                     } else {
@@ -109,9 +125,23 @@ impl Sim {
                     w.step(DT);
                     player.record_impacts(w, DT);
                 }
-                None => w.step(DT),
+                (None, Some(car)) => {
+                    let input = if self.scripted {
+                        Car::scripted()
+                    } else {
+                        self.input
+                    };
+                    car.drive(w, input);
+                    w.step(DT);
+                }
+                (None, None) => w.step(DT),
             },
-            SimWorld::D3(w) => w.step(DT),
+            SimWorld::D3(w) => {
+                if let Some(cannon) = &mut self.cannon {
+                    cannon.update(w, self.time, DT);
+                }
+                w.step(DT)
+            }
             SimWorld::Inspector2d(_) | SimWorld::Inspector3d(_) => return 0.0,
         }
         self.time += DT;

@@ -7,12 +7,26 @@ use macroquad::color::Color;
 use tumble::BodyHandle;
 
 /// Which debug layers the window draws over the bodies.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Layers {
     /// Manifold points and normals (key C).
     pub contacts: bool,
     /// Each body's bounding box (key B).
     pub bounds: bool,
+    /// Each joint's anchors and the line between them (key J; on at the
+    /// start).
+    pub joints: bool,
+}
+
+impl Default for Layers {
+    /// Joints shown, contacts and bounding boxes not.
+    fn default() -> Self {
+        Self {
+            contacts: false,
+            bounds: false,
+            joints: true,
+        }
+    }
 }
 
 /// Background of the window.
@@ -31,6 +45,12 @@ pub const CONTACT_NORMAL: Color = Color::new(1.0, 0.85, 0.1, 1.0);
 pub const FACET_NORMAL: Color = Color::new(0.45, 0.85, 1.0, 1.0);
 /// Bounding boxes.
 pub const BOUNDS: Color = Color::new(0.3, 0.95, 0.5, 0.8);
+/// A joint's anchor on its first body (A).
+pub const JOINT_A: Color = Color::new(0.2, 0.95, 0.95, 1.0);
+/// A joint's anchor on its second body (B).
+pub const JOINT_B: Color = Color::new(0.95, 0.35, 0.95, 1.0);
+/// The line between a joint's two anchors.
+pub const JOINT_LINE: Color = Color::new(1.0, 1.0, 1.0, 0.9);
 
 const PALETTE: [Color; 8] = [
     Color::new(0.90, 0.49, 0.25, 1.0),

@@ -64,10 +64,21 @@ fn resting_scenes_stay_at_rest_and_falling_ones_fall() {
             sim.step();
         }
         let e = sim.kinetic_energy();
-        // Scenes that drop their bodies (a rain over a level included).
-        let drops = ["falling", "mixed", "terrain", "chains"];
+        // Scenes that drop their bodies (a rain over a level included) or
+        // swing them from the start. (Unscripted, as here, the car brakes:
+        // it rests.)
+        let drops = [
+            "falling",
+            "mixed",
+            "terrain",
+            "chains",
+            "rope_bridge",
+            "chain_2d",
+            "ragdoll",
+        ];
         if drops.iter().any(|word| scene.name.contains(word)) {
-            assert!(e > 1.0, "{}: falling, kinetic {e}", scene.name);
+            // (The ragdolls are light: 0.37 J after 10 steps.)
+            assert!(e > 0.1, "{}: falling, kinetic {e}", scene.name);
         } else {
             // Stacks built touching: only settling, far less than a fall.
             let per_body = e / sim.counts().bodies as f32;

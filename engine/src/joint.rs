@@ -373,10 +373,15 @@ impl<D: Dim> Joint<D> {
         self.reaction_torque
     }
 
-    /// A revolute joint's motor speed, rad/s (wakes nothing: a sleeping
-    /// joint's bodies wake when touched or moved).
-    pub fn set_motor_speed(&mut self, speed: f32) {
-        if let JointModel::Revolute { motor: Some(m), .. } = &mut self.model {
+    /// A drive's target speed: a revolute joint's or wheel's spin (rad/s),
+    /// a prismatic joint's slide (m/s); nothing for a joint without a
+    /// drive, or a NaN or infinite speed. Wakes nothing: to drive a
+    /// sleeping body, wake it (`Body::wake_up` through `World::body_mut`).
+    pub fn set_drive_speed(&mut self, speed: f32) {
+        if let JointModel::Revolute { motor: Some(m), .. }
+        | JointModel::Prismatic { motor: Some(m), .. }
+        | JointModel::Wheel { motor: Some(m), .. } = &mut self.model
+        {
             if speed.is_finite() {
                 m.speed = speed;
             }

@@ -3,6 +3,7 @@
 //! fixed ground whose top face is at y = 0.
 
 pub mod ragdoll;
+pub mod joint_scenes;
 
 use tumble::d2;
 use tumble::d3;

@@ -12,6 +12,11 @@ use tumble::glam::{Quat, Vec3};
 use tumble::shape::Shape;
 use tumble::{BodyDesc, BodyHandle, ColliderDesc, JointDesc, World, D3};
 
+/// The parts' density, kg/m³: a body's (about water's), so a ragdoll of
+/// these sizes weighs some 76 kg, as a person does, against the 1 kg/m³
+/// default that made it 76 g, flung by any ball.
+const BODY_DENSITY: f32 = 1000.0;
+
 /// How far an elbow or knee bends from straight, radians: 150 degrees.
 const LIMB_BEND: f32 = 150.0 * core::f32::consts::PI / 180.0;
 
@@ -24,7 +29,7 @@ pub fn add_ragdoll(world: &mut World<D3>, at: Vec3, rotation: Quat) -> Vec<BodyH
         let body = world
             .add_body(
                 BodyDesc::dynamic().position(place(p)).rotation(rotation),
-                ColliderDesc::new(shape).friction(0.6),
+                ColliderDesc::new(shape).friction(0.6).density(BODY_DENSITY),
             )
             .expect("a ragdoll part");
         bodies.push(body);
