@@ -5,9 +5,24 @@
 //! kinematic), position and rotation, and each collider's shape, local pose,
 //! friction and restitution. Density is the body's mass over its shapes'
 //! mass at density 1 (uniform bodies, as in every reference scene).
+//! Each collider's collision filter becomes rapier collision groups (tumble's
+//! category and mask are rapier's memberships and filter, tested alike).
 //! Gravity and the time step come from the caller; sleeping is off on every
 //! body; everything else is rapier's default.
+//!
+//! Joints: each plain revolute joint (no limits, motor or spring) becomes a
+//! rapier impulse joint, a `RevoluteJoint`, with the same anchors (tumble's
+//! world anchors, from `World::joint_anchors`, in each rapier body's frame)
+//! and contacts between its bodies enabled only if tumble's
+//! `collide_connected` is set. In 3D its axis is tumble's default, world Z,
+//! in each body's frame: tumble does not show a joint's axis, so a 3D hinge
+//! made with another `.axis(..)` would be mirrored wrongly (no reference
+//! scene has one). Every other joint kind, and revolute joints with limits,
+//! a motor or a spring, are [`Unsupported`] for now.
 
+use std::collections::HashMap;
+
+use tumble::joint::JointModel;
 use tumble::shape::ShapeKind;
 use tumble::{BodyHandle, BodyKind, Dim, D2, D3};
 use tumble_scenes::Scene;
@@ -54,11 +69,27 @@ fn all_bodies<D: Dim>(scene: &Scene<D>) -> (Vec<BodyHandle>, Vec<usize>) {
     (all, measured)
 }
 
+/// The largest and the mean of `gaps` (NaN if any is), `None` if empty.
+pub fn gaps(gaps: &[f32]) -> Option<[f32; 2]> {
+    if gaps.is_empty() {
+        return None;
+    }
+    let largest = gaps.iter().copied().fold(0.0, |m: f32, g| {
+        if g.is_nan() || m.is_nan() {
+            f32::NAN
+        } else {
+            m.max(g)
+        }
+    });
+    let mean = gaps.iter().sum::<f32>() / gaps.len() as f32;
+    Some([largest, mean])
+}
+
 macro_rules! mirror {
     ($module:ident, $rapier:ident, $conv:ident, $dim:ty, $doc:literal) => {
         #[doc = $doc]
         pub mod $module {
-            use super::$conv::{cuboid, pose, position, vector};
+            use super::$conv::{cuboid, pose, position, revolute, vector};
             use super::*;
             use $rapier::prelude::*;
 
@@ -117,8 +148,15 @@ macro_rules! mirror {
                                     ))
                                 }
                             };
+                            let filter = c.filter();
+                            let groups = InteractionGroups::new(
+                                Group::from_bits_retain(filter.category),
+                                Group::from_bits_retain(filter.mask),
+                                InteractionTestMode::And,
+                            );
                             let collider = shape
                                 .position(pose(&c.local_pose()))
+                                .collision_groups(groups)
                                 .density(density)
                                 .friction(c.friction())
                                 .restitution(c.restitution())
@@ -127,6 +165,41 @@ macro_rules! mirror {
                             colliders.insert_with_parent(collider, handle, &mut bodies);
                         }
                         handles.push(handle);
+                    }
+                    let index: HashMap<BodyHandle, RigidBodyHandle> =
+                        all.iter().copied().zip(handles.iter().copied()).collect();
+                    let mut impulse_joints = ImpulseJointSet::new();
+                    for (h, joint) in scene.world.joints() {
+                        match joint.model() {
+                            JointModel::Revolute {
+                                limits: None,
+                                motor: None,
+                                spring: None,
+                                ..
+                            } => {}
+                            JointModel::Revolute { .. } => {
+                                return Err(Unsupported(
+                                    "the rapier mirror has no revolute limits, motors or springs"
+                                        .into(),
+                                ))
+                            }
+                            other => {
+                                return Err(Unsupported(format!(
+                                    "the rapier mirror has revolute joints only, not {other:?}"
+                                )))
+                            }
+                        }
+                        let [a, b] = joint.bodies();
+                        let [anchor_a, anchor_b] =
+                            scene.world.joint_anchors(h).expect("live joint");
+                        let (h1, h2) = (index[&a], index[&b]);
+                        let (p1, p2) = (*bodies[h1].position(), *bodies[h2].position());
+                        let hinge = revolute(&p1, &p2)
+                            .local_anchor1(p1.inverse_transform_point(vector(anchor_a)))
+                            .local_anchor2(p2.inverse_transform_point(vector(anchor_b)))
+                            .contacts_enabled(joint.collides_connected())
+                            .build();
+                        impulse_joints.insert(h1, h2, hinge, true);
                     }
                     let params = IntegrationParameters {
                         dt,
@@ -141,7 +214,7 @@ macro_rules! mirror {
                         narrow_phase: NarrowPhase::new(),
                         bodies,
                         colliders,
-                        impulse_joints: ImpulseJointSet::new(),
+                        impulse_joints,
                         multibody_joints: MultibodyJointSet::new(),
                         soft_bodies: SoftBodySet::new(),
                         ccd: CCDSolver::new(),
@@ -168,6 +241,25 @@ macro_rules! mirror {
                     );
                 }
 
+                /// The largest and the mean distance between each joint's two
+                /// world anchors (its error), metres; `None` without joints.
+                pub fn joint_gaps(&self) -> Option<[f32; 2]> {
+                    let gaps: Vec<f32> = self
+                        .impulse_joints
+                        .iter()
+                        .map(|(_, j)| {
+                            let a = self.bodies[j.body1()]
+                                .position()
+                                .transform_point(j.data.local_anchor1());
+                            let b = self.bodies[j.body2()]
+                                .position()
+                                .transform_point(j.data.local_anchor2());
+                            (a - b).length()
+                        })
+                        .collect();
+                    super::gaps(&gaps)
+                }
+
                 /// Positions of the measured bodies, as `[x, y, z]` (z = 0 in 2D).
                 pub fn positions(&self) -> Vec<[f32; 3]> {
                     self.measured
@@ -186,7 +278,7 @@ mirror!(d3, rapier3d, conv_d3, D3, "3D mirrors, in rapier3d.");
 // Conversions from tumble's glam to rapier's (another glam version), by components.
 
 mod conv_d2 {
-    use rapier2d::prelude::{ColliderBuilder, Pose, Vector};
+    use rapier2d::prelude::{ColliderBuilder, Pose, RevoluteJointBuilder, Vector};
     use tumble::glam::Vec2;
     use tumble::{MathDim, D2};
 
@@ -205,10 +297,15 @@ mod conv_d2 {
     pub fn position(v: Vector) -> [f32; 3] {
         [v.x, v.y, 0.0]
     }
+
+    /// A hinge between bodies at `_p1` and `_p2` (in 2D, about Z).
+    pub fn revolute(_p1: &Pose, _p2: &Pose) -> RevoluteJointBuilder {
+        RevoluteJointBuilder::new()
+    }
 }
 
 mod conv_d3 {
-    use rapier3d::prelude::{ColliderBuilder, Pose, Rotation, Vector};
+    use rapier3d::prelude::{ColliderBuilder, Pose, RevoluteJointBuilder, Rotation, Vector};
     use tumble::glam::Vec3;
     use tumble::{MathDim, D3};
 
@@ -230,5 +327,16 @@ mod conv_d3 {
 
     pub fn position(v: Vector) -> [f32; 3] {
         [v.x, v.y, v.z]
+    }
+
+    /// A hinge between bodies at `p1` and `p2` about tumble's default axis,
+    /// world Z, in each body's frame.
+    pub fn revolute(p1: &Pose, p2: &Pose) -> RevoluteJointBuilder {
+        let mut hinge = RevoluteJointBuilder::new(p1.rotation.inverse() * Vector::Z);
+        hinge
+            .0
+            .data
+            .set_local_axis2(p2.rotation.inverse() * Vector::Z);
+        hinge
     }
 }

@@ -2,13 +2,15 @@
 //! Box3D benchmark scenes: unit boxes (1 m), density 1, friction 0.6, on a
 //! fixed ground whose top face is at y = 0.
 
-pub mod ragdoll;
 pub mod joint_scenes;
+pub mod ragdoll;
 
 use tumble::d2;
 use tumble::d3;
 use tumble::glam::{Quat, Vec2, Vec3};
-use tumble::{BodyHandle, Dim, Settings, World, D2, D3};
+use tumble::{
+    BodyDesc, BodyHandle, ColliderDesc, CollisionFilter, Dim, JointDesc, Settings, World, D2, D3,
+};
 
 /// A world and the dynamic bodies whose stability is measured.
 pub struct Scene<D: Dim> {
@@ -148,6 +150,16 @@ pub const SCENES: &[SceneEntry] = &[
         name: "chains_2d",
         about: "2D: 104 boxes and balls on a level of chains: slopes, steps, a floating cup",
         build: Build::D2(chains_2d),
+    },
+    SceneEntry {
+        name: "joint_grid_2d",
+        about: "2D: Box2D's joint grid, 100 x 100 balls joined by 19,800 hinges, hung from 7",
+        build: Build::D2(joint_grid_2d),
+    },
+    SceneEntry {
+        name: "joint_grid_3d",
+        about: "3D: joint_grid_2d's grid in the XY plane, hinges about Z",
+        build: Build::D3(joint_grid_3d),
     },
 ];
 
@@ -996,6 +1008,84 @@ pub fn chains_2d() -> Scene<D2> {
     Scene { world, bodies }
 }
 
+/// Rows and columns of [`joint_grid_2d`] and [`joint_grid_3d`].
+const JOINT_GRID_SIDE: usize = 100;
+
+/// 2D, sleeping off: Box2D v3's joint grid benchmark (`CreateJointGrid` in
+/// Box2D's `shared/benchmarks.c`, before that `benchmark/joint_grid.c`),
+/// a test of joints alone. 100 x 100 balls (radius 0.4 m, density 1),
+/// 1 m apart, column `k` at x = `k` and row `i` at y = -`i` (the top row
+/// at y = 0); each ball hinged (a revolute joint, no limit, motor or
+/// spring) to the ball above it and to the one on its left, at the
+/// midpoint between them: 9,900 + 9,900 = 19,800 joints. As in Box2D, only
+/// the middle seven balls of the top row (columns 47 to 53) are fixed,
+/// the sheet hanging from them; balls hinged at four points make a nearly
+/// rigid "rotating squares" linkage, so it hangs and vibrates rather than
+/// draping like a cloth. No ball touches any other (collision filter
+/// category 2, mask everything but 2; there is no ground), so the step is
+/// the joints' alone. Gravity is on (-9.81; Box2D's current benchmark keeps its
+/// default gravity, its first version had none). `bodies` holds the 9,993
+/// dynamic balls, in creation order (column by column, top to bottom).
+pub fn joint_grid_2d() -> Scene<D2> {
+    joint_grid(JOINT_GRID_SIDE, Vec2::new)
+}
+
+/// 3D, sleeping off: [`joint_grid_2d`]'s grid of balls (spheres) in the XY
+/// plane at z = 0, each revolute joint hinged about Z (tumble's default
+/// axis), so the grid moves in its plane as the 2D one does, at the cost of
+/// 3D joints (five locked degrees of freedom each instead of two).
+pub fn joint_grid_3d() -> Scene<D3> {
+    joint_grid(JOINT_GRID_SIDE, |x, y| Vec3::new(x, y, 0.0))
+}
+
+/// [`joint_grid_2d`] in either dimension, `side` x `side` balls; `point`
+/// makes the point (x, y) of the grid's plane.
+fn joint_grid<D: Dim>(side: usize, point: fn(f32, f32) -> D::Vector) -> Scene<D> {
+    let mut world = World::new(settings());
+    let ball = tumble::shape::Shape::<D>::ball(0.4).expect("valid ball");
+    // Box2D's filter: in group 2, colliding with every group but 2.
+    let filter = CollisionFilter {
+        category: 2,
+        mask: !2,
+    };
+    let pinned = side / 2 - 3..=side / 2 + 3;
+    let mut grid: Vec<BodyHandle> = Vec::with_capacity(side * side);
+    let mut bodies = Vec::with_capacity(side * side);
+    for k in 0..side {
+        for i in 0..side {
+            let (x, y) = (k as f32, -(i as f32));
+            let desc = if i == 0 && pinned.contains(&k) {
+                BodyDesc::fixed()
+            } else {
+                BodyDesc::dynamic()
+            };
+            let body = world
+                .add_body(
+                    desc.position(point(x, y)),
+                    ColliderDesc::new(ball.clone()).filter(filter),
+                )
+                .expect("valid ball");
+            if i > 0 {
+                let above = grid[grid.len() - 1];
+                world
+                    .add_joint(JointDesc::revolute(above, body, point(x, y + 0.5)))
+                    .expect("valid hinge");
+            }
+            if k > 0 {
+                let left = grid[grid.len() - side];
+                world
+                    .add_joint(JointDesc::revolute(left, body, point(x - 0.5, y)))
+                    .expect("valid hinge");
+            }
+            grid.push(body);
+            if !(i == 0 && pinned.contains(&k)) {
+                bodies.push(body);
+            }
+        }
+    }
+    Scene { world, bodies }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1182,6 +1272,63 @@ mod tests {
                 assert!(p.y > terrain_height(p.x, p.z), "{p} under the terrain");
                 assert!(b.linear_velocity().length() < 20.0, "{p}");
             }
+        }
+    }
+
+    /// The largest distance between a joint's two world anchors, metres.
+    fn largest_joint_gap<D: Dim>(world: &World<D>) -> f32 {
+        world
+            .joints()
+            .map(|(h, _)| {
+                let [a, b] = world.joint_anchors(h).expect("live joint");
+                tumble::Vector::length(b - a)
+            })
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn the_joint_grid_is_box2ds_and_its_hinges_start_closed() {
+        let (grid_2d, grid_3d) = (joint_grid_2d(), joint_grid_3d());
+        assert_eq!(grid_2d.bodies.len(), 100 * 100 - 7);
+        assert_eq!(grid_3d.bodies.len(), 100 * 100 - 7);
+        assert_eq!(grid_2d.world.joints().count(), 2 * 100 * 99);
+        assert_eq!(grid_3d.world.joints().count(), 2 * 100 * 99);
+        let fixed_2d = grid_2d
+            .world
+            .bodies()
+            .filter(|(_, b)| b.kind() == tumble::BodyKind::Fixed);
+        let fixed_3d = grid_3d
+            .world
+            .bodies()
+            .filter(|(_, b)| b.kind() == tumble::BodyKind::Fixed);
+        assert_eq!((fixed_2d.count(), fixed_3d.count()), (7, 7));
+        // Each hinge at the midpoint of its two balls, 1 m apart.
+        for (h, joint) in grid_2d.world.joints() {
+            let [a, b] = joint
+                .bodies()
+                .map(|b| grid_2d.world.body(b).expect("live").position());
+            let [pa, pb] = grid_2d.world.joint_anchors(h).expect("live joint");
+            assert!((b - a).length() == 1.0 && pa == pb && pa == (a + b) * 0.5);
+        }
+        assert_eq!(largest_joint_gap(&grid_3d.world), 0.0);
+    }
+
+    #[test]
+    fn a_small_joint_grid_hangs_together() {
+        // Box2D's debug size, 20 x 20, for 5 s.
+        let mut grid_2d = joint_grid::<D2>(20, Vec2::new);
+        let mut grid_3d = joint_grid::<D3>(20, |x, y| Vec3::new(x, y, 0.0));
+        for _ in 0..300 {
+            grid_2d.world.step(1.0 / 60.0);
+            grid_3d.world.step(1.0 / 60.0);
+        }
+        let gap_2d = largest_joint_gap(&grid_2d.world);
+        let gap_3d = largest_joint_gap(&grid_3d.world);
+        assert!(gap_2d < 0.01, "{gap_2d}");
+        assert!(gap_3d < 0.01, "{gap_3d}");
+        for &h in &grid_3d.bodies {
+            let p = grid_3d.world.body(h).expect("live").position();
+            assert!(p.is_finite() && p.z.abs() < 1e-4, "{p}");
         }
     }
 }

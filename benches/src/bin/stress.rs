@@ -24,7 +24,9 @@
 //!
 //! `--engine rapier` steps a rapier world mirroring the same tumble scene body
 //! for body (see `benches::rapier_mirror`): same bodies, shapes, density,
-//! friction, gravity and dt 1/60, sleeping off, rapier's defaults otherwise.
+//! friction, collision filters, revolute joints, gravity and dt 1/60,
+//! sleeping off, rapier's defaults otherwise. For a world with joints each
+//! engine also prints how far apart its joints' two anchors are.
 //! Rapier runs single-threaded unless the CLI is built with
 //! `--features rapier-parallel`, which turns on rapier's rayon-parallel step;
 //! it then runs in the same `--threads` pool as tumble.
@@ -32,7 +34,7 @@
 use std::time::Instant;
 
 use benches::{machine, rapier_mirror};
-use tumble::{D2, D3};
+use tumble::{Vector, D2, D3};
 use tumble_scenes::{find, Build, Scene, SCENES};
 
 #[derive(Copy, Clone, PartialEq)]
@@ -154,6 +156,21 @@ trait Stepper {
     fn pose_hash(&self) -> Option<u64> {
         None
     }
+    /// The largest and the mean distance between each joint's two world
+    /// anchors, metres; `None` without joints.
+    fn joint_gaps(&self) -> Option<[f32; 2]> {
+        None
+    }
+}
+
+/// [`Stepper::joint_gaps`] of a tumble world.
+fn tumble_joint_gaps<D: tumble::Dim>(world: &tumble::World<D>) -> Option<[f32; 2]> {
+    let gaps: Vec<f32> = world
+        .joints()
+        .filter_map(|(h, _)| world.joint_anchors(h))
+        .map(|[a, b]| (b - a).length())
+        .collect();
+    rapier_mirror::gaps(&gaps)
 }
 
 /// FNV-1a continued from `hash` over the bits of `values`.
@@ -180,6 +197,10 @@ fn stages_of(profile: &tumble::StepProfile) -> [f64; 4] {
 impl Stepper for Scene<D2> {
     fn step(&mut self) {
         self.world.step(DT);
+    }
+
+    fn joint_gaps(&self) -> Option<[f32; 2]> {
+        tumble_joint_gaps(&self.world)
     }
 
     fn positions(&self) -> Vec<[f32; 3]> {
@@ -210,6 +231,10 @@ impl Stepper for Scene<D3> {
         self.world.step(DT);
     }
 
+    fn joint_gaps(&self) -> Option<[f32; 2]> {
+        tumble_joint_gaps(&self.world)
+    }
+
     fn positions(&self) -> Vec<[f32; 3]> {
         let at = |&h| self.world.body(h).expect("live").position();
         self.bodies.iter().map(at).map(|p| p.to_array()).collect()
@@ -237,6 +262,10 @@ impl Stepper for rapier_mirror::d2::World {
     fn positions(&self) -> Vec<[f32; 3]> {
         rapier_mirror::d2::World::positions(self)
     }
+
+    fn joint_gaps(&self) -> Option<[f32; 2]> {
+        rapier_mirror::d2::World::joint_gaps(self)
+    }
 }
 
 impl Stepper for rapier_mirror::d3::World {
@@ -246,6 +275,10 @@ impl Stepper for rapier_mirror::d3::World {
 
     fn positions(&self) -> Vec<[f32; 3]> {
         rapier_mirror::d3::World::positions(self)
+    }
+
+    fn joint_gaps(&self) -> Option<[f32; 2]> {
+        rapier_mirror::d3::World::joint_gaps(self)
     }
 }
 
@@ -347,6 +380,13 @@ impl Contender {
             "stability: largest sideways drift {:.4} m, largest sink {:.4} m, moved more than 1 m: {}",
             stability.drift, stability.sink, stability.moved
         );
+        let lost = end.iter().flatten().filter(|v| !v.is_finite()).count();
+        if lost > 0 {
+            println!("NON-FINITE: {lost} position coordinates are NaN or infinite");
+        }
+        if let Some([largest, mean]) = self.world.joint_gaps() {
+            println!("joints: anchors apart by at most {largest:.2e} m, {mean:.2e} m on average");
+        }
         if let Some(hash) = self.world.pose_hash() {
             println!("pose hash after {} steps: {hash:016x}", self.times.len());
         }
