@@ -6,10 +6,10 @@
 //! A new speed is set on each wheel joint's drive
 //! (`Joint::set_drive_speed`), the chassis woken so a parked car drives off.
 
-use tumble::d2::{BodyHandle, JointDesc, JointHandle, World};
+use tumble::d2::{BodyHandle, JointHandle, World};
 use tumble::glam::Vec2;
 use tumble::joint::JointModel;
-use tumble_scenes::joint_scenes::{CAR_DRIVE_SPEED, CAR_DRIVE_TORQUE};
+use tumble_scenes::joint_scenes::CAR_DRIVE_SPEED;
 
 use crate::player::PlayerInput;
 

@@ -41,7 +41,7 @@
 use crate::math::{Angular, MathDim, Rot2, Vector, D2, D3};
 use crate::pipeline::integrate::{BodyState, SolverBody};
 use crate::pipeline::solver::{Softness, SolverDim};
-use glam::{Quat, Vec3};
+use glam::{Mat3, Quat, Vec2, Vec3};
 
 /// What joints add to the solver's dimension: turning and measuring angles
 /// about an axis.
@@ -62,6 +62,16 @@ pub trait JointDim: SolverDim {
         a: Self::AngularVector,
         b: Self::AngularVector,
     ) -> ([(Self::AngularVector, f32); 2], usize);
+    /// `x` with `K x = rhs` for a point constraint's mass matrix `K`
+    /// between bodies of inverse masses summing to `mass`, inverse
+    /// inertias `inertia` and lever arms `arms` (2x2 or 3x3, in closed
+    /// form); zero where `K` is singular (both bodies fixed).
+    fn solve_point_block(
+        mass: f32,
+        inertia: [Self::Inertia; 2],
+        arms: [Self::Vector; 2],
+        rhs: Self::Vector,
+    ) -> Self::Vector;
     /// The angle from unit axis `a` to unit axis `b` and the unit axis
     /// turning about which carries `a` towards `b`; `None` while they are
     /// aligned (and always in 2D, where every axis is Z).
@@ -87,6 +97,21 @@ impl JointDim for D2 {
     fn swing(_a: f32, _b: f32) -> Option<(f32, f32)> {
         None
     }
+    fn solve_point_block(mass: f32, [ia, ib]: [f32; 2], [ra, rb]: [Vec2; 2], rhs: Vec2) -> Vec2 {
+        // Box2D's revolute point block.
+        let k11 = mass + ia * ra.y * ra.y + ib * rb.y * rb.y;
+        let k12 = -ia * ra.x * ra.y - ib * rb.x * rb.y;
+        let k22 = mass + ia * ra.x * ra.x + ib * rb.x * rb.x;
+        let det = k11 * k22 - k12 * k12;
+        if det.abs() <= f32::MIN_POSITIVE {
+            return Vec2::ZERO;
+        }
+        let inv = 1.0 / det;
+        Vec2::new(
+            inv * (k22 * rhs.x - k12 * rhs.y),
+            inv * (k11 * rhs.y - k12 * rhs.x),
+        )
+    }
 }
 
 impl JointDim for D3 {
@@ -111,6 +136,25 @@ impl JointDim for D3 {
         let lean = a.cross(b);
         ([(p, lean.dot(p)), (q, lean.dot(q))], 2)
     }
+    fn solve_point_block(mass: f32, inertia: [Mat3; 2], arms: [Vec3; 2], rhs: Vec3) -> Vec3 {
+        // K = m 1 - S_a I_a S_a - S_b I_b S_b, S the cross-product matrix
+        // of each arm: the velocity a unit impulse at the anchors adds.
+        let skew = |r: Vec3| {
+            Mat3::from_cols(
+                Vec3::new(0.0, r.z, -r.y),
+                Vec3::new(-r.z, 0.0, r.x),
+                Vec3::new(r.y, -r.x, 0.0),
+            )
+        };
+        let (sa, sb) = (skew(arms[0]), skew(arms[1]));
+        let k =
+            Mat3::from_diagonal(Vec3::splat(mass)) - sa * inertia[0] * sa - sb * inertia[1] * sb;
+        let det = k.determinant();
+        if det.abs() <= f32::MIN_POSITIVE {
+            return Vec3::ZERO;
+        }
+        k.inverse() * rhs
+    }
     fn swing(a: Vec3, b: Vec3) -> Option<(f32, Vec3)> {
         let lean = a.cross(b);
         let sine = lean.length();
@@ -131,11 +175,12 @@ const POSITION_PASSES: usize = 8;
 
 /// Gauss-Seidel sweeps over the joints in each solve and relax pass: a
 /// sweep carries a correction about one link along a chain, and a chain
-/// bearing an end mass 100 times its links' needs several per substep to
-/// hold (`a_chain_of_twenty_links_holds_together_2d`: 4 sweeps leave it
-/// 4 mm apart in all after 10 s, 1 sweep 4 cm). Joints are few beside
-/// contacts; a sweep costs a few dozen flops per joint.
-const JOINT_ITERATIONS: usize = 4;
+/// bearing an end mass 100 times its links' needs more than one per
+/// substep to hold (`a_chain_of_twenty_links_holds_together_2d`, with the
+/// eight position passes: 1 sweep leaves it 3.5 cm apart in all after
+/// 10 s, 2 sweeps 1.0 mm, 4 sweeps 4.2 mm); each sweep costs as much as
+/// the others, and the joint grid steps in 100 ms with 2, 154 with 4.
+const JOINT_ITERATIONS: usize = 2;
 
 /// The largest distance (m) and angle (rad) a position pass corrects at
 /// one joint (Box2D v2's `b2_maxLinearCorrection` and
@@ -517,6 +562,15 @@ impl<D: JointDim> Now<D> {
         }
     }
 
+    /// The bodies' velocities read again (after an impulse): the poses do
+    /// not change within a pass, only the velocities.
+    fn read_velocities(&mut self, joint: &Prepared<D>, states: &[D::BodyState]) {
+        let [a, b] = joint.input.bodies;
+        let ((va, wa), (vb, wb)) = (states[a].velocities(), states[b].velocities());
+        self.linear = [va, vb];
+        self.angular = [wa, wb];
+    }
+
     /// The unit direction from anchor A to anchor B, if they are apart.
     fn direction(&self) -> Option<D::Vector> {
         let length = self.separation.length();
@@ -602,18 +656,30 @@ fn apply<D: JointDim>(
     linear: D::Vector,
     angular: D::AngularVector,
 ) {
+    apply_at(joint, now.arm, states, linear, angular);
+}
+
+/// [`apply`] with the linear impulse at lever arms `arm`.
+fn apply_at<D: JointDim>(
+    joint: &Prepared<D>,
+    arm: [D::Vector; 2],
+    states: &mut [D::BodyState],
+    linear: D::Vector,
+    angular: D::AngularVector,
+) {
+    let now_arm = arm;
     let [a, b] = joint.input.bodies;
     let [ma, mb] = joint.inv_mass;
     let [ia, ib] = joint.inv_inertia;
     let (va, wa) = states[a].velocities();
     states[a].set_velocities(
         va - linear * ma,
-        wa - D::mul_inertia(ia, D::cross(now.arm[0], linear) + angular),
+        wa - D::mul_inertia(ia, D::cross(now_arm[0], linear) + angular),
     );
     let (vb, wb) = states[b].velocities();
     states[b].set_velocities(
         vb + linear * mb,
-        wb + D::mul_inertia(ib, D::cross(now.arm[1], linear) + angular),
+        wb + D::mul_inertia(ib, D::cross(now_arm[1], linear) + angular),
     );
 }
 
@@ -698,57 +764,17 @@ fn solve_point<D: JointDim>(
     let now = Now::of(joint, states);
     let (bias_rate, mass_scale, impulse_scale) = pass.scales(spring);
     let rhs = now.point_velocity() + now.separation * bias_rate;
-    let [ma, mb] = joint.inv_mass;
-    let [ia, ib] = joint.inv_inertia;
-    let k = |x: D::Vector| {
-        x * (ma + mb)
-            + D::angular_cross(D::mul_inertia(ia, D::cross(now.arm[0], x)), now.arm[0])
-            + D::angular_cross(D::mul_inertia(ib, D::cross(now.arm[1], x)), now.arm[1])
-    };
-    let solved = solve_block::<D::Vector>(k, rhs);
+    let solved = point_block(joint, &now, rhs);
     let accumulated = joint.input.impulses.point;
     let impulse = -solved * mass_scale - accumulated * impulse_scale;
     joint.input.impulses.point = accumulated + impulse;
     apply(joint, &now, states, impulse, D::AngularVector::default());
 }
 
-/// `x` with `k(x) = rhs` for the small symmetric positive map `k` (2x2 or
-/// 3x3), by elimination with partial pivoting; zero where `k` is singular
-/// (both bodies fixed).
-fn solve_block<V: Vector>(k: impl Fn(V) -> V, rhs: V) -> V {
-    let axes = V::axes();
-    let n = axes.len();
-    let mut m = [[0.0f32; 4]; 3];
-    for (j, &e) in axes.iter().enumerate() {
-        let column = k(e);
-        for (i, &f) in axes.iter().enumerate() {
-            m[i][j] = column.dot(f);
-        }
-    }
-    for (i, &f) in axes.iter().enumerate() {
-        m[i][3] = rhs.dot(f);
-    }
-    for c in 0..n {
-        let pivot = (c..n)
-            .max_by(|&x, &y| m[x][c].abs().total_cmp(&m[y][c].abs()))
-            .unwrap_or(c);
-        m.swap(c, pivot);
-        if m[c][c].abs() <= f32::MIN_POSITIVE {
-            return V::ZERO;
-        }
-        let pivot_row = m[c];
-        for (r, row) in m.iter_mut().enumerate().take(n) {
-            if r != c {
-                let f = row[c] / pivot_row[c];
-                for (x, p) in row.iter_mut().zip(pivot_row).skip(c) {
-                    *x -= f * p;
-                }
-            }
-        }
-    }
-    axes.iter()
-        .enumerate()
-        .fold(V::ZERO, |x, (i, &e)| x + e * (m[i][3] / m[i][i]))
+/// The point impulse `x` with `K x = rhs` at the joint's arms now.
+fn point_block<D: JointDim>(joint: &Prepared<D>, now: &Now<D>, rhs: D::Vector) -> D::Vector {
+    let [ma, mb] = joint.inv_mass;
+    D::solve_point_block(ma + mb, joint.inv_inertia, now.arm, rhs)
 }
 
 /// A distance joint's rows along the anchors' line: a rigid rod, or a
@@ -762,7 +788,7 @@ fn solve_distance<D: JointDim>(
     max: f32,
     spring: Option<Spring>,
 ) {
-    let now = Now::of(joint, states);
+    let mut now = Now::of(joint, states);
     let Some(u) = now.direction() else {
         return;
     };
@@ -793,7 +819,7 @@ fn solve_distance<D: JointDim>(
     if rigid {
         return;
     }
-    let now = Now::of(joint, states);
+    now.read_velocities(joint, states);
     let speed = now.point_velocity().dot(u);
     let lower = limit_row(
         mass,
@@ -803,7 +829,7 @@ fn solve_distance<D: JointDim>(
         &mut joint.input.impulses.lower,
     );
     apply(joint, &now, states, u * lower, D::AngularVector::default());
-    let now = Now::of(joint, states);
+    now.read_velocities(joint, states);
     let speed = -now.point_velocity().dot(u);
     let upper = limit_row(
         mass,
@@ -828,11 +854,11 @@ fn solve_hinge<D: JointDim>(
 ) {
     let frame = joint.input.frame;
     // The axes together.
-    let now = Now::of(joint, states);
+    let mut now = Now::of(joint, states);
     let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
     let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
     for &(direction, error) in &rows[..count] {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let mass = angular_mass(joint, direction);
         let speed = now.relative_spin().dot(direction);
         let accumulated = joint.input.impulses.angular.dot(direction);
@@ -840,11 +866,14 @@ fn solve_hinge<D: JointDim>(
         joint.input.impulses.angular += direction * i;
         apply(joint, &now, states, D::Vector::ZERO, direction * i);
     }
+    if spring.is_none() && motor.is_none() && limits.is_none() {
+        return;
+    }
     let axis = now.hinge_axis();
     let mass = angular_mass(joint, axis);
     let angle = now.hinge_angle(&frame);
     if let Some(s) = spring {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let speed = now.relative_spin().dot(axis);
         let i = row_impulse(
             mass,
@@ -857,7 +886,7 @@ fn solve_hinge<D: JointDim>(
         apply(joint, &now, states, D::Vector::ZERO, axis * i);
     }
     if let Some(m) = motor {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let speed = now.relative_spin().dot(axis) - m.speed;
         let limit = m.max_effort * pass.h;
         let old = joint.input.impulses.motor;
@@ -866,7 +895,7 @@ fn solve_hinge<D: JointDim>(
         apply(joint, &now, states, D::Vector::ZERO, axis * (total - old));
     }
     if let Some((lower, upper)) = limits {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let speed = now.relative_spin().dot(axis);
         let i = limit_row(
             mass,
@@ -876,7 +905,7 @@ fn solve_hinge<D: JointDim>(
             &mut joint.input.impulses.lower,
         );
         apply(joint, &now, states, D::Vector::ZERO, axis * i);
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let speed = -now.relative_spin().dot(axis);
         let i = limit_row(
             mass,
@@ -948,14 +977,7 @@ fn at_most<V: Vector>(v: V, most: f32) -> V {
 fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
     let now = Now::of(joint, states);
     let error = at_most(now.separation, MAX_LINEAR_CORRECTION);
-    let [ma, mb] = joint.inv_mass;
-    let [ia, ib] = joint.inv_inertia;
-    let k = |x: D::Vector| {
-        x * (ma + mb)
-            + D::angular_cross(D::mul_inertia(ia, D::cross(now.arm[0], x)), now.arm[0])
-            + D::angular_cross(D::mul_inertia(ib, D::cross(now.arm[1], x)), now.arm[1])
-    };
-    let shift = -solve_block::<D::Vector>(k, error);
+    let shift = -point_block(joint, &now, error);
     nudge(joint, &now, states, shift, D::AngularVector::default());
 }
 
@@ -1066,13 +1088,9 @@ fn apply_slide<D: JointDim>(
     d: D::Vector,
     impulse: f32,
 ) {
-    let now = Now::<D> {
-        arm: arms,
-        ..Now::of(joint, states)
-    };
-    apply(
+    apply_at(
         joint,
-        &now,
+        arms,
         states,
         d * impulse,
         D::AngularVector::default(),
@@ -1087,10 +1105,10 @@ fn across<D: JointDim>(axis: D::Vector) -> ([D::Vector; 2], usize) {
 /// A slider's or wheel's rows across its axis: anchor B kept on A's axis
 /// (rigid, no push: the position passes correct the drift).
 fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState]) {
-    let now = Now::of(joint, states);
+    let mut now = Now::of(joint, states);
     let (directions, count) = across::<D>(now.slide_axis(joint));
     for &d in &directions[..count] {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let (mass, speed, arms) = slide_row(joint, &now, d);
         let impulse = -mass * speed;
         joint.input.impulses.point += d * impulse;
@@ -1108,11 +1126,11 @@ fn solve_slide<D: JointDim>(
     spring: Option<Spring>,
     target: f32,
 ) {
-    let now = Now::of(joint, states);
+    let mut now = Now::of(joint, states);
     let axis = now.slide_axis(joint);
     let translation = now.translation(joint);
     if let Some(s) = spring {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let (mass, speed, arms) = slide_row(joint, &now, axis);
         let i = row_impulse(
             mass,
@@ -1125,7 +1143,7 @@ fn solve_slide<D: JointDim>(
         apply_slide(joint, states, arms, axis, i);
     }
     if let Some(m) = motor {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let (mass, speed, arms) = slide_row(joint, &now, axis);
         let limit = m.max_effort * pass.h;
         let old = joint.input.impulses.motor;
@@ -1134,7 +1152,7 @@ fn solve_slide<D: JointDim>(
         apply_slide(joint, states, arms, axis, total - old);
     }
     if let Some((lower, upper)) = limits {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let (mass, speed, arms) = slide_row(joint, &now, axis);
         let i = limit_row(
             mass,
@@ -1144,7 +1162,7 @@ fn solve_slide<D: JointDim>(
             &mut joint.input.impulses.lower,
         );
         apply_slide(joint, states, arms, axis, i);
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let (mass, speed, arms) = slide_row(joint, &now, axis);
         let i = limit_row(
             mass,
@@ -1199,7 +1217,7 @@ fn solve_motor_joint<D: JointDim>(
     max_torque: f32,
 ) {
     let rate = MOTOR_CORRECTION / pass.h;
-    let now = Now::of(joint, states);
+    let mut now = Now::of(joint, states);
     let held = D::compose(now.rotation[0], joint.input.frame.reference);
     let error = D::angular_velocity_between(held, now.rotation[1], 1.0);
     let [ia, ib] = joint.inv_inertia;
@@ -1213,16 +1231,10 @@ fn solve_motor_joint<D: JointDim>(
     }
     joint.input.impulses.angular = total;
     apply(joint, &now, states, D::Vector::ZERO, total - old);
-    let now = Now::of(joint, states);
+    now.read_velocities(joint, states);
     let rhs = now.point_velocity() + now.separation * rate;
-    let [ma, mb] = joint.inv_mass;
-    let k = |x: D::Vector| {
-        x * (ma + mb)
-            + D::angular_cross(D::mul_inertia(ia, D::cross(now.arm[0], x)), now.arm[0])
-            + D::angular_cross(D::mul_inertia(ib, D::cross(now.arm[1], x)), now.arm[1])
-    };
     let old = joint.input.impulses.point;
-    let total = at_most(old - solve_block::<D::Vector>(k, rhs), max_force * pass.h);
+    let total = at_most(old - point_block(joint, &now, rhs), max_force * pass.h);
     joint.input.impulses.point = total;
     apply(
         joint,
@@ -1307,8 +1319,11 @@ fn solve_ball_limits<D: JointDim>(
     cone: Option<f32>,
     twist_limits: Option<(f32, f32)>,
 ) {
+    if cone.is_none() && twist_limits.is_none() {
+        return;
+    }
+    let mut now = Now::of(joint, states);
     if let Some(cone) = cone {
-        let now = Now::of(joint, states);
         if let Some((angle, direction)) = swing(joint, &now) {
             let mass = angular_mass(joint, direction);
             let speed = -now.relative_spin().dot(direction);
@@ -1324,7 +1339,7 @@ fn solve_ball_limits<D: JointDim>(
         }
     }
     if let Some((lower, upper)) = twist_limits {
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let (angle, about) = twist(joint, &now);
         let mass = angular_mass(joint, about);
         let speed = now.relative_spin().dot(about);
@@ -1336,7 +1351,7 @@ fn solve_ball_limits<D: JointDim>(
             &mut joint.input.impulses.lower,
         );
         apply(joint, &now, states, D::Vector::ZERO, about * i);
-        let now = Now::of(joint, states);
+        now.read_velocities(joint, states);
         let speed = -now.relative_spin().dot(about);
         let i = limit_row(
             mass,
