@@ -1121,28 +1121,40 @@ fn apply_restitution<D: SolverDim>(
     if !bouncy.any() {
         return;
     }
-    for p in points.iter_mut() {
-        let bounces = bouncy
-            & p.in_use()
-            & p.approach_speed.cmple(Vec4::splat(-threshold))
-            & p.total_normal_impulse.cmpgt(Vec4::ZERO);
-        if !bounces.any() {
-            continue;
+    // The points' bounces depend on each other (a bounce at one corner of
+    // a box face turns the box and changes what the next corner sees):
+    // one sweep point after point sent two cubes meeting head on at
+    // 400 m/s back 12-14% short; a few sweeps converge on every point's
+    // target together (`two_bullets_meeting_head_on_collide_2d`, `_3d`).
+    for _ in 0..RESTITUTION_SWEEPS {
+        for p in points.iter_mut() {
+            let bounces = bouncy
+                & p.in_use()
+                & p.approach_speed.cmple(Vec4::splat(-threshold))
+                & p.total_normal_impulse.cmpgt(Vec4::ZERO);
+            if !bounces.any() {
+                continue;
+            }
+            let linear = c.normal.dot(&(b.linear - a.linear));
+            let row = p.row(&c.normal);
+            let vn = row.velocity(linear, a, b);
+            let old = p.normal_impulse;
+            let target = vn + c.restitution * p.approach_speed;
+            let total = Vec4::select(bounces, (old - p.normal_mass * target).max(Vec4::ZERO), old);
+            p.normal_impulse = total;
+            p.total_normal_impulse += total - old;
+            let mut impulse = Impulse::default();
+            impulse.add_row(&row, total - old);
+            impulse.along(&c.normal, total - old);
+            impulse.apply(c, a, b);
         }
-        let linear = c.normal.dot(&(b.linear - a.linear));
-        let row = p.row(&c.normal);
-        let vn = row.velocity(linear, a, b);
-        let old = p.normal_impulse;
-        let target = vn + c.restitution * p.approach_speed;
-        let total = Vec4::select(bounces, (old - p.normal_mass * target).max(Vec4::ZERO), old);
-        p.normal_impulse = total;
-        p.total_normal_impulse += total - old;
-        let mut impulse = Impulse::default();
-        impulse.add_row(&row, total - old);
-        impulse.along(&c.normal, total - old);
-        impulse.apply(c, a, b);
     }
 }
+
+/// Sweeps of the restitution rows over a manifold's points: four bring a
+/// face's corners to within a few tenths of a percent of their bounce
+/// (`two_bullets_meeting_head_on_collide_2d`, `_3d`).
+const RESTITUTION_SWEEPS: usize = 4;
 
 #[cfg(test)]
 mod tests {
