@@ -8,21 +8,6 @@ use tumble::{BodyDesc, ColliderDesc, Settings, World};
 
 const DT: f32 = 1.0 / 60.0;
 
-/// A small deterministic generator (xorshift).
-struct Draw(u64);
-
-impl Draw {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn between(&mut self, low: f32, high: f32) -> f32 {
-        low + (high - low) * self.unit()
-    }
-}
-
 /// A 5 cm ball fired at `speed` m/s from 3 m in front of a 1 cm static
 /// wall (its face at x = -0.005, its back at x = 0.005), at `angle` from
 /// the wall's normal (about Z), `lift` m up: the farthest its centre got

@@ -881,21 +881,6 @@ fn a_motor_joint_leads_a_body_after_a_moving_hand() {
     assert!(d2 < 0.1 && d3 < 0.1);
 }
 
-/// A small deterministic generator (xorshift) for the drops' poses.
-struct Draw(u64);
-
-impl Draw {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn between(&mut self, low: f32, high: f32) -> f32 {
-        low + (high - low) * self.unit()
-    }
-}
-
 #[test]
 fn a_ragdoll_dropped_a_hundred_times_stays_whole() {
     use tumble::glam::{Quat, Vec3};

@@ -250,3 +250,21 @@ pub fn positions<D: Scene>(world: &World<D>, handles: &[tumble::BodyHandle]) -> 
         .map(|&h| world.body(h).unwrap().position())
         .collect()
 }
+
+/// A small deterministic generator (xorshift) for random poses and speeds.
+pub struct Draw(pub u64);
+
+impl Draw {
+    /// A number in [0, 1).
+    pub fn unit(&mut self) -> f32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    /// A number in [low, high).
+    pub fn between(&mut self, low: f32, high: f32) -> f32 {
+        low + (high - low) * self.unit()
+    }
+}

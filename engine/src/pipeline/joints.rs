@@ -896,28 +896,51 @@ fn solve_hinge<D: JointDim>(
         joint.input.impulses.motor = total;
         apply(joint, &now, states, D::Vector::ZERO, axis * (total - old));
     }
-    if let Some((lower, upper)) = limits {
-        now.read_velocities(joint, states);
-        let speed = now.relative_spin().dot(axis);
-        let i = limit_row(
-            mass,
-            speed,
-            angle - lower,
+    if let Some(range) = limits {
+        let i = joint.input.impulses;
+        let row = AngleRow { axis, mass, angle };
+        let held = solve_angle_limits(
+            joint,
+            states,
+            &mut now,
             pass,
-            &mut joint.input.impulses.lower,
+            &row,
+            range,
+            (i.lower, i.upper),
         );
-        apply(joint, &now, states, D::Vector::ZERO, axis * i);
-        now.read_velocities(joint, states);
-        let speed = -now.relative_spin().dot(axis);
-        let i = limit_row(
-            mass,
-            speed,
-            upper - angle,
-            pass,
-            &mut joint.input.impulses.upper,
-        );
-        apply(joint, &now, states, D::Vector::ZERO, axis * -i);
+        (joint.input.impulses.lower, joint.input.impulses.upper) = held;
     }
+}
+
+/// An angle about a unit axis, with the effective mass of a row about it.
+struct AngleRow<D: JointDim> {
+    axis: D::AngularVector,
+    mass: f32,
+    /// The angle now, radians.
+    angle: f32,
+}
+
+/// Two one-sided rows keeping `row.angle` within `lower..=upper` (a hinge's
+/// limits, a ball joint's twist), from the accumulated impulses `held`
+/// (lower, upper); the impulses after.
+fn solve_angle_limits<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut [D::BodyState],
+    now: &mut Now<D>,
+    pass: &JointPass,
+    row: &AngleRow<D>,
+    (lower, upper): (f32, f32),
+    mut held: (f32, f32),
+) -> (f32, f32) {
+    now.read_velocities(joint, states);
+    let speed = now.relative_spin().dot(row.axis);
+    let i = limit_row(row.mass, speed, row.angle - lower, pass, &mut held.0);
+    apply(joint, now, states, D::Vector::ZERO, row.axis * i);
+    now.read_velocities(joint, states);
+    let speed = -now.relative_spin().dot(row.axis);
+    let i = limit_row(row.mass, speed, upper - row.angle, pass, &mut held.1);
+    apply(joint, now, states, D::Vector::ZERO, row.axis * -i);
+    held
 }
 
 /// A weld's rotation: B's turn relative to A's held at the reference, as
@@ -1340,29 +1363,26 @@ fn solve_ball_limits<D: JointDim>(
             apply(joint, &now, states, D::Vector::ZERO, direction * -i);
         }
     }
-    if let Some((lower, upper)) = twist_limits {
-        now.read_velocities(joint, states);
-        let (angle, about) = twist(joint, &now);
-        let mass = angular_mass(joint, about);
-        let speed = now.relative_spin().dot(about);
-        let i = limit_row(
-            mass,
-            speed,
-            angle - lower,
+    if let Some(range) = twist_limits {
+        let (angle, axis) = twist(joint, &now);
+        let row = AngleRow {
+            axis,
+            mass: angular_mass(joint, axis),
+            angle,
+        };
+        let i = joint.input.impulses;
+        // The twist's upper row keeps its impulse in `axial` (the cone's
+        // is in `upper`).
+        let held = solve_angle_limits(
+            joint,
+            states,
+            &mut now,
             pass,
-            &mut joint.input.impulses.lower,
+            &row,
+            range,
+            (i.lower, i.axial),
         );
-        apply(joint, &now, states, D::Vector::ZERO, about * i);
-        now.read_velocities(joint, states);
-        let speed = -now.relative_spin().dot(about);
-        let i = limit_row(
-            mass,
-            speed,
-            upper - angle,
-            pass,
-            &mut joint.input.impulses.axial,
-        );
-        apply(joint, &now, states, D::Vector::ZERO, about * -i);
+        (joint.input.impulses.lower, joint.input.impulses.axial) = held;
     }
 }
 

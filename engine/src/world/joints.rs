@@ -156,6 +156,12 @@ impl<D: Dim> World<D> {
                 motor,
                 spring,
                 target,
+            }
+            | JointModel::Prismatic {
+                limits,
+                motor,
+                spring,
+                target,
             } => {
                 check_limits(*limits)?;
                 check_drive(*motor)?;
@@ -176,17 +182,6 @@ impl<D: Dim> World<D> {
                     }
                 }
                 check_limits(*twist)?;
-            }
-            JointModel::Prismatic {
-                limits,
-                motor,
-                spring,
-                target,
-            } => {
-                check_limits(*limits)?;
-                check_drive(*motor)?;
-                check_spring(*spring)?;
-                finite("joint spring target", *target)?;
             }
             JointModel::Wheel { spring, motor } => {
                 check_drive(*motor)?;
