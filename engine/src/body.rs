@@ -462,6 +462,9 @@ pub struct Body<D: Dim> {
     mass_override: MassOverride<D>,
     /// Swept against dynamic bodies too when fast (`BodyDesc::bullet`).
     pub(crate) bullet: bool,
+    /// [`Body::extent`] and [`Body::thinnest`], set with the mass.
+    reach: f32,
+    thinnest: f32,
     /// Share of its thickness it may move in a step before it is swept
     /// (`BodyDesc::fast_share`).
     pub(crate) fast_share: f32,
@@ -506,6 +509,8 @@ impl<D: Dim> Body<D> {
             mass_override: desc.mass.validate()?,
             bullet: desc.bullet,
             fast_share: desc.fast_share,
+            reach: 0.0,
+            thinnest: f32::INFINITY,
         };
         body.update_mass()?;
         body.hold_locked_velocities();
@@ -568,6 +573,15 @@ impl<D: Dim> Body<D> {
         self.mass = if dynamic { props.mass } else { 0.0 };
         self.inv_mass = if dynamic { inv_mass } else { 0.0 };
         self.inv_inertia_local = inv_inertia_local;
+        let reach = |c: &Collider<D>| {
+            (c.local_pose.translation - self.local_center).length() + c.shape.bounding_radius()
+        };
+        self.reach = self.colliders.iter().map(reach).fold(0.0, f32::max);
+        self.thinnest = self
+            .colliders
+            .iter()
+            .map(|c| c.shape.thickness())
+            .fold(f32::INFINITY, f32::min);
         Ok(())
     }
 
@@ -891,12 +905,15 @@ impl<D: Dim> Body<D> {
     }
 
     /// How far the body's farthest point lies from its centre of mass at
-    /// most, metres: each collider's origin plus its shape's bounding radius.
+    /// most, metres: each collider's origin plus its shape's bounding radius
+    /// (kept from the last change of colliders or mass).
     pub(crate) fn extent(&self) -> f32 {
-        let reach = |c: &Collider<D>| {
-            (c.local_pose.translation - self.local_center).length() + c.shape.bounding_radius()
-        };
-        self.colliders.iter().map(reach).fold(0.0, f32::max)
+        self.reach
+    }
+
+    /// Its thinnest collider's thickness, metres (kept likewise).
+    pub(crate) fn thinnest(&self) -> f32 {
+        self.thinnest
     }
 
     /// After the step: a body that reached its target stops there; a

@@ -1273,7 +1273,7 @@ impl<D: Dim> World<D> {
                 }
             }
         }
-        self.continuous_pass(&order, &states);
+        self.continuous_pass(&order, &states, contacts.body_states());
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,

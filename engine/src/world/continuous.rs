@@ -36,7 +36,7 @@ use super::{collider_of, World};
 use crate::body::{BodyHandle, BodyKind};
 use crate::dim::Dim;
 use crate::math::{Pose, Vector};
-use crate::pipeline::integrate::SolverBody;
+use crate::pipeline::integrate::{BodyState, SolverBody};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::narrow_phase::toi::{time_of_impact, Impact, Sweep};
 use crate::pipeline::narrow_phase::NarrowPhaseDim;
@@ -58,18 +58,35 @@ const OVERLAP_BISECTIONS: usize = 10;
 const TOLERANCE_SHARE: f32 = 0.25;
 
 impl<D: Dim> World<D> {
-    /// Steps 1 to 3 (module docs) for the solved bodies `order`, whose
+    /// Steps 1 to 4 (module docs) for the solved bodies `order`, whose
     /// poses at the step's start are `starts` (centres of mass and
-    /// rotations, in the same order).
-    pub(crate) fn continuous_pass(&mut self, order: &[BodyHandle], starts: &[SolverBody<D>]) {
+    /// rotations) and whose motions over the step are `solved`, in the
+    /// same order.
+    pub(crate) fn continuous_pass(
+        &mut self,
+        order: &[BodyHandle],
+        starts: &[SolverBody<D>],
+        solved: &[D::BodyState],
+    ) {
         let target = self.settings.linear_slop;
         let tolerance = TOLERANCE_SHARE * target;
         let mut fast: Vec<(BodyHandle, Pose<D>, Sweep<D>)> = Vec::new();
-        for (&handle, start) in order.iter().zip(starts) {
+        for ((&handle, start), solved) in order.iter().zip(starts).zip(solved) {
             let Some(body) = self.bodies.get(handle) else {
                 continue;
             };
             if body.kind != BodyKind::Dynamic || body.sleeping {
+                continue;
+            }
+            let allowed = body.fast_share * body.thinnest();
+            let extent = body.extent();
+            // Most bodies are slow: a bound from the solver's own record of
+            // the step's motion first (the centre's displacement, the
+            // turn's chord, which is at least 2/π of its angle).
+            let (moved_centre, turn) = solved.motion();
+            let chord = D::turn_chord(D::identity(), turn);
+            let bound = moved_centre.length() + chord * core::f32::consts::FRAC_PI_2 * extent;
+            if bound <= allowed {
                 continue;
             }
             let start_pose = Pose {
@@ -78,13 +95,8 @@ impl<D: Dim> World<D> {
             };
             let sweep = Sweep::between(&start_pose, &body.pose, body.local_center);
             let moved = (sweep.center[1] - sweep.center[0]).length()
-                + D::turn_angle(sweep.rotation[0], sweep.rotation[1]) * body.extent();
-            let thinnest = body
-                .colliders
-                .iter()
-                .map(|c| c.shape.thickness())
-                .fold(f32::INFINITY, f32::min);
-            if moved.is_nan() || moved <= body.fast_share * thinnest {
+                + D::turn_angle(sweep.rotation[0], sweep.rotation[1]) * extent;
+            if moved.is_nan() || moved <= allowed {
                 continue;
             }
             fast.push((handle, start_pose, sweep));
