@@ -609,22 +609,75 @@ pub fn falling_boxes_2d() -> Scene<D2> {
     Scene { world, bodies }
 }
 
+/// Half width of the random piles' ground, metres: a fixed box 1 m thick
+/// whose top face is at y = 0, square in [`random_pile_3d`];
+/// [`random_pile_2d_sized`] and [`random_sliver_pile_2d`] widen it with
+/// their size.
+pub const PILE_GROUND_HALF_WIDTH: f32 = 30.0;
+
 /// 2D: a pile of 150 bodies, boxes and random convex polygons of 3 to 6
 /// corners about 1 m across, turned at random, dropped from a loose 10 x 15
 /// grid; sleeping on. The seed picks sizes, shapes and turns.
+/// [`random_pile_2d_sized`] at size 1.
 pub fn random_pile_2d(seed: u32) -> Scene<D2> {
-    let mut world = ground_2d(Settings::default(), 30.0);
+    random_pile_2d_sized(seed, 1.0)
+}
+
+/// [`random_pile_2d`] `size` (> 0) times larger: every body, the grid it
+/// drops from (its lowest row at `size` metres, rows `1.5 * size` apart)
+/// and the ground's width; the ground stays 1 m thick, its top at y = 0.
+/// The same seed gives the same shapes and turns at any size, and at size
+/// 1 exactly [`random_pile_2d`]'s pile.
+pub fn random_pile_2d_sized(seed: u32, size: f32) -> Scene<D2> {
+    pile_2d(seed, size, |rng, boxed| {
+        if boxed {
+            d2::Shape::cuboid(Vec2::new(rng.range(0.2, 0.5), rng.range(0.2, 0.5)) * size)
+        } else {
+            let corners: Vec<Vec2> = random_polygon(rng).iter().map(|&c| c * size).collect();
+            d2::Shape::convex_polygon(&corners)
+        }
+    })
+}
+
+/// 2D: [`random_pile_2d_sized`]'s grid, ground and turns with slivers and
+/// thin triangles: where that pile has a box, a sliver 0.4 to 1 m long and
+/// 1 to 6 cm thick; where it has a polygon, a triangle on a base 0.4 to
+/// 1 m long, 3 to 15 cm high (both times `size`). The thin bodies the
+/// continuous-collision issue names: at size 1.6 they weigh 10 to 150 g
+/// (slivers) and 15 to 190 g (triangles) at the default density.
+pub fn random_sliver_pile_2d(seed: u32, size: f32) -> Scene<D2> {
+    pile_2d(seed, size, |rng, boxed| {
+        if boxed {
+            d2::Shape::cuboid(Vec2::new(rng.range(0.2, 0.5), rng.range(0.005, 0.03)) * size)
+        } else {
+            let corners = [
+                Vec2::new(-rng.range(0.2, 0.5), 0.0),
+                Vec2::new(rng.range(0.2, 0.5), 0.0),
+                Vec2::new(rng.range(-0.3, 0.3), rng.range(0.03, 0.15)),
+            ];
+            let centroid = (corners[0] + corners[1] + corners[2]) / 3.0;
+            let corners = corners.map(|c| (c - centroid) * size);
+            d2::Shape::convex_polygon(&corners)
+        }
+    })
+}
+
+/// The random 2D piles' scene: 150 bodies from `shape` (told whether the
+/// grid wants a box there, every other cell), each turned at random,
+/// dropped from a loose 10 x 15 grid `size` times 1.5 m apart over a
+/// ground [`PILE_GROUND_HALF_WIDTH`] times `size` to each side.
+fn pile_2d(
+    seed: u32,
+    size: f32,
+    mut shape: impl FnMut(&mut Lcg, bool) -> Result<d2::Shape, d2::ShapeError>,
+) -> Scene<D2> {
+    let mut world = ground_2d(Settings::default(), PILE_GROUND_HALF_WIDTH * size);
     let mut rng = Lcg(seed);
     let mut bodies = Vec::new();
     for j in 0..15 {
         for i in 0..10 {
-            let at = Vec2::new(i as f32 * 1.5 - 6.75, 1.0 + j as f32 * 1.5);
-            let shape = if (i + j) % 2 == 0 {
-                d2::Shape::cuboid(Vec2::new(rng.range(0.2, 0.5), rng.range(0.2, 0.5)))
-            } else {
-                d2::Shape::convex_polygon(&random_polygon(&mut rng))
-            }
-            .expect("valid shape");
+            let at = Vec2::new(i as f32 * 1.5 - 6.75, 1.0 + j as f32 * 1.5) * size;
+            let shape = shape(&mut rng, (i + j) % 2 == 0).expect("valid shape");
             let handle = world
                 .add_body(
                     d2::BodyDesc::dynamic()
@@ -655,7 +708,7 @@ fn random_polygon(rng: &mut Lcg) -> Vec<Vec2> {
 /// across, turned at random, dropped from a loose 5 x 8 x 5 grid; sleeping
 /// on. The seed picks sizes, rocks and turns.
 pub fn random_pile_3d(seed: u32) -> Scene<D3> {
-    let mut world = ground_3d(Settings::default(), 30.0);
+    let mut world = ground_3d(Settings::default(), PILE_GROUND_HALF_WIDTH);
     let mut rng = Lcg(seed);
     let mut bodies = Vec::new();
     for j in 0..8 {
@@ -1145,6 +1198,30 @@ mod tests {
             for &h in &pile.bodies {
                 let b = pile.world.body(h).expect("live");
                 assert!(b.shape().aabb(&b.pose()).min.y > 0.0, "seed {seed}");
+            }
+        }
+    }
+
+    /// The sized and sliver piles start apart and above the ground.
+    #[test]
+    fn sized_and_sliver_piles_start_apart_above_the_ground() {
+        for seed in [1, 2, 3] {
+            for pile in [
+                random_pile_2d_sized(seed, 1.6),
+                random_sliver_pile_2d(seed, 1.0),
+                random_sliver_pile_2d(seed, 1.6),
+            ] {
+                assert_eq!(pile.bodies.len(), 150);
+                let boxes: Vec<_> = pile
+                    .bodies
+                    .iter()
+                    .map(|&h| {
+                        let b = pile.world.body(h).expect("live");
+                        b.shape().aabb(&b.pose())
+                    })
+                    .collect();
+                assert!(boxes.iter().all(|b| b.min.y > 0.0), "seed {seed}");
+                assert!(apart(&boxes, 0.0), "seed {seed}");
             }
         }
     }
