@@ -305,6 +305,8 @@ impl App {
             KeyCode::F3,
             KeyCode::F4,
             KeyCode::F5,
+            KeyCode::F6,
+            KeyCode::F7,
         ];
         for (key, scene) in keys.iter().zip(SCENES) {
             if is_key_pressed(*key) {
@@ -409,12 +411,17 @@ impl App {
         }
     }
 
-    /// A click: shoot a ball from the camera (3D) or drop a box at the cursor (2D).
+    /// A click: shoot a ball from the camera (3D; a bullet where there is a
+    /// gun) or drop a box at the cursor (2D).
     fn click(&mut self, pixel: Vec2) {
         match (&mut self.sim.world, &self.view) {
             (SimWorld::D3(world), View::D3(camera)) => {
                 let (eye, dir) = camera.ray(pixel);
                 let (eye, dir) = (bridge::to_vec3(eye), bridge::to_vec3(dir));
+                if let Some(gun) = &mut self.sim.gun {
+                    gun.fire_from(world, eye + dir, dir);
+                    return;
+                }
                 let shape = d3::Shape::ball(0.35).expect("valid ball");
                 let _ = world.add_body(
                     d3::BodyDesc::dynamic()

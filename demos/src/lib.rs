@@ -6,8 +6,9 @@
 //! - [`headless`]: steps a scene without a window and prints a report;
 //! - [`app`]: the macroquad window: input, stepping, drawing;
 //! - [`camera`], [`draw_2d`], [`draw_3d`], [`overlay`]: the window's parts;
-//! - [`player`], [`car`], [`cannon`]: what drives `player_2d`, `car_2d`
-//!   and `door_3d` (keys in the window, a script headless);
+//! - [`player`], [`car`], [`cannon`], [`gun`]: what drives `player_2d`,
+//!   `car_2d`, `door_3d` and `bullets_3d` (keys in the window, a script
+//!   headless);
 //! - [`bridge`]: the one place where tumble's glam meets macroquad's;
 //! - [`style`]: colours and the debug layers shown.
 //!
@@ -21,6 +22,7 @@ pub mod cannon;
 pub mod car;
 pub mod draw_2d;
 pub mod draw_3d;
+pub mod gun;
 pub mod headless;
 pub mod inspector;
 pub mod inspector_view;

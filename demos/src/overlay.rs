@@ -198,7 +198,9 @@ fn on(flag: bool) -> &'static str {
 
 /// The controls and the scene list, at the bottom left.
 fn help(status: &Status) {
-    let mouse = if status.scene.is_3d() {
+    let mouse = if status.scene.name == "bullets_3d" {
+        "drag orbit  wheel zoom  click fire a bullet"
+    } else if status.scene.is_3d() {
         "drag orbit  wheel zoom  click shoot a ball"
     } else {
         "drag pan  wheel zoom  click drop a box"
@@ -214,7 +216,7 @@ fn help(status: &Status) {
             (place.into(), TEXT),
             ("Tab shape  Left/Right EPA step  Home/End".into(), TEXT),
             (
-                "1-9 0 - F1-F5 scene  Backspace reset  H help  Esc quit".into(),
+                "1-9 0 - F1-F7 scene  Backspace reset  H help  Esc quit".into(),
                 TEXT,
             ),
         ]
@@ -222,7 +224,7 @@ fn help(status: &Status) {
         vec![
             (status.scene.about.into(), ACCENT),
             (
-                "1-9 0 - F1-F5 scene  space pause  S step  R reset  Esc quit".into(),
+                "1-9 0 - F1-F7 scene  space pause  S step  R reset  Esc quit".into(),
                 TEXT,
             ),
             (mouse.into(), TEXT),

@@ -2,12 +2,13 @@
 //! `tumble-scenes`, sized so a window steps them in real time (the engine is
 //! not optimised yet: a 385-cube pyramid takes several ms per step).
 //!
-//! The keys of the top row, 1..9, 0 and -, then F1..F5 (the joint scenes),
-//! pick scenes in this order ([`KEYS`]). The EPA inspectors are not worlds:
-//! their [`SceneKind`] variants hold no builder.
+//! The keys of the top row, 1..9, 0 and -, then F1..F5 (the joint scenes)
+//! and F6, F7 (the continuous collision scenes) pick scenes in this order
+//! ([`KEYS`]). The EPA inspectors are not worlds: their [`SceneKind`]
+//! variants hold no builder.
 
 use tumble::{D2, D3};
-use tumble_scenes::{joint_scenes, Scene};
+use tumble_scenes::{ccd_scenes, joint_scenes, Scene};
 
 /// How a scene is built and shown.
 #[derive(Copy, Clone, Debug)]
@@ -76,8 +77,8 @@ impl DemoScene {
 }
 
 /// The key that picks each scene, in the order of [`SCENES`].
-pub const KEYS: [&str; 16] = [
-    "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-", "F1", "F2", "F3", "F4", "F5",
+pub const KEYS: [&str; 18] = [
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-", "F1", "F2", "F3", "F4", "F5", "F6", "F7",
 ];
 
 /// The key that picks scene number `index` (from 0) of [`SCENES`], if any.
@@ -195,6 +196,24 @@ pub static SCENES: &[DemoScene] = &[
             pitch: 0.75,
         },
     },
+    DemoScene {
+        name: "bullets_3d",
+        about: "3D: a gun fires 5 cm bullets at 150-300 m/s into thin walls and a stack of boxes",
+        kind: SceneKind::D3(ccd_scenes::bullets_3d),
+        framing: Framing::Stage {
+            yaw: 0.75,
+            pitch: 0.35,
+        },
+    },
+    DemoScene {
+        name: "pinball_2d",
+        about: "2D: 12 balls at 20-50 m/s bounce among thin walls and pegs in a closed table",
+        kind: SceneKind::D2(ccd_scenes::pinball_2d),
+        framing: Framing::Stage {
+            yaw: 0.0,
+            pitch: 0.0,
+        },
+    },
 ];
 
 /// The default scene: the 3D falling boxes.
@@ -220,11 +239,11 @@ mod tests {
         }
         assert!(
             SCENES.len() <= KEYS.len(),
-            "keys 1..9, 0, - and F1..F5 pick scenes"
+            "keys 1..9, 0, - and F1..F7 pick scenes"
         );
         assert_eq!(key(9), Some("0"));
         assert_eq!(key(10), Some("-"));
-        assert_eq!(key(SCENES.len() - 1), Some("F5"));
+        assert_eq!(key(SCENES.len() - 1), Some("F7"));
         assert_eq!(find("car_2d").map(|s| s.framing), Some(Framing::FollowCar));
     }
 }

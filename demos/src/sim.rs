@@ -8,6 +8,7 @@ use tumble::{Angular, BodyKind, Dim, Vector, World, D2, D3};
 
 use crate::cannon::Cannon;
 use crate::car::Car;
+use crate::gun::Gun;
 use crate::inspector::Inspector;
 use crate::player::{Player, PlayerInput};
 use crate::scenes::{DemoScene, SceneKind};
@@ -62,6 +63,8 @@ pub struct Sim {
     pub car: Option<Car>,
     /// The scene's cannon, if it has a door to fire at (`door_3d`).
     pub cannon: Option<Cannon>,
+    /// The scene's gun, if it has one (`bullets_3d`).
+    pub gun: Option<Gun>,
     /// What the player's (or the car's) keys ask this step.
     pub input: PlayerInput,
     /// The player or car follows a script instead of keys (headless runs).
@@ -89,6 +92,10 @@ impl Sim {
             SimWorld::D3(w) => Cannon::find(w),
             _ => None,
         };
+        let gun = match &world {
+            SimWorld::D3(w) => Gun::find(w),
+            _ => None,
+        };
         Self {
             scene,
             world,
@@ -97,6 +104,7 @@ impl Sim {
             player,
             car,
             cannon,
+            gun,
             input: PlayerInput::default(),
             scripted: false,
         }
@@ -139,6 +147,9 @@ impl Sim {
             SimWorld::D3(w) => {
                 if let Some(cannon) = &mut self.cannon {
                     cannon.update(w, self.time, DT);
+                }
+                if let Some(gun) = &mut self.gun {
+                    gun.update(w, self.time, DT);
                 }
                 w.step(DT)
             }

@@ -59,7 +59,10 @@ fn resting_scenes_stay_at_rest_and_falling_ones_fall() {
     for scene in SCENES.iter().filter(|s| !s.is_inspector()) {
         let mut sim = Sim::new(scene);
         let start = sim.kinetic_energy();
-        assert_eq!(start, 0.0, "{}: starts at rest", scene.name);
+        // The pinball's balls are launched as built.
+        if scene.name != "pinball_2d" {
+            assert_eq!(start, 0.0, "{}: starts at rest", scene.name);
+        }
         for _ in 0..10 {
             sim.step();
         }
@@ -75,6 +78,7 @@ fn resting_scenes_stay_at_rest_and_falling_ones_fall() {
             "rope_bridge",
             "chain_2d",
             "ragdoll",
+            "pinball",
         ];
         if drops.iter().any(|word| scene.name.contains(word)) {
             // (The ragdolls are light: 0.37 J after 10 steps.)

@@ -2,6 +2,7 @@
 //! Box3D benchmark scenes: unit boxes (1 m), density 1, friction 0.6, on a
 //! fixed ground whose top face is at y = 0.
 
+pub mod ccd_scenes;
 pub mod joint_scenes;
 pub mod ragdoll;
 
