@@ -489,16 +489,19 @@ impl<D: JointDim> JointSolver<D> {
                         spring,
                         target,
                     } => {
-                        solve_hinge(joint, states, pass, limits, motor, spring, target);
-                        solve_point(joint, states, pass, None);
+                        let mut now = Now::of(joint, states);
+                        solve_hinge(joint, states, pass, &mut now, limits, motor, spring, target);
+                        solve_point(joint, states, pass, None, &mut now);
                     }
                     JointModel::Weld { linear, angular } => {
+                        let mut now = Now::of(joint, states);
                         solve_weld_rotation(joint, states, pass, angular);
-                        solve_point(joint, states, pass, linear);
+                        solve_point(joint, states, pass, linear, &mut now);
                     }
                     JointModel::Spherical { cone, twist } => {
+                        let mut now = Now::of(joint, states);
                         solve_ball_limits(joint, states, pass, cone, twist);
-                        solve_point(joint, states, pass, None);
+                        solve_point(joint, states, pass, None, &mut now);
                     }
                     JointModel::Prismatic {
                         limits,
@@ -762,15 +765,16 @@ fn solve_point<D: JointDim>(
     states: &mut [D::BodyState],
     pass: &JointPass,
     spring: Option<Spring>,
+    now: &mut Now<D>,
 ) {
-    let now = Now::of(joint, states);
+    now.read_velocities(joint, states);
     let (bias_rate, mass_scale, impulse_scale) = pass.scales(spring);
     let rhs = now.point_velocity() + now.separation * bias_rate;
-    let solved = point_block(joint, &now, rhs);
+    let solved = point_block(joint, now, rhs);
     let accumulated = joint.input.impulses.point;
     let impulse = -solved * mass_scale - accumulated * impulse_scale;
     joint.input.impulses.point = accumulated + impulse;
-    apply(joint, &now, states, impulse, D::AngularVector::default());
+    apply(joint, now, states, impulse, D::AngularVector::default());
 }
 
 /// The point impulse `x` with `K x = rhs` at the joint's arms now.
@@ -845,18 +849,21 @@ fn solve_distance<D: JointDim>(
 
 /// A hinge's angular rows: the axes kept together (3D), then the spring,
 /// the motor and the limits about the axis.
+#[allow(clippy::too_many_arguments)]
 fn solve_hinge<D: JointDim>(
     joint: &mut Prepared<D>,
     states: &mut [D::BodyState],
     pass: &JointPass,
+    now: &mut Now<D>,
     limits: Option<(f32, f32)>,
     motor: Option<Motor>,
     spring: Option<Spring>,
     target: f32,
 ) {
     let frame = joint.input.frame;
-    // The axes together.
-    let mut now = Now::of(joint, states);
+    // The axes together (the poses are as `now` read them: they do not
+    // change within a pass).
+    now.read_velocities(joint, states);
     let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
     let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
     for &(direction, error) in &rows[..count] {
@@ -866,7 +873,7 @@ fn solve_hinge<D: JointDim>(
         let accumulated = joint.input.impulses.angular.dot(direction);
         let i = row_impulse(mass, speed, error, pass.scales(None), accumulated);
         joint.input.impulses.angular += direction * i;
-        apply(joint, &now, states, D::Vector::ZERO, direction * i);
+        apply(joint, now, states, D::Vector::ZERO, direction * i);
     }
     if spring.is_none() && motor.is_none() && limits.is_none() {
         return;
@@ -885,7 +892,7 @@ fn solve_hinge<D: JointDim>(
             joint.input.impulses.axial,
         );
         joint.input.impulses.axial += i;
-        apply(joint, &now, states, D::Vector::ZERO, axis * i);
+        apply(joint, now, states, D::Vector::ZERO, axis * i);
     }
     if let Some(m) = motor {
         now.read_velocities(joint, states);
@@ -894,20 +901,12 @@ fn solve_hinge<D: JointDim>(
         let old = joint.input.impulses.motor;
         let total = (old - mass * speed).clamp(-limit, limit);
         joint.input.impulses.motor = total;
-        apply(joint, &now, states, D::Vector::ZERO, axis * (total - old));
+        apply(joint, now, states, D::Vector::ZERO, axis * (total - old));
     }
     if let Some(range) = limits {
         let i = joint.input.impulses;
         let row = AngleRow { axis, mass, angle };
-        let held = solve_angle_limits(
-            joint,
-            states,
-            &mut now,
-            pass,
-            &row,
-            range,
-            (i.lower, i.upper),
-        );
+        let held = solve_angle_limits(joint, states, now, pass, &row, range, (i.lower, i.upper));
         (joint.input.impulses.lower, joint.input.impulses.upper) = held;
     }
 }
@@ -1217,7 +1216,8 @@ fn solve_wheel_spin<D: JointDim>(
     pass: &JointPass,
     motor: Option<Motor>,
 ) {
-    solve_hinge(joint, states, pass, None, None, None, 0.0);
+    let mut now = Now::of(joint, states);
+    solve_hinge(joint, states, pass, &mut now, None, None, None, 0.0);
     if let Some(m) = motor {
         let now = Now::of(joint, states);
         let axis = now.hinge_axis();
