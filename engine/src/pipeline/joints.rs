@@ -589,9 +589,15 @@ impl<D: JointDim> Now<D> {
 
     /// The relative velocity of anchor B against anchor A.
     fn point_velocity(&self) -> D::Vector {
-        self.linear[1] + D::angular_cross(self.angular[1], self.arm[1])
+        self.velocity_at(self.arm)
+    }
+
+    /// The velocity of the point at arm `arm[1]` on B relative to the point
+    /// at arm `arm[0]` on A.
+    fn velocity_at(&self, arm: [D::Vector; 2]) -> D::Vector {
+        self.linear[1] + D::angular_cross(self.angular[1], arm[1])
             - self.linear[0]
-            - D::angular_cross(self.angular[0], self.arm[0])
+            - D::angular_cross(self.angular[0], arm[0])
     }
 
     /// A slider's or wheel's axis on A now (unit, world).
@@ -602,6 +608,13 @@ impl<D: JointDim> Now<D> {
     /// How far anchor B lies along the slide axis from anchor A, metres.
     fn translation(&self, joint: &Prepared<D>) -> f32 {
         self.separation.dot(self.slide_axis(joint))
+    }
+
+    /// How far B has turned off the rotation relative to A the joint holds
+    /// it at (a weld's, a slider's, a motor joint's), world rotation vector.
+    fn held_turn(&self, joint: &Prepared<D>) -> D::AngularVector {
+        let held = D::compose(self.rotation[0], joint.input.frame.reference);
+        D::angular_velocity_between(held, self.rotation[1], 1.0)
     }
 
     /// B's spin relative to A's.
@@ -708,6 +721,13 @@ impl JointPass {
     }
 }
 
+/// The effective mass of the angular block that holds B's rotation to
+/// A's: the inverse of the two inverse inertias summed.
+fn rotation_mass<D: JointDim>(joint: &Prepared<D>) -> D::Inertia {
+    let [ia, ib] = joint.inv_inertia;
+    D::invert_inertia(D::add_inertia(ia, ib))
+}
+
 /// The effective mass of an angular row about `axis`.
 fn angular_mass<D: JointDim>(joint: &Prepared<D>, axis: D::AngularVector) -> f32 {
     let [ia, ib] = joint.inv_inertia;
@@ -721,9 +741,14 @@ fn angular_mass<D: JointDim>(joint: &Prepared<D>, axis: D::AngularVector) -> f32
 
 /// The effective mass of a linear row along unit `u` at the joint's arms.
 fn linear_mass<D: JointDim>(joint: &Prepared<D>, now: &Now<D>, u: D::Vector) -> f32 {
+    linear_mass_at(joint, now.arm, u)
+}
+
+/// [`linear_mass`] at lever arms `arm`.
+fn linear_mass_at<D: JointDim>(joint: &Prepared<D>, arm: [D::Vector; 2], u: D::Vector) -> f32 {
     let [ma, mb] = joint.inv_mass;
     let [ia, ib] = joint.inv_inertia;
-    let (ra, rb) = (D::cross(now.arm[0], u), D::cross(now.arm[1], u));
+    let (ra, rb) = (D::cross(arm[0], u), D::cross(arm[1], u));
     let k = ma + mb + D::mul_inertia(ia, ra).dot(ra) + D::mul_inertia(ib, rb).dot(rb);
     if k > 0.0 {
         1.0 / k
@@ -953,11 +978,9 @@ fn solve_weld_rotation<D: JointDim>(
     let now = Now::of(joint, states);
     let (bias_rate, mass_scale, impulse_scale) = pass.scales(spring);
     // How far B has turned off the rotation the weld holds it at.
-    let held = D::compose(now.rotation[0], joint.input.frame.reference);
-    let error = D::angular_velocity_between(held, now.rotation[1], 1.0);
+    let error = now.held_turn(joint);
     let rhs = now.relative_spin() + error * bias_rate;
-    let [ia, ib] = joint.inv_inertia;
-    let mass = D::invert_inertia(D::add_inertia(ia, ib));
+    let mass = rotation_mass(joint);
     let accumulated = joint.input.impulses.angular;
     let impulse = -D::mul_inertia(mass, rhs) * mass_scale - accumulated * impulse_scale;
     joint.input.impulses.angular = accumulated + impulse;
@@ -1070,10 +1093,8 @@ fn project_hinge<D: JointDim>(
 /// A rigid weld's rotation restored.
 fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
     let now = Now::of(joint, states);
-    let held = D::compose(now.rotation[0], joint.input.frame.reference);
-    let error = D::angular_velocity_between(held, now.rotation[1], 1.0);
-    let [ia, ib] = joint.inv_inertia;
-    let mass = D::invert_inertia(D::add_inertia(ia, ib));
+    let error = now.held_turn(joint);
+    let mass = rotation_mass(joint);
     let turn = -D::mul_inertia(mass, error);
     let size = turn.dot(turn).sqrt();
     let turn = if size > MAX_ANGULAR_CORRECTION {
@@ -1093,15 +1114,8 @@ fn slide_row<D: JointDim>(
     d: D::Vector,
 ) -> (f32, f32, [D::Vector; 2]) {
     let arms = [now.arm[0] + now.separation, now.arm[1]];
-    let [ma, mb] = joint.inv_mass;
-    let [ia, ib] = joint.inv_inertia;
-    let (ra, rb) = (D::cross(arms[0], d), D::cross(arms[1], d));
-    let k = ma + mb + D::mul_inertia(ia, ra).dot(ra) + D::mul_inertia(ib, rb).dot(rb);
-    let mass = if k > 0.0 { 1.0 / k } else { 0.0 };
-    let velocity = now.linear[1] + D::angular_cross(now.angular[1], arms[1])
-        - now.linear[0]
-        - D::angular_cross(now.angular[0], arms[0]);
-    (mass, velocity.dot(d), arms)
+    let mass = linear_mass_at(joint, arms, d);
+    (mass, now.velocity_at(arms).dot(d), arms)
 }
 
 /// `impulse` along `d` at the slide row's arms (B gains, A loses).
@@ -1243,10 +1257,8 @@ fn solve_motor_joint<D: JointDim>(
 ) {
     let rate = MOTOR_CORRECTION / pass.h;
     let mut now = Now::of(joint, states);
-    let held = D::compose(now.rotation[0], joint.input.frame.reference);
-    let error = D::angular_velocity_between(held, now.rotation[1], 1.0);
-    let [ia, ib] = joint.inv_inertia;
-    let mass = D::invert_inertia(D::add_inertia(ia, ib));
+    let error = now.held_turn(joint);
+    let mass = rotation_mass(joint);
     let old = joint.input.impulses.angular;
     let mut total = old - D::mul_inertia(mass, now.relative_spin() + error * rate);
     let size = total.dot(total).sqrt();
