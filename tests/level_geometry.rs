@@ -2,6 +2,9 @@
 //! (2D) slide, roll and rest as on one flat box, with no ghost bumps at
 //! the joins of their facets (issue: level geometry).
 
+mod common;
+
+use common::Scene;
 use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::shape::{Shape, ShapeError};
 use tumble::{d2, d3, BodyDesc, BodyHandle, ColliderDesc, Settings, WorldError};
@@ -286,14 +289,17 @@ fn tile_top(i: usize, raised: usize, step: f32) -> f32 {
     }
 }
 
-/// Slides a frictionless 0.5 m box at `speed` m/s along a 2D tile map
-/// (tile `raised` lifted by `step`) until it reaches the last tile or 20 s
-/// pass.
-fn slide_tiles_2d(speed: f32, raised: usize, step: f32) -> TileRun {
-    let mut world = d2::World::new(awake_2d());
+/// Slides a frictionless 0.5 m box (2D) or cube (3D) at `speed` m/s along
+/// a tile map (tile `raised` lifted by `step`) until it reaches the last
+/// tile or 20 s pass.
+fn slide_tiles<D: Scene>(speed: f32, raised: usize, step: f32) -> TileRun {
+    let mut world = tumble::World::<D>::new(Settings {
+        sleep: false,
+        ..Settings::default()
+    });
     for i in 0..TILES {
-        let at = Vec2::new(i as f32, tile_top(i, raised, step) - 0.5);
-        let tile = ColliderDesc::new(Shape::cuboid(Vec2::splat(0.5)).unwrap()).friction(0.0);
+        let at = D::v(i as f32, tile_top(i, raised, step) - 0.5);
+        let tile = ColliderDesc::new(D::cube(0.5)).friction(0.0);
         world
             .add_body(BodyDesc::fixed().position(at), tile)
             .unwrap();
@@ -302,9 +308,9 @@ fn slide_tiles_2d(speed: f32, raised: usize, step: f32) -> TileRun {
     let slider = world
         .add_body(
             BodyDesc::dynamic()
-                .position(Vec2::new(0.5, half))
-                .linear_velocity(Vec2::new(speed, 0.0)),
-            ColliderDesc::new(Shape::cuboid(Vec2::splat(half)).unwrap()).friction(0.0),
+                .position(D::v(0.5, half))
+                .linear_velocity(D::v(speed, 0.0)),
+            ColliderDesc::new(D::cube(half)).friction(0.0),
         )
         .unwrap();
     let mut run = TileRun {
@@ -316,47 +322,9 @@ fn slide_tiles_2d(speed: f32, raised: usize, step: f32) -> TileRun {
         world.step(DT);
         let body = world.body(slider).unwrap();
         let v = body.linear_velocity();
-        run.vertical = run.vertical.max(v.y.abs());
-        run.speed_off = run.speed_off.max((v.length() - speed).abs() / speed);
-        run.reach = run.reach.max(body.position().x);
-        if run.reach > TILES as f32 - 3.0 {
-            break;
-        }
-    }
-    run
-}
-
-/// [`slide_tiles_2d`] in 3D: a 0.5 m cube along a row of unit cubes.
-fn slide_tiles_3d(speed: f32, raised: usize, step: f32) -> TileRun {
-    let mut world = d3::World::new(awake_3d());
-    for i in 0..TILES {
-        let at = Vec3::new(i as f32, tile_top(i, raised, step) - 0.5, 0.0);
-        let tile = ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()).friction(0.0);
-        world
-            .add_body(BodyDesc::fixed().position(at), tile)
-            .unwrap();
-    }
-    let half = 0.25;
-    let slider = world
-        .add_body(
-            BodyDesc::dynamic()
-                .position(Vec3::new(0.5, half, 0.0))
-                .linear_velocity(Vec3::new(speed, 0.0, 0.0)),
-            ColliderDesc::new(Shape::cuboid(Vec3::splat(half)).unwrap()).friction(0.0),
-        )
-        .unwrap();
-    let mut run = TileRun {
-        vertical: 0.0,
-        speed_off: 0.0,
-        reach: 0.0,
-    };
-    for _ in 0..1200 {
-        world.step(DT);
-        let body = world.body(slider).unwrap();
-        let v = body.linear_velocity();
-        run.vertical = run.vertical.max(v.y.abs());
-        run.speed_off = run.speed_off.max((v.length() - speed).abs() / speed);
-        run.reach = run.reach.max(body.position().x);
+        run.vertical = run.vertical.max(D::height(v).abs());
+        run.speed_off = run.speed_off.max((D::len(v) - speed).abs() / speed);
+        run.reach = run.reach.max(D::dot(body.position(), D::v(1.0, 0.0)));
         if run.reach > TILES as f32 - 3.0 {
             break;
         }
@@ -368,8 +336,8 @@ fn slide_tiles_3d(speed: f32, raised: usize, step: f32) -> TileRun {
 fn a_box_slides_across_a_row_of_flush_boxes_as_across_one() {
     // No tile raised: 100 separate fixed boxes, flush.
     for (dim, run) in [
-        ("2D", slide_tiles_2d(5.0, TILES, 0.0)),
-        ("3D", slide_tiles_3d(5.0, TILES, 0.0)),
+        ("2D", slide_tiles::<tumble::D2>(5.0, TILES, 0.0)),
+        ("3D", slide_tiles::<tumble::D3>(5.0, TILES, 0.0)),
     ] {
         println!(
             "{dim} tile map: largest vertical speed {:.2e} m/s, speed off by {:.2e}, reached x = {:.1}",
@@ -399,8 +367,8 @@ fn a_box_stops_at_a_step_between_flush_boxes() {
     // the box must hit, losing most of its speed, rather than glide up.
     let raised = 10;
     for (dim, run) in [
-        ("2D", slide_tiles_2d(2.0, raised, 0.02)),
-        ("3D", slide_tiles_3d(2.0, raised, 0.02)),
+        ("2D", slide_tiles::<tumble::D2>(2.0, raised, 0.02)),
+        ("3D", slide_tiles::<tumble::D3>(2.0, raised, 0.02)),
     ] {
         println!(
             "{dim} step: reached x = {:.3}, speed off by up to {:.2}",
