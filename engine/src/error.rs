@@ -50,6 +50,11 @@ pub enum WorldError {
     /// a surface has no mass and no inside, so it goes on fixed and
     /// kinematic bodies only.
     SurfaceOnDynamicBody,
+    /// A rollback state ([`World::restore_state`](crate::World::restore_state))
+    /// taken from another world, or from this one before a body or
+    /// collider was added or removed or a kind, filter or sensor flag
+    /// changed: it no longer fits, and the world is left as it was.
+    StateMismatch,
     /// A joint between a body and itself.
     JointToItself,
     /// A joint axis of zero length: it names no direction.
@@ -89,6 +94,10 @@ impl fmt::Display for WorldError {
             WorldError::StaleHandle => {
                 write!(f, "the body or collider was removed or never existed")
             }
+            WorldError::StateMismatch => write!(
+                f,
+                "the saved state does not fit this world: it comes from another world, or bodies, colliders, kinds or filters changed since"
+            ),
             WorldError::LastCollider => write!(
                 f,
                 "a body keeps at least one collider: remove the body instead of its last collider"

@@ -50,7 +50,7 @@ pub use pipeline::narrow_phase::NarrowPhaseDim;
 pub use query::{QueryFilter, QueryHit};
 pub use settings::Settings;
 pub use shape::ShapeDim;
-pub use world::{ContactPair, StepProfile, World};
+pub use world::{ContactPair, StepProfile, World, WorldState};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
 pub mod d2 {
@@ -69,6 +69,8 @@ pub mod d2 {
     pub type ContactEvent = crate::events::ContactEvent<crate::math::D2>;
     /// A 2D world.
     pub type World = crate::world::World<crate::math::D2>;
+    /// A 2D world's rollback state ([`World::save_state`](crate::world::World::save_state)).
+    pub type WorldState = crate::world::WorldState<crate::math::D2>;
     /// 2D world settings.
     pub type Settings = crate::settings::Settings<crate::math::D2>;
     /// A 2D body description.
@@ -119,6 +121,8 @@ pub mod d3 {
     pub type ContactEvent = crate::events::ContactEvent<crate::math::D3>;
     /// A 3D world.
     pub type World = crate::world::World<crate::math::D3>;
+    /// A 3D world's rollback state ([`World::save_state`](crate::world::World::save_state)).
+    pub type WorldState = crate::world::WorldState<crate::math::D3>;
     /// 3D world settings.
     pub type Settings = crate::settings::Settings<crate::math::D3>;
     /// A 3D body description.

@@ -94,6 +94,16 @@ new_key_type! {
 }
 
 impl SleepingIslands {
+    /// Bytes held by the islands' member lists and the body-to-island map
+    /// (their lengths, not their capacities).
+    pub(crate) fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        let members: usize = self.members.values().map(Vec::len).sum();
+        self.members.len() * size_of::<(IslandKey, Vec<BodyHandle>)>()
+            + members * size_of::<BodyHandle>()
+            + self.island_of.len() * size_of::<(BodyHandle, IslandKey)>()
+    }
+
     /// True when no island sleeps.
     pub(crate) fn is_empty(&self) -> bool {
         self.members.is_empty()

@@ -29,7 +29,10 @@ pub(crate) use continuous::FAST_SHARE;
 mod controls;
 mod joints;
 mod seams;
+mod state;
 mod surface_pairs;
+
+pub use state::WorldState;
 
 use surface_pairs::SurfaceContacts;
 
@@ -426,6 +429,10 @@ pub struct World<D: Dim> {
     joint_solver: JointSolver<D>,
     joint_inputs: Vec<JointInput<D>>,
     joint_handles: Vec<JointHandle>,
+    /// Changes whenever a body or collider is added or removed, or a kind,
+    /// filter or sensor flag changes: a rollback state fits only the stamp
+    /// it was saved with (`world/state.rs`).
+    structure: u64,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
@@ -566,6 +573,7 @@ impl<D: Dim> World<D> {
             joint_solver: JointSolver::default(),
             joint_inputs: Vec::new(),
             joint_handles: Vec::new(),
+            structure: state::new_structure_stamp(),
         }
     }
 
@@ -624,6 +632,7 @@ impl<D: Dim> World<D> {
 
     /// Gives a body's collider its handle and broad-phase proxy.
     fn register_collider(&mut self, body: BodyHandle, index: usize) -> ColliderHandle {
+        self.structure = state::new_structure_stamp();
         let owner = &self.bodies[body];
         let aabb = bounds_of(&owner.colliders[index], owner, &self.settings);
         let broad_phase = &mut self.broad_phase;
@@ -651,6 +660,7 @@ impl<D: Dim> World<D> {
     /// looked up in the sorted pairs.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
         let body = self.bodies.remove(handle)?;
+        self.structure = state::new_structure_stamp();
         self.remove_joints_of(handle);
         self.buffers.index_stale = true;
         self.sleep_islands.forget(handle);

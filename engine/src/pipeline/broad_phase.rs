@@ -767,6 +767,139 @@ impl<D: ShapeDim> BroadPhase<D> {
     }
 }
 
+/// What of a [`BroadPhase`] changes while its proxies stay the same: every
+/// leaf's fat box, the stored pairs and the proxies waiting for the next
+/// [`BroadPhase::update_pairs`]. Taken by [`BroadPhase::save_state`], given
+/// back by [`BroadPhase::restore_state`]; the tree's shape is not kept.
+#[derive(Clone, Debug)]
+pub struct BroadPhaseState<D: ShapeDim> {
+    /// Every leaf's fat box, in node order.
+    leaves: Vec<Aabb<D>>,
+    /// The stored pairs' two nodes each, in pair order.
+    pairs: Vec<[u32; 2]>,
+    /// The move buffer.
+    moved: Vec<u32>,
+    /// The nodes of proxies removed since the last `update_pairs`.
+    removed: Vec<u32>,
+}
+
+impl<D: ShapeDim> Default for BroadPhaseState<D> {
+    fn default() -> Self {
+        Self {
+            leaves: Vec::new(),
+            pairs: Vec::new(),
+            moved: Vec::new(),
+            removed: Vec::new(),
+        }
+    }
+}
+
+impl<D: ShapeDim> BroadPhaseState<D> {
+    /// Bytes held: the leaves' boxes, the pairs and the buffers.
+    pub fn bytes(&self) -> usize {
+        self.leaves.len() * std::mem::size_of::<Aabb<D>>()
+            + self.pairs.len() * std::mem::size_of::<[u32; 2]>()
+            + (self.moved.len() + self.removed.len()) * std::mem::size_of::<u32>()
+    }
+}
+
+impl<D: ShapeDim> BroadPhase<D> {
+    /// Writes into `state` (reusing its allocations) what
+    /// [`restore_state`](Self::restore_state) needs to bring this broad
+    /// phase back to now, as long as no proxy is inserted or removed in
+    /// between: the fat boxes, the pairs and the move buffer.
+    pub fn save_state(&self, state: &mut BroadPhaseState<D>) {
+        state.leaves.clear();
+        state.leaves.extend(
+            self.nodes
+                .iter()
+                .filter(|node| node.height == 0)
+                .map(|node| node.aabb),
+        );
+        state.pairs.clear();
+        state
+            .pairs
+            .extend(self.pairs.iter().map(|&(_, _, a, b)| [a, b]));
+        state.moved.clone_from(&self.move_buffer);
+        state.removed.clone_from(&self.removed);
+    }
+
+    /// Brings back the fat boxes, pairs and move buffer of `state`, or
+    /// returns false, changing nothing, when the proxies are not the ones
+    /// it was saved with (another count of leaves, or a pair naming a node
+    /// that is no leaf). The tree keeps its present shape, refitted to the
+    /// restored boxes: pairs depend only on the leaves' boxes, never on the
+    /// shape (`restored_state_gives_the_saved_pairs_whatever_the_shape`).
+    pub fn restore_state(&mut self, state: &BroadPhaseState<D>) -> bool {
+        let is_leaf = |i: u32| self.nodes.get(i as usize).is_some_and(|n| n.height == 0);
+        let leaves = self.nodes.iter().filter(|node| node.height == 0).count();
+        let in_range = |&i: &u32| (i as usize) < self.nodes.len();
+        if leaves != state.leaves.len()
+            || !state.pairs.iter().flatten().all(|&i| is_leaf(i))
+            || !state.moved.iter().chain(&state.removed).all(in_range)
+        {
+            return false;
+        }
+        let mut boxes = state.leaves.iter();
+        for node in self.nodes.iter_mut() {
+            if node.height == 0 {
+                if let Some(aabb) = boxes.next() {
+                    node.aabb = *aabb;
+                }
+            }
+            node.moved = false;
+        }
+        self.refit_all();
+        self.move_buffer.clear();
+        for &node in &state.moved {
+            self.mark_moved(node);
+        }
+        self.removed.clone_from(&state.removed);
+        let nodes = &self.nodes;
+        self.pairs.clear();
+        self.pairs.extend(
+            state
+                .pairs
+                .iter()
+                .map(|&[a, b]| (nodes[a as usize].key, nodes[b as usize].key, a, b)),
+        );
+        self.key_pairs.clear();
+        self.key_pairs
+            .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));
+        self.key_pairs.dedup();
+        self.changed = false;
+        true
+    }
+
+    /// Every internal node's box the union of its children's again, children
+    /// before parents (an explicit stack: no recursion on deep trees).
+    fn refit_all(&mut self) {
+        if self.root == NULL {
+            return;
+        }
+        // Nodes in an order where each parent comes before its children;
+        // walked backwards, every child is refitted before its parent.
+        let mut order = Vec::with_capacity(self.nodes.len());
+        order.push(self.root);
+        let mut next = 0;
+        while let Some(&index) = order.get(next) {
+            next += 1;
+            if self.height_of(index) > 0 {
+                order.extend(self.nodes[index as usize].children);
+            }
+        }
+        for &index in order.iter().rev() {
+            if self.height_of(index) > 0 {
+                let [a, b] = self.nodes[index as usize].children;
+                let aabb = self.nodes[a as usize]
+                    .aabb
+                    .union(&self.nodes[b as usize].aabb);
+                self.nodes[index as usize].aabb = aabb;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -898,6 +1031,78 @@ mod tests {
         assert_eq!(d3(2), d3(2));
         d2(99);
         d3(98);
+    }
+
+    /// Random moves of about `share` of `live`, some with a NaN box.
+    fn random_moves<D: ShapeDim>(
+        rng: &mut Lcg,
+        bp: &BroadPhase<D>,
+        live: &[(u64, ProxyId)],
+        share: f32,
+    ) -> Vec<(ProxyId, Aabb<D>, D::Vector)> {
+        let mut moves = Vec::new();
+        for &(_, proxy) in live {
+            if rng.next_f32() < share {
+                let fat = *bp.fat_aabb(proxy).unwrap();
+                let shift = rng.vector::<D>(-2.0, 2.0);
+                let tight = Aabb::new(fat.min + shift, fat.max + shift).expanded(-0.1);
+                moves.push((proxy, tight, rng.vector::<D>(-0.1, 0.1)));
+            }
+        }
+        let nan = Aabb::new(D::Vector::splat(f32::NAN), D::Vector::splat(f32::NAN));
+        moves.push((live[rng.below(live.len())].1, nan, D::Vector::ZERO));
+        moves
+    }
+
+    /// A restored broad phase gives the saved pairs, and then the same pairs
+    /// as a copy taken at the save under the same moves, though its tree
+    /// was reshaped in between (re-insertions and a rebuild).
+    fn restored_state_gives_the_saved_pairs<D: ShapeDim>(seed: u64) {
+        let mut rng = Lcg(seed);
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let live: Vec<_> = (0..300u64)
+            .map(|k| (k, bp.insert(k, rng.aabb(20.0))))
+            .collect();
+        check(&mut bp, &live);
+        let moves = random_moves(&mut rng, &bp, &live, 0.1);
+        bp.update_many(&moves);
+        // Saved with proxies in the move buffer, before their pairs.
+        let mut state = BroadPhaseState::default();
+        bp.save_state(&mut state);
+        let copy = bp.clone();
+        for share in [0.05, 0.9, 0.2] {
+            let moves = random_moves(&mut rng, &bp, &live, share);
+            bp.update_many(&moves);
+            check(&mut bp, &live);
+        }
+        assert!(bp.restore_state(&state));
+        validate(&bp);
+        let mut copy = copy;
+        assert_eq!(check(&mut bp, &live), check(&mut copy, &live));
+        for share in [0.3, 0.02, 1.0, 0.1] {
+            let moves = random_moves(&mut rng, &bp, &live, share);
+            bp.update_many(&moves);
+            copy.update_many(&moves);
+            assert_eq!(check(&mut bp, &live), check(&mut copy, &live));
+            for &(_, proxy) in &live {
+                assert_eq!(
+                    format!("{:?}", bp.fat_aabb(proxy)),
+                    format!("{:?}", copy.fat_aabb(proxy))
+                );
+            }
+        }
+        // Not the proxies it was saved with: refused, nothing changed.
+        let extra = bp.insert(1000, rng.aabb(20.0));
+        let pairs = bp.pairs().to_vec();
+        assert!(!bp.restore_state(&state));
+        assert_eq!(bp.pairs(), &pairs[..]);
+        bp.remove(extra);
+    }
+
+    #[test]
+    fn restored_state_gives_the_saved_pairs_whatever_the_shape() {
+        restored_state_gives_the_saved_pairs::<D2>(5);
+        restored_state_gives_the_saved_pairs::<D3>(6);
     }
 
     /// Leaves under node `index`.

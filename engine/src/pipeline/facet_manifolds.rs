@@ -209,6 +209,25 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         self.manifolds.iter().map(|(_, m)| m)
     }
 
+    /// A copy of the manifolds alone, without the buffers kept for their
+    /// allocations (for the world's rollback state).
+    pub(crate) fn kept(&self) -> Self {
+        Self {
+            manifolds: self.manifolds.clone(),
+            ..Self::default()
+        }
+    }
+
+    /// Bytes of the manifolds (not of the buffers).
+    pub(crate) fn bytes(&self) -> usize {
+        self.manifolds.len() * std::mem::size_of::<(u32, Manifold<D>)>()
+    }
+
+    /// Contact points of all the manifolds.
+    pub(crate) fn point_count(&self) -> usize {
+        self.manifolds().map(|m| m.points().len()).sum()
+    }
+
     /// The `k`th manifold, to store its impulses.
     pub(crate) fn manifold_mut(&mut self, k: usize) -> Option<&mut Manifold<D>> {
         self.manifolds.get_mut(k).map(|(_, m)| m)

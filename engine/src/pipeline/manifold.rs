@@ -109,6 +109,24 @@ enum LastQuery<D: ManifoldDim> {
     Apart { b_in_a: Pose<D>, distance: f32 },
 }
 
+/// A manifold without its points: the rest of what a pair keeps from one
+/// step to the next, for the world's rollback state, which stores the
+/// points in use apart ([`Manifold::head`], [`Manifold::from_parts`]).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ManifoldHead<D: ManifoldDim> {
+    normal: D::Vector,
+    len: u8,
+    last_query: LastQuery<D>,
+    pushed: Pushed,
+}
+
+impl<D: ManifoldDim> ManifoldHead<D> {
+    /// How many points the manifold had.
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+}
+
 impl<D: ManifoldDim> Default for Manifold<D> {
     fn default() -> Self {
         Self {
@@ -171,6 +189,33 @@ impl<D: ManifoldDim> Manifold<D> {
     /// overlaps, or the pair pushed (a speculative point struck mid-step).
     pub fn touches(&self) -> bool {
         self.pushed.total_normal_impulse > 0.0 || self.points().iter().any(|p| p.separation <= 0.0)
+    }
+
+    /// Everything but the points.
+    pub(crate) fn head(&self) -> ManifoldHead<D> {
+        ManifoldHead {
+            normal: self.normal,
+            len: self.len as u8,
+            last_query: self.last_query,
+            pushed: self.pushed,
+        }
+    }
+
+    /// The manifold of `head` with the first `head`'s count of `points`
+    /// (fewer when `points` is shorter).
+    pub(crate) fn from_parts(head: &ManifoldHead<D>, points: &[ManifoldPoint<D::Vector>]) -> Self {
+        let mut manifold = Self {
+            normal: head.normal,
+            points: Default::default(),
+            len: 0,
+            last_query: head.last_query,
+            pushed: head.pushed,
+        };
+        let slots = manifold.points.as_mut();
+        let len = (head.len as usize).min(points.len()).min(slots.len());
+        slots[..len].copy_from_slice(&points[..len]);
+        manifold.len = len;
+        manifold
     }
 
     /// Records what the solver's step did (see [`Pushed`]).

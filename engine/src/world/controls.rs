@@ -91,6 +91,7 @@ impl<D: Dim> World<D> {
         target.filter = filter;
         if changed {
             self.refiltered.push(collider);
+            self.structure = super::state::new_structure_stamp();
         }
         Ok(())
     }
@@ -110,6 +111,7 @@ impl<D: Dim> World<D> {
         target.sensor = sensor;
         if changed {
             self.refiltered.push(collider);
+            self.structure = super::state::new_structure_stamp();
         }
         Ok(())
     }
@@ -161,6 +163,7 @@ impl<D: Dim> World<D> {
             .get_mut(slot.body)
             .ok_or(WorldError::StaleHandle)?;
         let removed = body.detach(slot.index)?;
+        self.structure = super::state::new_structure_stamp();
         // The colliders after it moved one place down in the body's list.
         let moved: Vec<(ColliderHandle, usize)> = body.colliders[slot.index..]
             .iter()
@@ -208,6 +211,7 @@ impl<D: Dim> World<D> {
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         let changed = target.kind != kind;
         target.set_kind(kind)?;
+        self.structure = super::state::new_structure_stamp();
         // Which bodies the solver takes, and which pairs are awake, follow
         // the kind: both are found anew.
         self.touched.push(body);

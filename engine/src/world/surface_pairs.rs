@@ -34,6 +34,25 @@ pub(crate) struct SurfaceContacts<D: Dim> {
 }
 
 impl<D: Dim> SurfaceContacts<D> {
+    /// The manifolds alone, for the world's rollback state: the inputs
+    /// are taken anew in the step that uses them.
+    pub(crate) fn saved(&self) -> Self {
+        Self {
+            manifolds: self.manifolds.kept(),
+            ..Self::default()
+        }
+    }
+
+    /// Bytes of the manifolds.
+    pub(crate) fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + self.manifolds.bytes()
+    }
+
+    /// Contact points of all the facets' manifolds.
+    pub(crate) fn point_count(&self) -> usize {
+        self.manifolds.point_count()
+    }
+
     /// Forgets every manifold (the pair ended).
     pub(crate) fn clear(&mut self) {
         self.manifolds.clear();

@@ -1,0 +1,202 @@
+//! Rollback (`World::save_state` / `World::restore_state`): a game loop that
+//! saves every step and, as a fighting game does when a late input arrives,
+//! rolls back eight steps and simulates them again must end every step in
+//! the same bits as a plain run, in 2D and 3D, with sleeping islands, joints,
+//! surfaces, bullets and kinematic bodies; a state that no longer fits its
+//! world is refused.
+
+mod common;
+
+use common::Scene;
+use tumble::{BodyHandle, BodyKind, WorldError, WorldState};
+use tumble_scenes as scenes;
+
+const DT: f32 = 1.0 / 60.0;
+/// How far back the game loop rolls every step, steps.
+const ROLLBACK: usize = 8;
+
+/// The bits of every body's pose and velocities (Debug prints each f32 in
+/// the shortest form that reads back to the same bits).
+fn motion_hash<D: Scene>(world: &tumble::World<D>) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for (_, body) in world.bodies() {
+        let text = format!(
+            "{:?}{:?}{:?}{:?}{}",
+            body.position(),
+            body.rotation(),
+            body.linear_velocity(),
+            body.angular_velocity(),
+            body.is_sleeping()
+        );
+        for byte in text.bytes() {
+            hash = (hash ^ byte as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// The game's input before step `step`: every third step an upward kick to
+/// one of the bodies (waking it and its island), and any kinematic body
+/// driven towards a target that moves with the step.
+fn input<D: Scene>(world: &mut tumble::World<D>, bodies: &[BodyHandle], step: usize) {
+    if step.is_multiple_of(3) && !bodies.is_empty() {
+        let h = bodies[(step * 7919) % bodies.len()];
+        if let Some(body) = world.body_mut(h) {
+            let side = if step.is_multiple_of(2) { 1.0 } else { -1.0 };
+            let kick = D::v(side, 3.0);
+            let mass = body.mass();
+            if body.kind() == BodyKind::Dynamic {
+                body.apply_impulse_at_center(kick * mass).unwrap();
+            }
+        }
+    }
+    let kinematic: Vec<BodyHandle> = world
+        .bodies()
+        .filter(|(_, b)| b.kind() == BodyKind::Kinematic)
+        .map(|(h, _)| h)
+        .collect();
+    for h in kinematic {
+        let at = D::v((step as f32 * 0.05).sin() * 2.0, 0.5);
+        let body = world.body_mut(h).unwrap();
+        body.set_kinematic_target(at, D::tilt(step as f32 * 0.01))
+            .unwrap();
+    }
+}
+
+/// The motion hash after each of `steps` steps: plain, or with the game
+/// loop rolling back [`ROLLBACK`] steps after every step and simulating
+/// them again (saving as it goes, into a ring it reuses).
+fn run<D: Scene>(
+    mut world: tumble::World<D>,
+    bodies: &[BodyHandle],
+    steps: usize,
+    rollback: bool,
+) -> Vec<u64> {
+    let mut ring: Vec<WorldState<D>> = (0..=ROLLBACK).map(|_| WorldState::default()).collect();
+    let mut hashes = Vec::with_capacity(steps);
+    for step in 0..steps {
+        world.save_state_into(&mut ring[step % (ROLLBACK + 1)]);
+        input(&mut world, bodies, step);
+        world.step(DT);
+        if rollback && step >= ROLLBACK {
+            let from = step - ROLLBACK;
+            world.restore_state(&ring[from % (ROLLBACK + 1)]).unwrap();
+            for again in from..=step {
+                world.save_state_into(&mut ring[again % (ROLLBACK + 1)]);
+                input(&mut world, bodies, again);
+                world.step(DT);
+            }
+        }
+        hashes.push(motion_hash(&world));
+    }
+    hashes
+}
+
+/// The rolled-back run equals the plain one after every step.
+fn rolls_back<D: Scene>(scene: scenes::Scene<D>, steps: usize, name: &str) {
+    let plain = run(scene.world.clone(), &scene.bodies, steps, false);
+    let rolled = run(scene.world, &scene.bodies, steps, true);
+    let first = plain.iter().zip(&rolled).position(|(a, b)| a != b);
+    assert_eq!(first, None, "{name}: first step that differs");
+}
+
+#[test]
+fn rolling_back_eight_steps_every_step_gives_the_plain_run() {
+    // 3D: a pile of turned cubes that settles and partly sleeps while kicked.
+    rolls_back(
+        scenes::falling_boxes_small_3d(),
+        240,
+        "falling_boxes_small_3d",
+    );
+    // 2D: a random pile of boxes, balls and polygons.
+    rolls_back(scenes::random_pile_2d(3), 240, "random_pile_2d");
+}
+
+#[test]
+fn rollback_keeps_joints_surfaces_bullets_and_kinematic_bodies() {
+    rolls_back(
+        scenes::joint_scenes::ragdoll_stairs_3d(),
+        150,
+        "ragdoll_stairs_3d",
+    );
+    rolls_back(scenes::joint_scenes::chain_2d(), 150, "chain_2d");
+    rolls_back(scenes::chains_2d(), 150, "chains_2d");
+    rolls_back(scenes::terrain_3d(17, 60), 150, "terrain_3d");
+    rolls_back(scenes::ccd_scenes::pinball_2d(), 150, "pinball_2d");
+    rolls_back(scenes::ccd_scenes::bullets_3d(), 100, "bullets_3d");
+    // A kinematic paddle driven to a moving target among falling boxes.
+    let mut scene = scenes::pyramid_2d(6);
+    let paddle = scene
+        .world
+        .add_body(
+            tumble::BodyDesc::kinematic().position(D2v(0.0, 0.5)),
+            tumble::ColliderDesc::new(<tumble::D2 as Scene>::cuboid(1.0, 0.1)),
+        )
+        .unwrap();
+    scene.bodies.push(paddle);
+    rolls_back(scene, 150, "kinematic paddle");
+}
+
+#[allow(non_snake_case)]
+fn D2v(x: f32, y: f32) -> tumble::glam::Vec2 {
+    tumble::glam::Vec2::new(x, y)
+}
+
+/// A state fits only the world it came from, with the same bodies and
+/// colliders: another world, an added or removed body, a changed kind or
+/// filter is refused and changes nothing; a clone of the world takes its
+/// original's states until either changes.
+#[test]
+fn a_state_that_no_longer_fits_is_refused() {
+    let scene = scenes::pyramid_2d(4);
+    let mut world = scene.world;
+    let state = world.save_state();
+    let mut other = scenes::pyramid_2d(4).world;
+    assert_eq!(other.restore_state(&state), Err(WorldError::StateMismatch));
+    let mut twin = world.clone();
+    for _ in 0..10 {
+        twin.step(DT);
+    }
+    assert_eq!(twin.restore_state(&state), Ok(()));
+    assert_eq!(motion_hash(&twin), motion_hash(&world));
+
+    let before = motion_hash(&world);
+    let ball = <tumble::D2 as Scene>::cube(0.2);
+    let added = world
+        .add_body(
+            tumble::BodyDesc::dynamic().position(D2v(5.0, 5.0)),
+            tumble::ColliderDesc::new(ball),
+        )
+        .unwrap();
+    assert_eq!(world.restore_state(&state), Err(WorldError::StateMismatch));
+    world.remove_body(added);
+    assert_eq!(world.restore_state(&state), Err(WorldError::StateMismatch));
+    let fresh = world.save_state();
+    world
+        .set_body_kind(scene.bodies[0], BodyKind::Fixed)
+        .unwrap();
+    assert_eq!(world.restore_state(&fresh), Err(WorldError::StateMismatch));
+    assert_eq!(motion_hash(&world), before, "refusals change nothing");
+}
+
+/// What a state costs: bytes per body and per contact point on 1000 mixed
+/// bodies rained on a flat ground, some asleep (the figures go to
+/// `benches/RESULTS.md`; the criterion bench times saving and restoring).
+#[test]
+fn state_size_of_a_thousand_bodies() {
+    let scene = scenes::flat_ground_3d(1000);
+    let mut world = scene.world;
+    for _ in 0..300 {
+        world.step(DT);
+    }
+    let state = world.save_state();
+    let awake = world.bodies().filter(|(_, b)| !b.is_sleeping()).count();
+    let (bytes, points) = (state.bytes(), state.points());
+    let budget = 128 * awake + 64 * points;
+    println!(
+        "{} bodies ({awake} awake), {} pairs' points {points}: {bytes} B, {:.1} B/body; budget 128/awake body + 64/point = {budget} B",
+        world.body_count(),
+        world.contact_pairs().len(),
+        bytes as f32 / world.body_count() as f32
+    );
+}
