@@ -184,19 +184,20 @@ fn a_state_that_no_longer_fits_is_refused() {
 /// `benches/RESULTS.md`; the criterion bench times saving and restoring).
 #[test]
 fn state_size_of_a_thousand_bodies() {
-    let scene = scenes::flat_ground_3d(1000);
-    let mut world = scene.world;
-    for _ in 0..300 {
-        world.step(DT);
-    }
-    let state = world.save_state();
-    let awake = world.bodies().filter(|(_, b)| !b.is_sleeping()).count();
-    let (bytes, points) = (state.bytes(), state.points());
-    let budget = 128 * awake + 64 * points;
-    println!(
+    for scene in [scenes::flat_ground_3d(1000), scenes::sleeping_city(false)] {
+        let mut world = scene.world;
+        for _ in 0..300 {
+            world.step(DT);
+        }
+        let state = world.save_state();
+        let awake = world.bodies().filter(|(_, b)| !b.is_sleeping()).count();
+        let (bytes, points) = (state.bytes(), state.points());
+        let budget = 128 * awake + 64 * points;
+        println!(
         "{} bodies ({awake} awake), {} pairs' points {points}: {bytes} B, {:.1} B/body; budget 128/awake body + 64/point = {budget} B",
         world.body_count(),
         world.contact_pairs().len(),
         bytes as f32 / world.body_count() as f32
     );
+    }
 }

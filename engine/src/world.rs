@@ -118,6 +118,13 @@ impl<D: Dim> ContactPair<D> {
         })
     }
 
+    /// True when either body is awake: the narrow phase and the solver
+    /// take the pair.
+    fn is_awake(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> bool {
+        let active = |h| bodies.get(h).is_some_and(Body::is_active);
+        active(self.body_a) || active(self.body_b)
+    }
+
     /// The broad-phase pair of keys the pair came from, in ascending order.
     fn key(&self) -> (u64, u64) {
         let (a, b) = (key_of(self.collider_a), key_of(self.collider_b));
@@ -1048,10 +1055,7 @@ impl<D: Dim> World<D> {
         };
         let mut buffers = std::mem::take(&mut self.buffers);
         let bodies = &self.bodies;
-        let awake = |pair: &ContactPair<D>| {
-            let active = |h| bodies.get(h).is_some_and(Body::is_active);
-            active(pair.body_a) || active(pair.body_b)
-        };
+        let awake = |pair: &ContactPair<D>| pair.is_awake(bodies);
         if buffers.awake_pairs_stale {
             buffers.awake_pairs.clear();
             buffers.slot.clear();

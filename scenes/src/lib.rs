@@ -148,6 +148,11 @@ pub const SCENES: &[SceneEntry] = &[
         build: Build::D3(|| flat_ground_3d(1000)),
     },
     SceneEntry {
+        name: "cube_pile_3d",
+        about: "3D: 1000 unit cubes dropped from a jittered 10 x 10 x 10 grid, sleeping on",
+        build: Build::D3(cube_pile_3d),
+    },
+    SceneEntry {
         name: "chains_2d",
         about: "2D: 104 boxes and balls on a level of chains: slopes, steps, a floating cup",
         build: Build::D2(chains_2d),
@@ -590,6 +595,31 @@ pub fn sleeping_city(city: bool) -> Scene<D3> {
                 )
                 .expect("valid cube");
             bodies.push(body);
+        }
+    }
+    Scene { world, bodies }
+}
+
+/// 3D: 1000 unit cubes dropped from a jittered 10 x 10 x 10 grid onto the
+/// ground, each turned a little about Y; sleeping on, so that after a few
+/// seconds the settled parts of the pile sleep and the rest still moves
+/// (the rollback and persistence measurements' scene).
+pub fn cube_pile_3d() -> Scene<D3> {
+    let mut world = ground_3d(Settings::default(), 50.0);
+    let mut rng = Lcg(1);
+    let mut bodies = Vec::new();
+    for i in 0..10 {
+        for j in 0..10 {
+            for k in 0..10 {
+                let at = Vec3::new(
+                    i as f32 * 1.3 - 6.0 + rng.range(-0.1, 0.1),
+                    1.0 + j as f32 * 1.3,
+                    k as f32 * 1.3 - 6.0 + rng.range(-0.1, 0.1),
+                );
+                let turn = Quat::from_rotation_y(rng.range(-0.1, 0.1));
+                let cube = d3::Shape::cuboid(Vec3::splat(0.5)).expect("valid cube");
+                bodies.push(add_turned_3d(&mut world, cube, at, turn));
+            }
         }
     }
     Scene { world, bodies }

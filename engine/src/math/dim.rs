@@ -186,6 +186,10 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     type AngularVector: Angular;
     /// Rotational inertia about the centre of mass: a scalar (2D) or a 3x3 tensor (3D), kg·m².
     type Inertia: Copy + Debug + PartialEq + Send + Sync + 'static;
+    /// A stored rotation in plain `f32`s, the same bits without the SIMD
+    /// alignment a quaternion carries (16 bytes): for compact saved
+    /// states ([`PackedPose`](super::PackedPose)).
+    type PackedRotation: Copy + Debug + PartialEq + Send + Sync + 'static;
 
     /// The world axes a body moves along: X and Y in 2D, all three in 3D.
     const TRANSLATION_AXES: Axes;
@@ -215,6 +219,10 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
 
     /// The identity rotation.
     fn identity() -> Self::Rotation;
+    /// `r` packed, bit for bit.
+    fn pack_rotation(r: Self::Rotation) -> Self::PackedRotation;
+    /// The rotation [`MathDim::pack_rotation`] packed, bit for bit.
+    fn unpack_rotation(packed: Self::PackedRotation) -> Self::Rotation;
     /// The stored rotation for a user's rotation: in 2D the rotation by any
     /// finite angle; in 3D the unit quaternion along any finite, non-zero
     /// quaternion, however long or short (see [`unit_quaternion`]). A zero
@@ -307,6 +315,7 @@ impl MathDim for D2 {
     type Orientation = f32;
     type AngularVector = f32;
     type Inertia = f32;
+    type PackedRotation = Rot2;
 
     const TRANSLATION_AXES: Axes = Axes::new(true, true, false);
     const ROTATION_AXES: Axes = Axes::Z;
@@ -341,6 +350,12 @@ impl MathDim for D2 {
     }
     fn identity() -> Rot2 {
         Rot2::IDENTITY
+    }
+    fn pack_rotation(r: Rot2) -> Rot2 {
+        r
+    }
+    fn unpack_rotation(packed: Rot2) -> Rot2 {
+        packed
     }
     fn rotation_from_orientation(orientation: f32) -> Rot2 {
         Rot2::from_angle(orientation)
@@ -456,6 +471,7 @@ impl MathDim for D3 {
     type Orientation = Quat;
     type AngularVector = Vec3;
     type Inertia = Mat3;
+    type PackedRotation = [f32; 4];
 
     const TRANSLATION_AXES: Axes = Axes::ALL;
     const ROTATION_AXES: Axes = Axes::ALL;
@@ -527,6 +543,12 @@ impl MathDim for D3 {
     }
     fn identity() -> Quat {
         Quat::IDENTITY
+    }
+    fn pack_rotation(r: Quat) -> [f32; 4] {
+        r.to_array()
+    }
+    fn unpack_rotation(packed: [f32; 4]) -> Quat {
+        Quat::from_array(packed)
     }
     fn rotation_from_orientation(orientation: Quat) -> Quat {
         unit_quaternion(orientation).unwrap_or(Quat::NAN)

@@ -11,6 +11,6 @@ mod word;
 
 pub use axes::Axes;
 pub use dim::{Angular, MathDim, Vector, D2, D3};
-pub use pose::Pose;
+pub use pose::{PackedPose, Pose};
 pub use rot2::Rot2;
 pub use word::SimdWord;

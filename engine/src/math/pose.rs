@@ -126,3 +126,31 @@ mod tests {
         assert!((a.inverse_transform_point(a.transform_point(p)) - p).length() < 1e-6);
     }
 }
+
+/// A [`Pose`] in plain `f32`s ([`MathDim::PackedRotation`]): the same bits
+/// in 28 bytes instead of 32 in 3D, for compact saved states.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PackedPose<D: MathDim> {
+    /// The pose's translation.
+    pub translation: D::Vector,
+    /// The pose's rotation, packed.
+    pub rotation: D::PackedRotation,
+}
+
+impl<D: MathDim> From<Pose<D>> for PackedPose<D> {
+    fn from(pose: Pose<D>) -> Self {
+        Self {
+            translation: pose.translation,
+            rotation: D::pack_rotation(pose.rotation),
+        }
+    }
+}
+
+impl<D: MathDim> From<PackedPose<D>> for Pose<D> {
+    fn from(packed: PackedPose<D>) -> Self {
+        Self {
+            translation: packed.translation,
+            rotation: D::unpack_rotation(packed.rotation),
+        }
+    }
+}

@@ -795,6 +795,11 @@ impl<D: ShapeDim> Default for BroadPhaseState<D> {
 }
 
 impl<D: ShapeDim> BroadPhaseState<D> {
+    /// Pairs held, in pair order: a caller keeping something per pair
+    /// keeps it in this order.
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
     /// Bytes held: the leaves' boxes, the pairs and the buffers.
     pub fn bytes(&self) -> usize {
         self.leaves.len() * std::mem::size_of::<Aabb<D>>()

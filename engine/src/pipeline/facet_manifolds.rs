@@ -218,6 +218,11 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         }
     }
 
+    /// Takes the manifolds of `saved`, in place (its buffers kept).
+    pub(crate) fn restore(&mut self, saved: &Self) {
+        self.manifolds.clone_from(&saved.manifolds);
+    }
+
     /// Bytes of the manifolds (not of the buffers).
     pub(crate) fn bytes(&self) -> usize {
         self.manifolds.len() * std::mem::size_of::<(u32, Manifold<D>)>()

@@ -42,7 +42,7 @@
 //! (`a_pair_found_apart_is_queried_again_only_once_it_may_be_near`).
 
 use super::dim::ManifoldDim;
-use crate::math::{Pose, Vector};
+use crate::math::{PackedPose, Pose, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, ShapeContact};
 use crate::shape::Shape;
@@ -109,16 +109,30 @@ enum LastQuery<D: ManifoldDim> {
     Apart { b_in_a: Pose<D>, distance: f32 },
 }
 
-/// A manifold without its points: the rest of what a pair keeps from one
-/// step to the next, for the world's rollback state, which stores the
-/// points in use apart ([`Manifold::head`], [`Manifold::from_parts`]).
+/// A manifold without its points, in plain `f32`s and bytes: the rest of
+/// what a pair keeps from one step to the next, for the world's rollback
+/// state, which stores the points in use apart ([`Manifold::head`],
+/// [`Manifold::restore`]).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct ManifoldHead<D: ManifoldDim> {
     normal: D::Vector,
+    /// The last query's pose of B in A's frame (identity before any).
+    query_pose: PackedPose<D>,
+    /// After a touching query: the normal in A's frame.
+    query_normal: D::Vector,
+    /// After an apart query: the distance found.
+    query_distance: f32,
+    total_normal_impulse: f32,
+    approach_speed: f32,
     len: u8,
-    last_query: LastQuery<D>,
-    pushed: Pushed,
+    strongest: u8,
+    /// [`QUERY_NONE`], [`QUERY_TOUCHING`] or [`QUERY_APART`].
+    query: u8,
 }
+
+const QUERY_NONE: u8 = 0;
+const QUERY_TOUCHING: u8 = 1;
+const QUERY_APART: u8 = 2;
 
 impl<D: ManifoldDim> ManifoldHead<D> {
     /// How many points the manifold had.
@@ -193,29 +207,54 @@ impl<D: ManifoldDim> Manifold<D> {
 
     /// Everything but the points.
     pub(crate) fn head(&self) -> ManifoldHead<D> {
+        let (query, query_pose, query_normal, query_distance) = match self.last_query {
+            LastQuery::None => (QUERY_NONE, Pose::identity(), D::Vector::ZERO, 0.0),
+            LastQuery::Touching {
+                b_in_a,
+                local_normal,
+            } => (QUERY_TOUCHING, b_in_a, local_normal, 0.0),
+            LastQuery::Apart { b_in_a, distance } => {
+                (QUERY_APART, b_in_a, D::Vector::ZERO, distance)
+            }
+        };
         ManifoldHead {
             normal: self.normal,
+            query_pose: query_pose.into(),
+            query_normal,
+            query_distance,
+            total_normal_impulse: self.pushed.total_normal_impulse,
+            approach_speed: self.pushed.approach_speed,
             len: self.len as u8,
-            last_query: self.last_query,
-            pushed: self.pushed,
+            strongest: self.pushed.strongest,
+            query,
         }
     }
 
-    /// The manifold of `head` with the first `head`'s count of `points`
-    /// (fewer when `points` is shorter).
-    pub(crate) fn from_parts(head: &ManifoldHead<D>, points: &[ManifoldPoint<D::Vector>]) -> Self {
-        let mut manifold = Self {
-            normal: head.normal,
-            points: Default::default(),
-            len: 0,
-            last_query: head.last_query,
-            pushed: head.pushed,
+    /// Takes `head` and the first `head`'s count of `points` (fewer when
+    /// `points` is shorter) as this manifold's, in place.
+    pub(crate) fn restore(&mut self, head: &ManifoldHead<D>, points: &[ManifoldPoint<D::Vector>]) {
+        let b_in_a = Pose::from(head.query_pose);
+        self.last_query = match head.query {
+            QUERY_TOUCHING => LastQuery::Touching {
+                b_in_a,
+                local_normal: head.query_normal,
+            },
+            QUERY_APART => LastQuery::Apart {
+                b_in_a,
+                distance: head.query_distance,
+            },
+            _ => LastQuery::None,
         };
-        let slots = manifold.points.as_mut();
+        self.normal = head.normal;
+        self.pushed = Pushed {
+            total_normal_impulse: head.total_normal_impulse,
+            approach_speed: head.approach_speed,
+            strongest: head.strongest,
+        };
+        let slots = self.points.as_mut();
         let len = (head.len as usize).min(points.len()).min(slots.len());
         slots[..len].copy_from_slice(&points[..len]);
-        manifold.len = len;
-        manifold
+        self.len = len;
     }
 
     /// Records what the solver's step did (see [`Pushed`]).

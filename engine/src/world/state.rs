@@ -44,7 +44,7 @@ use slotmap::SlotMap;
 
 use super::joints::Unpaired;
 use super::surface_pairs::SurfaceContacts;
-use super::{collider_of, ContactPair, World, ASLEEP};
+use super::{collider_of, in_solver, ContactPair, World, ASLEEP};
 use crate::body::BodyHandle;
 use crate::collider::ColliderHandle;
 use crate::dim::Dim;
@@ -52,7 +52,7 @@ use crate::error::WorldError;
 use crate::joint::{Joint, JointHandle};
 use crate::math::{Pose, Vector};
 use crate::pipeline::broad_phase::BroadPhaseState;
-use crate::pipeline::manifold::{Manifold, ManifoldHead, ManifoldPoint};
+use crate::pipeline::manifold::{ManifoldHead, ManifoldPoint};
 use crate::sleep::SleepingIslands;
 
 /// A stamp no world has had yet in this process: worlds get a new one
@@ -63,20 +63,17 @@ pub(super) fn new_structure_stamp() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// What a body's motion is between two steps.
+/// What a body's motion is between two steps (its flags are kept in bit
+/// sets beside).
 #[derive(Copy, Clone, Debug)]
 struct BodyMotion<D: Dim> {
-    pose: Pose<D>,
+    translation: D::Vector,
+    rotation: D::PackedRotation,
     linear_velocity: D::Vector,
     angular_velocity: D::AngularVector,
     /// Seconds at rest, towards sleep.
     rest_time: f32,
-    /// [`SLEEPING`] and [`TELEPORTED`].
-    flags: u8,
 }
-
-const SLEEPING: u8 = 1;
-const TELEPORTED: u8 = 2;
 
 /// What few bodies have between two steps: a force or torque the game
 /// applied for the next step, or a kinematic target.
@@ -89,21 +86,38 @@ struct BodyExtras<D: Dim> {
     kinematic_target: Option<Pose<D>>,
 }
 
-/// A contact pair without what the colliders say of it.
-#[derive(Clone, Debug)]
-struct PairState<D: Dim> {
-    /// Its place among the broad phase's pairs (sorted by key, as the
-    /// world's pairs are).
-    candidate: u32,
-    /// [`TOUCHING`] and [`REPORTED`].
-    flags: u8,
-    head: ManifoldHead<D>,
-    /// A surface pair's facet manifolds.
-    surface: Option<Box<SurfaceContacts<D>>>,
+/// One bit per item, in order.
+#[derive(Clone, Debug, Default)]
+struct Bits {
+    words: Vec<u64>,
+    len: usize,
 }
 
-const TOUCHING: u8 = 1;
-const REPORTED: u8 = 2;
+impl Bits {
+    fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+    }
+
+    fn push(&mut self, bit: bool) {
+        if self.len % 64 == 0 {
+            self.words.push(0);
+        }
+        if bit {
+            self.words[self.len / 64] |= 1 << (self.len % 64);
+        }
+        self.len += 1;
+    }
+
+    /// The `i`th bit; false past the end.
+    fn get(&self, i: usize) -> bool {
+        i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    fn bytes(&self) -> usize {
+        self.words.len() * std::mem::size_of::<u64>()
+    }
+}
 
 /// The part of a [`World`] that changes while a game runs, for rolling
 /// back: see the [module documentation](self). Taken by
@@ -113,16 +127,25 @@ const REPORTED: u8 = 2;
 pub struct WorldState<D: Dim> {
     structure: u64,
     bodies: Vec<BodyMotion<D>>,
+    sleeping: Bits,
+    teleported: Bits,
     extras: Vec<BodyExtras<D>>,
     broad_phase: BroadPhaseState<D>,
-    pairs: Vec<PairState<D>>,
-    /// The points of every pair, in pair order.
+    /// Which of the broad phase's pairs are contact pairs (the others are
+    /// filtered out, on one body, or joined).
+    paired: Bits,
+    /// Each contact pair's manifold without its points, in pair order.
+    heads: Vec<ManifoldHead<D>>,
+    touching: Bits,
+    reported: Bits,
+    /// The points of every pair's manifold, in pair order.
     points: Vec<ManifoldPoint<D::Vector>>,
+    /// The surface pairs' facet manifolds, by their place among the pairs.
+    surfaces: Vec<(u32, Box<SurfaceContacts<D>>)>,
     sleep_islands: SleepingIslands,
-    /// The solver's bodies in order, unless the next step rebuilds them.
-    solver_order: Option<Vec<BodyHandle>>,
-    /// The awake pairs in order, unless the next step rebuilds them.
-    awake_pairs: Option<Vec<u32>>,
+    /// The solver's bodies and awake pairs in order, where the next step
+    /// would not rebuild them the same.
+    solver_orders: Option<(Vec<BodyHandle>, Option<Vec<u32>>)>,
     touched: Vec<BodyHandle>,
     refiltered: Vec<ColliderHandle>,
     joints: SlotMap<JointHandle, Joint<D>>,
@@ -134,13 +157,18 @@ impl<D: Dim> Default for WorldState<D> {
         Self {
             structure: 0,
             bodies: Vec::new(),
+            sleeping: Bits::default(),
+            teleported: Bits::default(),
             extras: Vec::new(),
             broad_phase: BroadPhaseState::default(),
-            pairs: Vec::new(),
+            paired: Bits::default(),
+            heads: Vec::new(),
+            touching: Bits::default(),
+            reported: Bits::default(),
             points: Vec::new(),
+            surfaces: Vec::new(),
             sleep_islands: SleepingIslands::default(),
-            solver_order: None,
-            awake_pairs: None,
+            solver_orders: None,
             touched: Vec::new(),
             refiltered: Vec::new(),
             joints: SlotMap::with_key(),
@@ -156,18 +184,27 @@ impl<D: Dim> WorldState<D> {
     pub fn bytes(&self) -> usize {
         use std::mem::size_of;
         let surfaces: usize = self
-            .pairs
+            .surfaces
             .iter()
-            .filter_map(|p| p.surface.as_deref())
-            .map(SurfaceContacts::bytes)
+            .map(|(_, s)| size_of::<(u32, Box<SurfaceContacts<D>>)>() + s.bytes())
             .sum();
-        let orders = self.solver_order.as_ref().map_or(0, Vec::len) * size_of::<BodyHandle>()
-            + self.awake_pairs.as_ref().map_or(0, Vec::len) * size_of::<u32>();
+        let orders = self.solver_orders.as_ref().map_or(0, |(bodies, pairs)| {
+            bodies.len() * size_of::<BodyHandle>()
+                + pairs.as_ref().map_or(0, Vec::len) * size_of::<u32>()
+        });
+        let bits = [
+            &self.sleeping,
+            &self.teleported,
+            &self.paired,
+            &self.touching,
+            &self.reported,
+        ];
         size_of::<Self>()
             + self.bodies.len() * size_of::<BodyMotion<D>>()
+            + bits.iter().map(|b| b.bytes()).sum::<usize>()
             + self.extras.len() * size_of::<BodyExtras<D>>()
             + self.broad_phase.bytes()
-            + self.pairs.len() * size_of::<PairState<D>>()
+            + self.heads.len() * size_of::<ManifoldHead<D>>()
             + self.points.len() * size_of::<ManifoldPoint<D::Vector>>()
             + surfaces
             + self.sleep_islands.bytes()
@@ -180,12 +217,7 @@ impl<D: Dim> WorldState<D> {
 
     /// Contact points held: the convex pairs' and the facets'.
     pub fn points(&self) -> usize {
-        let facets: usize = self
-            .pairs
-            .iter()
-            .filter_map(|p| p.surface.as_deref())
-            .map(SurfaceContacts::point_count)
-            .sum();
+        let facets: usize = self.surfaces.iter().map(|(_, s)| s.point_count()).sum();
         self.points.len() + facets
     }
 }
@@ -205,17 +237,19 @@ impl<D: Dim> World<D> {
     pub fn save_state_into(&self, state: &mut WorldState<D>) {
         state.structure = self.structure;
         state.bodies.clear();
+        state.sleeping.clear();
+        state.teleported.clear();
         state.extras.clear();
         for (i, body) in self.bodies.values().enumerate() {
-            let flags =
-                (u8::from(body.sleeping) * SLEEPING) | (u8::from(body.teleported) * TELEPORTED);
             state.bodies.push(BodyMotion {
-                pose: body.pose,
+                translation: body.pose.translation,
+                rotation: D::pack_rotation(body.pose.rotation),
                 linear_velocity: body.linear_velocity,
                 angular_velocity: body.angular_velocity,
                 rest_time: body.rest_time,
-                flags,
             });
+            state.sleeping.push(body.sleeping);
+            state.teleported.push(body.teleported);
             let pushed = body.force != D::Vector::ZERO
                 || body.torque != D::AngularVector::default()
                 || body.kinematic_target.is_some();
@@ -229,40 +263,65 @@ impl<D: Dim> World<D> {
             }
         }
         self.broad_phase.save_state(&mut state.broad_phase);
-        // The world's pairs are a sorted subset of the broad phase's: one
-        // walk through both gives each pair's place.
-        state.pairs.clear();
+        // The contact pairs are a sorted subset of the broad phase's: one
+        // walk through both marks them.
+        state.paired.clear();
+        let mut pairs = self.pairs.iter().map(ContactPair::key).peekable();
+        for &candidate in self.broad_phase.pairs() {
+            state.paired.push(pairs.next_if_eq(&candidate).is_some());
+        }
+        state.heads.clear();
+        state.touching.clear();
+        state.reported.clear();
         state.points.clear();
-        let mut candidates = self.broad_phase.pairs().iter().enumerate();
-        for pair in &self.pairs {
-            let key = pair.key();
-            let Some((k, _)) = candidates.find(|(_, &c)| c == key) else {
-                continue;
-            };
-            state.pairs.push(PairState {
-                candidate: k as u32,
-                flags: (u8::from(pair.touching) * TOUCHING) | (u8::from(pair.reported) * REPORTED),
-                head: pair.manifold.head(),
-                surface: pair.surface.as_deref().map(|s| Box::new(s.saved())),
-            });
+        state.surfaces.clear();
+        for (k, pair) in self.pairs.iter().enumerate() {
+            state.heads.push(pair.manifold.head());
+            state.touching.push(pair.touching);
+            state.reported.push(pair.reported);
             state.points.extend_from_slice(pair.manifold.points());
+            if let Some(surface) = pair.surface.as_deref() {
+                state.surfaces.push((k as u32, Box::new(surface.saved())));
+            }
         }
         state.sleep_islands.clone_from(&self.sleep_islands);
-        let buffers = &self.buffers;
-        fill(
-            &mut state.solver_order,
-            !buffers.index_stale,
-            buffers.order.iter().copied(),
-        );
-        fill(
-            &mut state.awake_pairs,
-            !buffers.awake_pairs_stale,
-            buffers.awake_pairs.iter().map(|&k| k as u32),
-        );
+        self.save_solver_orders(state);
         state.touched.clone_from(&self.touched);
         state.refiltered.clone_from(&self.refiltered);
         state.joints.clone_from(&self.joints);
         state.unpaired.clone_from(&self.unpaired);
+    }
+
+    /// The solver's orders, unless the next step would rebuild them the
+    /// same: both stale, or both what a rebuild gives (the solver's bodies
+    /// and the awake pairs in the world's orders; bodies and pairs woken
+    /// within a step come after the others until a rebuild).
+    fn save_solver_orders(&self, state: &mut WorldState<D>) {
+        let buffers = &self.buffers;
+        let rebuilt_alike = buffers.index_stale
+            || (buffers.order.iter().copied().eq(self
+                .bodies
+                .iter()
+                .filter(|(_, b)| in_solver(b))
+                .map(|(h, _)| h))
+                && (buffers.awake_pairs_stale
+                    || buffers.awake_pairs.iter().copied().eq(self
+                        .pairs
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| p.is_awake(&self.bodies))
+                        .map(|(k, _)| k))));
+        if rebuilt_alike {
+            state.solver_orders = None;
+            return;
+        }
+        let (bodies, pairs) = state.solver_orders.get_or_insert_with(Default::default);
+        bodies.clone_from(&buffers.order);
+        fill(
+            pairs,
+            !buffers.awake_pairs_stale,
+            buffers.awake_pairs.iter().map(|&k| k as u32),
+        );
     }
 
     /// Writes `state` back: the world continues from where it was saved,
@@ -280,12 +339,15 @@ impl<D: Dim> World<D> {
         }
         let mut extras = state.extras.iter().peekable();
         for (i, (body, motion)) in self.bodies.values_mut().zip(&state.bodies).enumerate() {
-            body.pose = motion.pose;
+            body.pose = Pose {
+                translation: motion.translation,
+                rotation: D::unpack_rotation(motion.rotation),
+            };
             body.linear_velocity = motion.linear_velocity;
             body.angular_velocity = motion.angular_velocity;
             body.rest_time = motion.rest_time;
-            body.sleeping = motion.flags & SLEEPING != 0;
-            body.teleported = motion.flags & TELEPORTED != 0;
+            body.sleeping = state.sleeping.get(i);
+            body.teleported = state.teleported.get(i);
             match extras.next_if(|e| e.body as usize == i) {
                 Some(extra) => {
                     body.force = extra.force;
@@ -312,80 +374,100 @@ impl<D: Dim> World<D> {
         Ok(())
     }
 
-    /// The contact pairs of `state`, their fixed parts made anew from the
-    /// colliders of the (restored) broad phase's pairs.
+    /// The contact pairs of `state`. Each keeps its place in the live
+    /// pairs when the live pairs have the same keys (a short rollback
+    /// usually finds them so) and is written in place; otherwise the pairs
+    /// are made anew, each taking its fixed parts (bodies, colliders,
+    /// sensor flag) from a live pair of the same key or from the colliders.
     fn restore_pairs(&mut self, state: &WorldState<D>) {
         let candidates = self.broad_phase.pairs();
-        let mut pairs = Vec::with_capacity(state.pairs.len());
+        let keys = || {
+            candidates
+                .iter()
+                .enumerate()
+                .filter(|&(c, _)| state.paired.get(c))
+                .map(|(_, &key)| key)
+        };
+        let same_keys = self.pairs.len() == state.heads.len()
+            && self.pairs.iter().map(ContactPair::key).eq(keys());
+        if !same_keys {
+            let mut live = std::mem::take(&mut self.pairs).into_iter().peekable();
+            let mut pairs = Vec::with_capacity(state.heads.len());
+            for key in keys() {
+                while live.next_if(|p| p.key() < key).is_some() {}
+                if let Some(kept) = live.next_if(|p| p.key() == key) {
+                    pairs.push(kept);
+                } else if let Some(made) = self.pair_of_colliders(key) {
+                    pairs.push(made);
+                }
+            }
+            self.pairs = pairs;
+        }
         let mut points = state.points.as_slice();
-        for saved in &state.pairs {
-            let len = if saved.surface.is_some() {
+        let mut surfaces = state.surfaces.iter().peekable();
+        for (k, (pair, head)) in self.pairs.iter_mut().zip(&state.heads).enumerate() {
+            let surface = surfaces.next_if(|(at, _)| *at as usize == k);
+            let len = if surface.is_some() {
                 0
             } else {
-                saved.head.len().min(points.len())
+                head.len().min(points.len())
             };
             let (own, rest) = points.split_at(len);
             points = rest;
-            let Some(&key) = candidates.get(saved.candidate as usize) else {
-                continue;
-            };
-            let slots = (
-                self.colliders.get(collider_of(key.0)),
-                self.colliders.get(collider_of(key.1)),
-            );
-            let (Some(&a), Some(&b)) = slots else {
-                continue;
-            };
-            let (Some(body_a), Some(body_b)) = (self.bodies.get(a.body), self.bodies.get(b.body))
-            else {
-                continue;
-            };
-            let Some(mut pair) = ContactPair::between(a, body_a, b, body_b) else {
-                continue;
-            };
-            pair.manifold = Manifold::from_parts(&saved.head, own);
-            pair.surface.clone_from(&saved.surface);
-            pair.touching = saved.flags & TOUCHING != 0;
-            pair.reported = saved.flags & REPORTED != 0;
-            pairs.push(pair);
+            pair.manifold.restore(head, own);
+            match (surface, pair.surface.as_deref_mut()) {
+                (Some((_, saved)), Some(live)) => live.restore(saved),
+                (saved, _) => pair.surface = saved.map(|(_, s)| Box::new(s.saved())),
+            }
+            pair.touching = state.touching.get(k);
+            pair.reported = state.reported.get(k);
         }
-        self.pairs = pairs;
+    }
+
+    /// A new pair of the colliders of broad-phase pair `key`, if they may
+    /// interact.
+    fn pair_of_colliders(&self, key: (u64, u64)) -> Option<ContactPair<D>> {
+        let a = *self.colliders.get(collider_of(key.0))?;
+        let b = *self.colliders.get(collider_of(key.1))?;
+        ContactPair::between(a, self.bodies.get(a.body)?, b, self.bodies.get(b.body)?)
     }
 
     /// The solver's body index and awake pairs from the saved orders, or
     /// marked for the next step to rebuild.
     fn restore_solver_orders(&mut self, state: &WorldState<D>) {
         let buffers = &mut self.buffers;
-        match &state.solver_order {
-            Some(order) => {
-                buffers.order.clone_from(order);
-                buffers.index.clear();
-                for (i, &h) in order.iter().enumerate() {
-                    buffers.index.insert(h, i);
-                }
-                buffers.index_stale = false;
-            }
-            None => buffers.index_stale = true,
+        let Some((order, awake)) = &state.solver_orders else {
+            buffers.index_stale = true;
+            buffers.awake_pairs_stale = true;
+            return;
+        };
+        buffers.order.clone_from(order);
+        buffers.index.clear();
+        for (i, &h) in order.iter().enumerate() {
+            buffers.index.insert(h, i);
         }
-        match &state.awake_pairs {
-            Some(awake) if awake.iter().all(|&k| (k as usize) < self.pairs.len()) => {
-                buffers.awake_pairs.clear();
-                buffers
-                    .awake_pairs
-                    .extend(awake.iter().map(|&k| k as usize));
-                buffers.slot.clear();
-                buffers.slot.resize(self.pairs.len(), ASLEEP);
-                buffers.surface_pairs.clear();
-                for (j, &k) in buffers.awake_pairs.iter().enumerate() {
-                    buffers.slot[k] = j as u32;
-                    if self.pairs[k].surface.is_some() {
-                        buffers.surface_pairs.push(k);
-                    }
-                }
-                buffers.awake_pairs_stale = false;
+        buffers.index_stale = false;
+        let awake = match awake {
+            Some(awake) if awake.iter().all(|&k| (k as usize) < self.pairs.len()) => awake,
+            _ => {
+                buffers.awake_pairs_stale = true;
+                return;
             }
-            _ => buffers.awake_pairs_stale = true,
+        };
+        buffers.awake_pairs.clear();
+        buffers
+            .awake_pairs
+            .extend(awake.iter().map(|&k| k as usize));
+        buffers.slot.clear();
+        buffers.slot.resize(self.pairs.len(), ASLEEP);
+        buffers.surface_pairs.clear();
+        for (j, &k) in buffers.awake_pairs.iter().enumerate() {
+            buffers.slot[k] = j as u32;
+            if self.pairs[k].surface.is_some() {
+                buffers.surface_pairs.push(k);
+            }
         }
+        buffers.awake_pairs_stale = false;
     }
 }
 

@@ -43,6 +43,12 @@ impl<D: Dim> SurfaceContacts<D> {
         }
     }
 
+    /// Takes the manifolds of `saved`, in place (its memory kept).
+    pub(crate) fn restore(&mut self, saved: &Self) {
+        self.manifolds.restore(&saved.manifolds);
+        self.inputs.clear();
+    }
+
     /// Bytes of the manifolds.
     pub(crate) fn bytes(&self) -> usize {
         std::mem::size_of::<Self>() + self.manifolds.bytes()
