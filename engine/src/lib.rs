@@ -155,3 +155,8 @@ pub mod d3 {
     pub type Joint = crate::joint::Joint<crate::math::D3>;
     pub use crate::joint::{JointEvent, JointHandle};
 }
+
+/// The README's examples, compiled and run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;
