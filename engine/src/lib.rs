@@ -50,7 +50,7 @@ pub use pipeline::narrow_phase::NarrowPhaseDim;
 pub use query::{QueryFilter, QueryHit};
 pub use settings::Settings;
 pub use shape::ShapeDim;
-pub use world::{ContactPair, StepProfile, World, WorldState};
+pub use world::{ContactPair, Recording, ReplayReport, StepProfile, World, WorldState};
 
 /// The 2D engine: `Vec2` points, rotations as angles in radians.
 pub mod d2 {
@@ -71,6 +71,8 @@ pub mod d2 {
     pub type World = crate::world::World<crate::math::D2>;
     /// A 2D world's rollback state ([`World::save_state`](crate::world::World::save_state)).
     pub type WorldState = crate::world::WorldState<crate::math::D2>;
+    /// A 2D world's recording ([`World::start_recording`](crate::world::World::start_recording)).
+    pub type Recording = crate::world::Recording<crate::math::D2>;
     /// 2D world settings.
     pub type Settings = crate::settings::Settings<crate::math::D2>;
     /// A 2D body description.
@@ -123,6 +125,8 @@ pub mod d3 {
     pub type World = crate::world::World<crate::math::D3>;
     /// A 3D world's rollback state ([`World::save_state`](crate::world::World::save_state)).
     pub type WorldState = crate::world::WorldState<crate::math::D3>;
+    /// A 3D world's recording ([`World::start_recording`](crate::world::World::start_recording)).
+    pub type Recording = crate::world::Recording<crate::math::D3>;
     /// 3D world settings.
     pub type Settings = crate::settings::Settings<crate::math::D3>;
     /// A 3D body description.

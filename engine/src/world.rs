@@ -28,10 +28,12 @@ mod continuous;
 pub(crate) use continuous::FAST_SHARE;
 mod controls;
 mod joints;
+mod replay;
 mod seams;
 mod state;
 mod surface_pairs;
 
+pub use replay::{Recording, ReplayReport};
 pub use state::WorldState;
 
 use surface_pairs::SurfaceContacts;
@@ -440,6 +442,8 @@ pub struct World<D: Dim> {
     /// filter or sensor flag changes: a rollback state fits only the stamp
     /// it was saved with (`world/state.rs`).
     structure: u64,
+    /// The recording running, if any (`world/replay.rs`).
+    recorder: Option<Box<replay::Recorder<D>>>,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
@@ -581,6 +585,7 @@ impl<D: Dim> World<D> {
             joint_inputs: Vec::new(),
             joint_handles: Vec::new(),
             structure: state::new_structure_stamp(),
+            recorder: None,
         }
     }
 
@@ -599,6 +604,7 @@ impl<D: Dim> World<D> {
     /// (`aabb_margin` to boxes the broad phase stores from then on), which
     /// [`World::try_step`] refuses while [`Settings::validate`] does.
     pub fn settings_mut(&mut self) -> &mut Settings<D> {
+        self.note_settings_reached();
         &mut self.settings
     }
 
@@ -612,11 +618,19 @@ impl<D: Dim> World<D> {
     ) -> Result<BodyHandle, WorldError> {
         body.validate()?;
         collider.validate()?;
+        let recorded = self.is_recording().then(|| collider.clone());
         let new = Body::new(&body, ColliderHandle::default(), collider)?;
         let handle = self.bodies.insert(new);
         self.buffers.index_stale = true;
         self.touched.push(handle);
         self.register_collider(handle, 0);
+        if let Some(collider) = recorded {
+            self.record_input(|| replay::Input::AddBody {
+                body,
+                collider,
+                handle,
+            });
+        }
         Ok(handle)
     }
 
@@ -630,11 +644,20 @@ impl<D: Dim> World<D> {
         collider: ColliderDesc<D>,
     ) -> Result<ColliderHandle, WorldError> {
         collider.validate()?;
+        let recorded = self.is_recording().then(|| collider.clone());
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         target.attach(ColliderHandle::default(), collider)?;
         let index = target.colliders.len() - 1;
         self.touched.push(body);
-        Ok(self.register_collider(body, index))
+        let handle = self.register_collider(body, index);
+        if let Some(collider) = recorded {
+            self.record_input(|| replay::Input::AddCollider {
+                body,
+                collider,
+                handle,
+            });
+        }
+        Ok(handle)
     }
 
     /// Gives a body's collider its handle and broad-phase proxy.
@@ -666,6 +689,7 @@ impl<D: Dim> World<D> {
     /// overlapping fat boxes, and fat boxes change only in a step) and
     /// looked up in the sorted pairs.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
+        self.record_input(|| replay::Input::RemoveBody(handle));
         let body = self.bodies.remove(handle)?;
         self.structure = state::new_structure_stamp();
         self.remove_joints_of(handle);
@@ -819,12 +843,14 @@ impl<D: Dim> World<D> {
         self.contact_events.clear();
         self.sensor_events.clear();
         self.joint_events.clear();
+        self.record_reached();
         let mut profile = StepProfile::default();
         for _ in 0..steps {
             self.step_once(h);
             profile.add(&self.profile);
         }
         self.profile = profile;
+        self.record_step(dt);
         Ok(())
     }
 

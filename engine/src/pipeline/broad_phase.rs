@@ -777,6 +777,10 @@ pub struct BroadPhaseState<D: ShapeDim> {
     leaves: Vec<Aabb<D>>,
     /// The stored pairs' two nodes each, in pair order.
     pairs: Vec<[u32; 2]>,
+    /// The pairs (their places and keys) with a node that was no live
+    /// leaf of that key when saved: a proxy removed since the last
+    /// `update_pairs`, whose pairs go at the next.
+    stale: Vec<(u32, u64, u64)>,
     /// The move buffer.
     moved: Vec<u32>,
     /// The nodes of proxies removed since the last `update_pairs`.
@@ -788,6 +792,7 @@ impl<D: ShapeDim> Default for BroadPhaseState<D> {
         Self {
             leaves: Vec::new(),
             pairs: Vec::new(),
+            stale: Vec::new(),
             moved: Vec::new(),
             removed: Vec::new(),
         }
@@ -804,6 +809,7 @@ impl<D: ShapeDim> BroadPhaseState<D> {
     pub fn bytes(&self) -> usize {
         self.leaves.len() * std::mem::size_of::<Aabb<D>>()
             + self.pairs.len() * std::mem::size_of::<[u32; 2]>()
+            + self.stale.len() * std::mem::size_of::<(u32, u64, u64)>()
             + (self.moved.len() + self.removed.len()) * std::mem::size_of::<u32>()
     }
 }
@@ -822,9 +828,17 @@ impl<D: ShapeDim> BroadPhase<D> {
                 .map(|node| node.aabb),
         );
         state.pairs.clear();
-        state
-            .pairs
-            .extend(self.pairs.iter().map(|&(_, _, a, b)| [a, b]));
+        state.stale.clear();
+        let live = |node: u32, key: u64| {
+            let node = self.nodes.get(node as usize);
+            node.is_some_and(|n| n.height == 0 && n.key == key)
+        };
+        for (i, &(key_a, key_b, a, b)) in self.pairs.iter().enumerate() {
+            state.pairs.push([a, b]);
+            if !(live(a, key_a) && live(b, key_b)) {
+                state.stale.push((i as u32, key_a, key_b));
+            }
+        }
         state.moved.clone_from(&self.move_buffer);
         state.removed.clone_from(&self.removed);
     }
@@ -839,8 +853,14 @@ impl<D: ShapeDim> BroadPhase<D> {
         let is_leaf = |i: u32| self.nodes.get(i as usize).is_some_and(|n| n.height == 0);
         let leaves = self.nodes.iter().filter(|node| node.height == 0).count();
         let in_range = |&i: &u32| (i as usize) < self.nodes.len();
+        let mut stale = state.stale.iter().map(|s| s.0 as usize).peekable();
+        let pairs_fit = state.pairs.iter().enumerate().all(|(i, nodes)| {
+            let is_stale = stale.next_if_eq(&i).is_some();
+            is_stale || nodes.iter().all(|&n| is_leaf(n))
+        });
         if leaves != state.leaves.len()
-            || !state.pairs.iter().flatten().all(|&i| is_leaf(i))
+            || !pairs_fit
+            || !state.pairs.iter().flatten().all(in_range)
             || !state.moved.iter().chain(&state.removed).all(in_range)
         {
             return false;
@@ -861,13 +881,15 @@ impl<D: ShapeDim> BroadPhase<D> {
         }
         self.removed.clone_from(&state.removed);
         let nodes = &self.nodes;
+        let mut stale = state.stale.iter().peekable();
         self.pairs.clear();
-        self.pairs.extend(
-            state
-                .pairs
-                .iter()
-                .map(|&[a, b]| (nodes[a as usize].key, nodes[b as usize].key, a, b)),
-        );
+        self.pairs
+            .extend(state.pairs.iter().enumerate().map(|(i, &[a, b])| {
+                match stale.next_if(|s| s.0 as usize == i) {
+                    Some(&(_, key_a, key_b)) => (key_a, key_b, a, b),
+                    None => (nodes[a as usize].key, nodes[b as usize].key, a, b),
+                }
+            }));
         self.key_pairs.clear();
         self.key_pairs
             .extend(self.pairs.iter().map(|&(a, b, _, _)| (a, b)));

@@ -24,6 +24,7 @@ use crate::collider::{
 use crate::dim::Dim;
 use crate::error::WorldError;
 
+use super::replay::{Control, Input};
 use super::{collider_of, key_of, ColliderSlot, ContactPair, World};
 
 impl<D: Dim> ContactPair<D> {
@@ -55,6 +56,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         friction: f32,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::Friction(collider, friction));
         check_friction(friction)?;
         self.collider_mut(collider)?.friction = friction;
         self.wake_pairs_of(collider);
@@ -69,6 +71,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         restitution: f32,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::Restitution(collider, restitution));
         check_restitution(restitution)?;
         self.collider_mut(collider)?.restitution = restitution;
         self.wake_pairs_of(collider);
@@ -86,6 +89,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         filter: CollisionFilter,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::Filter(collider, filter));
         let target = self.collider_mut(collider)?;
         let changed = target.filter != filter;
         target.filter = filter;
@@ -106,6 +110,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         sensor: bool,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::Sensor(collider, sensor));
         let target = self.collider_mut(collider)?;
         let changed = target.sensor != sensor;
         target.sensor = sensor;
@@ -128,6 +133,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         density: f32,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::Density(collider, density));
         check_density(density)?;
         let slot = *self
             .colliders
@@ -154,6 +160,7 @@ impl<D: Dim> World<D> {
     /// changing nothing, on a stale handle, or when the remaining colliders'
     /// mass properties do not fit in f32 ([`WorldError::MassOutOfRange`]).
     pub fn remove_collider(&mut self, collider: ColliderHandle) -> Result<Collider<D>, WorldError> {
+        self.record_input(|| Input::RemoveCollider(collider));
         let slot = *self
             .colliders
             .get(collider)
@@ -208,6 +215,7 @@ impl<D: Dim> World<D> {
     /// Errors, changing nothing, on a stale handle or mass properties f32
     /// cannot hold.
     pub fn set_body_kind(&mut self, body: BodyHandle, kind: BodyKind) -> Result<(), WorldError> {
+        self.record_control(Control::Kind(body, kind));
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         let changed = target.kind != kind;
         target.set_kind(kind)?;
@@ -228,6 +236,7 @@ impl<D: Dim> World<D> {
     /// does not move along or turn about the locked world axes, and its
     /// velocities there stop now. Errors on a stale handle.
     pub fn set_body_locks(&mut self, body: BodyHandle, locks: Locks) -> Result<(), WorldError> {
+        self.record_control(Control::Locks(body, locks));
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         target.set_locks(locks);
         self.touched.push(body);
@@ -277,6 +286,7 @@ impl<D: Dim> World<D> {
         body: BodyHandle,
         damping: f32,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::LinearDamping(body, damping));
         crate::body::check_damping("linear damping", damping)?;
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         target.linear_damping = damping;
@@ -292,6 +302,7 @@ impl<D: Dim> World<D> {
         body: BodyHandle,
         damping: f32,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::AngularDamping(body, damping));
         crate::body::check_damping("angular damping", damping)?;
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         target.angular_damping = damping;
@@ -308,6 +319,7 @@ impl<D: Dim> World<D> {
         body: BodyHandle,
         scale: f32,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::GravityScale(body, scale));
         crate::body::check_gravity_scale(scale)?;
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         target.gravity_scale = scale;
@@ -316,11 +328,12 @@ impl<D: Dim> World<D> {
         Ok(())
     }
 
-    fn set_mass_override(
+    pub(crate) fn set_mass_override(
         &mut self,
         body: BodyHandle,
         mass: MassOverride<D>,
     ) -> Result<(), WorldError> {
+        self.record_control(Control::Mass(body, mass));
         let mass = mass.validate()?;
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
         target.set_mass_override(mass)?;

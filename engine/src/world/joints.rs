@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use slotmap::SecondaryMap;
 
-use super::World;
+use super::{replay, World};
 use crate::body::{BodyHandle, BodyKind};
 use crate::dim::Dim;
 use crate::error::WorldError;
@@ -241,11 +241,16 @@ impl<D: Dim> World<D> {
             self.refilter_bodies(&[a, b]);
         }
         self.wake_joined([a, b]);
+        self.record_input(|| replay::Input::AddJoint {
+            joint: desc,
+            handle,
+        });
         Ok(handle)
     }
 
     /// Removes a joint, waking its bodies; `None` for a stale handle.
     pub fn remove_joint(&mut self, handle: JointHandle) -> Option<Joint<D>> {
+        self.record_input(|| replay::Input::RemoveJoint(handle));
         let joint = self.joints.remove(handle)?;
         self.forget_joint(&joint);
         Some(joint)
@@ -258,6 +263,7 @@ impl<D: Dim> World<D> {
 
     /// The joint to change (its motor speed), or `None` once removed.
     pub fn joint_mut(&mut self, handle: JointHandle) -> Option<&mut Joint<D>> {
+        self.note_joint_reached(handle);
         self.joints.get_mut(handle)
     }
 

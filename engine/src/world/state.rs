@@ -44,7 +44,7 @@ use slotmap::SlotMap;
 
 use super::joints::Unpaired;
 use super::surface_pairs::SurfaceContacts;
-use super::{collider_of, in_solver, ContactPair, World, ASLEEP};
+use super::{collider_of, in_solver, replay, ContactPair, World, ASLEEP};
 use crate::body::BodyHandle;
 use crate::collider::ColliderHandle;
 use crate::dim::Dim;
@@ -142,6 +142,9 @@ pub struct WorldState<D: Dim> {
     points: Vec<ManifoldPoint<D::Vector>>,
     /// The surface pairs' facet manifolds, by their place among the pairs.
     surfaces: Vec<(u32, Box<SurfaceContacts<D>>)>,
+    /// Pairs whose colliders were removed since the last step (they end at
+    /// the next), whole, by their place: the colliders cannot make them.
+    orphans: Vec<(u32, ContactPair<D>)>,
     sleep_islands: SleepingIslands,
     /// The solver's bodies and awake pairs in order, where the next step
     /// would not rebuild them the same.
@@ -167,6 +170,7 @@ impl<D: Dim> Default for WorldState<D> {
             reported: Bits::default(),
             points: Vec::new(),
             surfaces: Vec::new(),
+            orphans: Vec::new(),
             sleep_islands: SleepingIslands::default(),
             solver_orders: None,
             touched: Vec::new(),
@@ -275,7 +279,12 @@ impl<D: Dim> World<D> {
         state.reported.clear();
         state.points.clear();
         state.surfaces.clear();
+        state.orphans.clear();
         for (k, pair) in self.pairs.iter().enumerate() {
+            let colliders = [pair.collider_a, pair.collider_b];
+            if !colliders.iter().all(|&c| self.colliders.contains_key(c)) {
+                state.orphans.push((k as u32, pair.clone()));
+            }
             state.heads.push(pair.manifold.head());
             state.touching.push(pair.touching);
             state.reported.push(pair.reported);
@@ -331,7 +340,19 @@ impl<D: Dim> World<D> {
     /// world, or from this one before a body or collider was added or
     /// removed or a kind, filter or sensor flag changed.
     pub fn restore_state(&mut self, state: &WorldState<D>) -> Result<(), WorldError> {
-        if state.structure != self.structure
+        self.restore_state_of_structure(state, true)?;
+        self.record_input(|| replay::Input::Restore(Box::new(state.clone())));
+        Ok(())
+    }
+
+    /// [`World::restore_state`], the structure stamp checked or not (a
+    /// replay's world has stamps of its own).
+    pub(super) fn restore_state_of_structure(
+        &mut self,
+        state: &WorldState<D>,
+        check_stamp: bool,
+    ) -> Result<(), WorldError> {
+        if (check_stamp && state.structure != self.structure)
             || state.bodies.len() != self.bodies.len()
             || !self.broad_phase.restore_state(&state.broad_phase)
         {
@@ -392,13 +413,24 @@ impl<D: Dim> World<D> {
             && self.pairs.iter().map(ContactPair::key).eq(keys());
         if !same_keys {
             let mut live = std::mem::take(&mut self.pairs).into_iter().peekable();
+            let mut orphans = state.orphans.iter().peekable();
             let mut pairs = Vec::with_capacity(state.heads.len());
-            for key in keys() {
+            for (k, key) in keys().enumerate() {
                 while live.next_if(|p| p.key() < key).is_some() {}
-                if let Some(kept) = live.next_if(|p| p.key() == key) {
-                    pairs.push(kept);
-                } else if let Some(made) = self.pair_of_colliders(key) {
-                    pairs.push(made);
+                let kept = live.next_if(|p| p.key() == key);
+                let orphan = orphans.next_if(|(at, _)| *at as usize == k);
+                let made = kept
+                    .or_else(|| orphan.map(|(_, pair)| pair.clone()))
+                    .or_else(|| self.pair_of_colliders(key));
+                // A state of this structure names only pairs that can be
+                // made; should one not be, the heads would be read
+                // against other pairs: keep the world's pairs empty.
+                match made {
+                    Some(pair) => pairs.push(pair),
+                    None => {
+                        pairs.clear();
+                        break;
+                    }
                 }
             }
             self.pairs = pairs;
