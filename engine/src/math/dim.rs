@@ -680,11 +680,24 @@ impl MathDim for D3 {
         axis * (angle / dt)
     }
     fn interpolate(from: Quat, to: Quat, t: f32) -> Quat {
-        from.slerp(to, t)
+        // glam's `slerp`, but with libm's sines: glam's SSE2 build takes
+        // them from its own polynomial and its other builds from libm, so
+        // its results differ across platforms.
+        let (to, dot) = match from.dot(to) {
+            dot if dot < 0.0 => (-to, -dot),
+            dot => (to, dot),
+        };
+        if dot > 1.0 - f32::EPSILON {
+            // Nearly the same rotation: no sine to divide by.
+            return (from * (1.0 - t) + to * t).normalize();
+        }
+        let theta = libm::acosf(dot);
+        let (a, b) = (libm::sinf(theta * (1.0 - t)), libm::sinf(theta * t));
+        (from * a + to * b) * (1.0 / libm::sinf(theta))
     }
     fn turn_angle(from: Quat, to: Quat) -> f32 {
         let turn = to * from.inverse();
-        2.0 * turn.xyz().length().atan2(turn.w.abs())
+        2.0 * libm::atan2f(turn.xyz().length(), turn.w.abs())
     }
     fn turn_chord(from: Quat, to: Quat) -> f32 {
         // The turn's vector part has length sin(θ/2).
@@ -859,7 +872,7 @@ mod tests {
 
     #[test]
     fn turn_chord_is_how_far_a_unit_point_moves() {
-        let chord = |angle: f32| 2.0 * (angle / 2.0).sin();
+        let chord = |angle: f32| 2.0 * libm::sinf(angle / 2.0);
         let d2 = D2::turn_chord(Rot2::from_angle(0.3), Rot2::from_angle(1.0));
         assert!((d2 - chord(0.7)).abs() < 1e-6);
         let axis = Vec3::new(1.0, -2.0, 0.5).normalize();
@@ -867,5 +880,29 @@ mod tests {
         let to = Quat::from_axis_angle(axis, 2.5) * from;
         assert!((D3::turn_chord(from, to) - chord(2.5)).abs() < 1e-5);
         assert!((D3::turn_chord(from, -to) - chord(2.5)).abs() < 1e-5);
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // glam's slerp as the reference
+    fn interpolation_is_slerp_the_short_way() {
+        let axis = Vec3::new(1.0, -2.0, 0.5).normalize();
+        let from = Quat::from_axis_angle(Vec3::Y, 0.4);
+        for (to, turn) in [
+            (Quat::from_axis_angle(axis, 2.5) * from, 2.5),
+            // The same rotation as its negation: still the short way.
+            (-(Quat::from_axis_angle(axis, 0.3) * from), 0.3),
+            // Nearly no turn: the normalised lerp.
+            (Quat::from_axis_angle(axis, 1e-4) * from, 1e-4),
+        ] {
+            for t in [0.0, 0.25, 0.5, 1.0] {
+                let ours = D3::interpolate(from, to, t);
+                assert!(ours.is_normalized(), "{ours:?}");
+                assert!(ours.abs_diff_eq(from.slerp(to, t), 1e-5), "t {t}");
+                assert!(
+                    (D3::turn_angle(from, ours) - turn * t).abs() < 1e-4,
+                    "t {t}"
+                );
+            }
+        }
     }
 }

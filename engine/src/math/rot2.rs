@@ -18,13 +18,13 @@ impl Rot2 {
 
     /// The rotation by `angle` radians, counter-clockwise.
     pub fn from_angle(angle: f32) -> Rot2 {
-        let (sin, cos) = angle.sin_cos();
+        let (sin, cos) = libm::sincosf(angle);
         Rot2 { cos, sin }
     }
 
     /// The angle in radians, in (-pi, pi].
     pub fn angle(self) -> f32 {
-        self.sin.atan2(self.cos)
+        libm::atan2f(self.sin, self.cos)
     }
 
     /// Rotates `v`.

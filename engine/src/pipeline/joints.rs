@@ -127,7 +127,7 @@ impl JointDim for D3 {
     }
     fn twist(r: Quat, axis: Vec3) -> f32 {
         let r = if r.w < 0.0 { -r } else { r };
-        2.0 * r.xyz().dot(axis).atan2(r.w)
+        2.0 * libm::atan2f(r.xyz().dot(axis), r.w)
     }
     fn hinge_rows(a: Vec3, b: Vec3) -> ([(Vec3, f32); 2], usize) {
         // `a × b` is the small turn that carries `a` onto `b`: B leaning
@@ -159,7 +159,7 @@ impl JointDim for D3 {
         let lean = a.cross(b);
         let sine = lean.length();
         // Below this sine the axes count as aligned: no direction to swing by.
-        (sine > SWING_EPSILON).then(|| (sine.atan2(a.dot(b)), lean / sine))
+        (sine > SWING_EPSILON).then(|| (libm::atan2f(sine, a.dot(b)), lean / sine))
     }
 }
 

@@ -759,7 +759,7 @@ mod tests {
         check(&hull, &points);
         assert!(hull.vertices().len() > LINEAR_SUPPORT_MAX && !hull.adjacency.is_empty());
         let m = hull.mass_properties(1.0);
-        let sphere = 4.0 / 3.0 * core::f32::consts::PI * radius.powi(3);
+        let sphere = 4.0 / 3.0 * core::f32::consts::PI * (radius * radius * radius);
         assert!(
             m.mass < sphere && m.mass > 0.95 * sphere,
             "volume {}",

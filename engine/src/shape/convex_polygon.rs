@@ -400,7 +400,7 @@ mod tests {
         let points: Vec<Vec2> = (0..2000)
             .map(|i| {
                 let t = i as f32 / 2000.0 * core::f32::consts::TAU;
-                Vec2::new(t.cos(), t.sin())
+                Vec2::new(libm::cosf(t), libm::sinf(t))
             })
             .collect();
         let polygon = ConvexPolygon::new(&points).unwrap();

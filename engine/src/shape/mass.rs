@@ -109,7 +109,7 @@ pub(crate) fn mass_properties_2d(shape: &ShapeKind<D2>, density: f32) -> MassPro
 pub(crate) fn mass_properties_3d(shape: &ShapeKind<D3>, density: f32) -> MassProperties<D3> {
     match shape {
         ShapeKind::Ball { radius } => {
-            let mass = density * 4.0 / 3.0 * PI * radius.powi(3);
+            let mass = density * 4.0 / 3.0 * PI * (radius * radius * radius);
             let i = 0.4 * mass * radius * radius;
             MassProperties {
                 mass,
@@ -135,7 +135,7 @@ pub(crate) fn mass_properties_3d(shape: &ShapeKind<D3>, density: f32) -> MassPro
             let (h, r) = (*half_height, *radius);
             // Cylinder of height 2h plus a sphere split into hemispheres at ±h.
             let cylinder = density * PI * r * r * 2.0 * h;
-            let sphere = density * 4.0 / 3.0 * PI * r.powi(3);
+            let sphere = density * 4.0 / 3.0 * PI * (r * r * r);
             let axial = cylinder * r * r / 2.0 + sphere * 0.4 * r * r;
             let cylinder_transverse = cylinder * (3.0 * r * r + 4.0 * h * h) / 12.0;
             // Hemisphere: centroid 3r/8 from its flat side, own transverse

@@ -548,7 +548,7 @@ mod tests {
         for i in 0..6 {
             for j in 0..6 {
                 let (x, z) = (i as f32 / 5.0 - 0.5, j as f32 / 5.0 - 0.5);
-                points.push(Vec3::new(x, 0.5 + 1e-6 * (x * 7.0 + z * 3.0).sin(), z));
+                points.push(Vec3::new(x, 0.5 + 1e-6 * libm::sinf(x * 7.0 + z * 3.0), z));
                 points.push(Vec3::new(x, -0.5, z));
             }
         }
@@ -628,7 +628,7 @@ mod tests {
                     let t = i as f32 * 2.399_963;
                     let y = 1.0 - 2.0 * (i as f32 + 0.5) / 200.0;
                     let r = (1.0 - y * y).sqrt();
-                    Vec3::new(r * t.cos(), y, r * t.sin())
+                    Vec3::new(r * libm::cosf(t), y, r * libm::sinf(t))
                 })
                 .collect::<Vec<_>>(),
         )
