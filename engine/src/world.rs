@@ -883,7 +883,13 @@ impl<D: Dim> World<D> {
             }
         }
         self.touched.clear();
-        self.buffers.index_stale |= stale || !self.wake_islands_of(&woken).is_empty();
+        // Every island of a woken body wakes now, before the narrow phase,
+        // whether or not the solver's bodies are already stale: what the
+        // step does then depends on the bodies, not on how the solver's
+        // index was kept, which a restored state rebuilds
+        // (`tests/rollback.rs`, `rolling_back_eight_steps_every_step_gives_the_plain_run`).
+        let woke_islands = !self.wake_islands_of(&woken).is_empty();
+        self.buffers.index_stale |= stale || woke_islands;
         self.refresh_solver_index();
         let sleepers = !self.sleep_islands.is_empty();
         let wake_for_teleports = teleports && sleepers;
