@@ -26,14 +26,19 @@ fn bench_world(
     for _ in 0..steps {
         world.step(DT);
     }
+    // A ring's next state: saved one step after another, it shares what
+    // did not change.
+    let _before = world.save_state();
+    world.step(DT);
     let mut state = world.save_state();
     let awake = world.bodies().filter(|(_, b)| !b.is_sleeping()).count();
     println!(
-        "{name}: {} bodies, {awake} awake, {} contact points: {} bytes, {:.0} per body; target 128 per awake body + 64 per point = {}",
+        "{name}: {} bodies, {awake} awake, {} contact points: {} bytes ({:.0} per body), {} anew a step after the last save; target 128 per awake body + 64 per point = {}",
         world.body_count(),
         state.points(),
         state.bytes(),
         state.bytes() as f32 / world.body_count() as f32,
+        state.fresh_bytes(),
         128 * awake + 64 * state.points(),
     );
     group.bench_function(format!("{name}/save"), |b| {

@@ -34,6 +34,7 @@
 //! incrementally as Box2D v3 does.
 
 use slotmap::{new_key_type, SecondaryMap, SlotMap};
+use std::sync::Arc;
 
 use crate::body::{Body, BodyHandle, BodyKind};
 use crate::dim::Dim;
@@ -152,7 +153,7 @@ impl<D: Dim> World<D> {
             let Some(island) = self.sleep_islands.island_of(h) else {
                 continue;
             };
-            for member in self.sleep_islands.take(island) {
+            for member in Arc::make_mut(&mut self.sleep_islands).take(island) {
                 if let Some(body) = self.bodies.get_mut(member) {
                     if body.sleeping {
                         body.wake_up();
@@ -290,7 +291,7 @@ impl<D: Dim> World<D> {
             }
         }
         for island in asleep.into_iter().filter(|m| !m.is_empty()) {
-            self.sleep_islands.add(island);
+            Arc::make_mut(&mut self.sleep_islands).add(island);
             self.buffers.index_stale = true;
         }
     }

@@ -1,6 +1,7 @@
 //! The world: bodies, their contacts, and `step()`, which reads as the
 //! pipeline's table of contents.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::parallel::*;
@@ -421,8 +422,9 @@ pub struct World<D: Dim> {
     /// The solver's arrays, kept between steps for their allocations only.
     contacts: ContactSolver<D>,
     pub(crate) buffers: SolveBuffers<D>,
-    /// The islands that sleep, each kept whole.
-    pub(crate) sleep_islands: SleepingIslands,
+    /// The islands that sleep, each kept whole; shared with the rollback
+    /// states saved since they last changed (copied on a change).
+    pub(crate) sleep_islands: Arc<SleepingIslands>,
     /// Bodies the game reached (`body_mut`, the `set_body_*` and
     /// `set_collider_*` controls) or added since the last step.
     touched: Vec<BodyHandle>,
@@ -444,6 +446,8 @@ pub struct World<D: Dim> {
     structure: u64,
     /// The recording running, if any (`world/replay.rs`).
     recorder: Option<Box<replay::Recorder<D>>>,
+    /// The last rollback state's chunks, for the next to share.
+    save_cache: state::SaveCache<D>,
 }
 
 /// The arrays the world hands the solver, kept between steps for their
@@ -575,7 +579,7 @@ impl<D: Dim> World<D> {
             profile: StepProfile::default(),
             contacts: ContactSolver::default(),
             buffers: SolveBuffers::default(),
-            sleep_islands: SleepingIslands::default(),
+            sleep_islands: Arc::default(),
             touched: Vec::new(),
             refiltered: Vec::new(),
             joints: SlotMap::with_key(),
@@ -586,6 +590,7 @@ impl<D: Dim> World<D> {
             joint_handles: Vec::new(),
             structure: state::new_structure_stamp(),
             recorder: None,
+            save_cache: state::SaveCache::default(),
         }
     }
 
@@ -694,7 +699,7 @@ impl<D: Dim> World<D> {
         self.structure = state::new_structure_stamp();
         self.remove_joints_of(handle);
         self.buffers.index_stale = true;
-        self.sleep_islands.forget(handle);
+        Arc::make_mut(&mut self.sleep_islands).forget(handle);
         let mut keys = Vec::new();
         for collider in &body.colliders {
             let Some(slot) = self.colliders.remove(collider.handle) else {

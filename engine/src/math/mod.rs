@@ -13,4 +13,4 @@ pub use axes::Axes;
 pub use dim::{Angular, MathDim, Vector, D2, D3};
 pub use pose::{PackedPose, Pose};
 pub use rot2::Rot2;
-pub use word::SimdWord;
+pub use word::{same_bits, SimdWord};

@@ -72,3 +72,11 @@ impl SimdWord for Quat {
         Quat::from_vec4(word)
     }
 }
+
+/// True when `a` and `b` have the same bits in every component (unlike
+/// `==`, which takes -0.0 for 0.0 and never NaN for itself): what a saved
+/// copy may stand for.
+pub fn same_bits<W: SimdWord>(a: W, b: W) -> bool {
+    let (a, b) = (a.to_word().to_array(), b.to_word().to_array());
+    a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits())
+}

@@ -42,7 +42,7 @@
 //! (`a_pair_found_apart_is_queried_again_only_once_it_may_be_near`).
 
 use super::dim::ManifoldDim;
-use crate::math::{PackedPose, Pose, Vector};
+use crate::math::{same_bits, PackedPose, Pose, SimdWord, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, ShapeContact};
 use crate::shape::Shape;
@@ -138,6 +138,34 @@ impl<D: ManifoldDim> ManifoldHead<D> {
     /// How many points the manifold had.
     pub(crate) fn len(&self) -> usize {
         self.len as usize
+    }
+
+    /// True when `other` has the same bits.
+    pub(crate) fn same_bits(&self, other: &Self) -> bool {
+        let pose = |p: &PackedPose<D>| Pose::<D>::from(*p);
+        let (a, b) = (pose(&self.query_pose), pose(&other.query_pose));
+        (self.len, self.strongest, self.query) == (other.len, other.strongest, other.query)
+            && same_bits(self.normal, other.normal)
+            && same_bits(a.translation, b.translation)
+            && same_bits(a.rotation, b.rotation)
+            && same_bits(self.query_normal, other.query_normal)
+            && same_bits(self.query_distance, other.query_distance)
+            && same_bits(self.total_normal_impulse, other.total_normal_impulse)
+            && same_bits(self.approach_speed, other.approach_speed)
+    }
+}
+
+impl<V: SimdWord> ManifoldPoint<V> {
+    /// True when `other` has the same bits.
+    pub(crate) fn same_bits(&self, other: &Self) -> bool {
+        same_bits(self.local_a, other.local_a)
+            && same_bits(self.local_b, other.local_b)
+            && same_bits(self.separation, other.separation)
+            && same_bits(self.normal_impulse, other.normal_impulse)
+            && same_bits(self.tangent_impulse[0], other.tangent_impulse[0])
+            && same_bits(self.tangent_impulse[1], other.tangent_impulse[1])
+            && same_bits(self.lever_a, other.lever_a)
+            && same_bits(self.lever_b, other.lever_b)
     }
 }
 

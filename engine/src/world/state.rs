@@ -38,7 +38,9 @@
 //! and the settings stay as the game last set them. The events of the step
 //! before the save are not kept: restore clears them.
 
+use std::mem::{size_of, size_of_val};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use slotmap::SlotMap;
 
@@ -50,7 +52,7 @@ use crate::collider::ColliderHandle;
 use crate::dim::Dim;
 use crate::error::WorldError;
 use crate::joint::{Joint, JointHandle};
-use crate::math::{Pose, Vector};
+use crate::math::{same_bits, Pose, Vector};
 use crate::pipeline::broad_phase::BroadPhaseState;
 use crate::pipeline::manifold::{ManifoldHead, ManifoldPoint};
 use crate::sleep::SleepingIslands;
@@ -84,6 +86,131 @@ struct BodyExtras<D: Dim> {
     force: D::Vector,
     torque: D::AngularVector,
     kinematic_target: Option<Pose<D>>,
+}
+
+/// Items per chunk of a state's body motions and pairs: a chunk equal bit
+/// for bit to the one at its place in the world's last saved state is
+/// shared, not copied, so a ring of states holds what sleeps or rests
+/// once. 32 keeps a chunk's handle (16 bytes, and 16 of count) small
+/// against its items (about 2 KB) while one moving body dirties few others.
+const CHUNK: usize = 32;
+
+/// What a chunk's handle takes: its pointer and length in the state, and
+/// its reference counts beside the items.
+const CHUNK_HANDLE_BYTES: usize = 32;
+
+/// Items kept in shared chunks of [`CHUNK`] (or, for pairs, of
+/// [`CHUNK`] pairs with their points).
+#[derive(Debug)]
+struct Chunked<T: ?Sized> {
+    chunks: Vec<Arc<T>>,
+}
+
+impl<T: ?Sized> Clone for Chunked<T> {
+    fn clone(&self) -> Self {
+        Self {
+            chunks: self.chunks.clone(),
+        }
+    }
+}
+
+impl<T: ?Sized> Default for Chunked<T> {
+    fn default() -> Self {
+        Self { chunks: Vec::new() }
+    }
+}
+
+impl<T: ?Sized> Chunked<T> {
+    /// Takes `made` as the next chunk, or the chunk at its place in `last`
+    /// when `same` says they are equal; returns the bytes it kept anew.
+    fn push(
+        &mut self,
+        last: &[Arc<T>],
+        made: &T,
+        same: impl Fn(&T, &T) -> bool,
+        new: impl FnOnce(&T) -> (Arc<T>, usize),
+    ) -> usize {
+        match last.get(self.chunks.len()) {
+            Some(old) if same(old, made) => {
+                self.chunks.push(Arc::clone(old));
+                0
+            }
+            _ => {
+                let (chunk, bytes) = new(made);
+                self.chunks.push(chunk);
+                bytes
+            }
+        }
+    }
+}
+
+/// [`CHUNK`] contact pairs' manifolds: the heads and the points in use.
+#[derive(Clone, Debug, Default)]
+struct PairChunk<D: Dim> {
+    heads: Vec<ManifoldHead<D>>,
+    points: Vec<ManifoldPoint<D::Vector>>,
+}
+
+impl<D: Dim> PairChunk<D> {
+    fn same_bits(&self, other: &Self) -> bool {
+        self.heads.len() == other.heads.len()
+            && self.points.len() == other.points.len()
+            && self
+                .heads
+                .iter()
+                .zip(&other.heads)
+                .all(|(a, b)| a.same_bits(b))
+            && self
+                .points
+                .iter()
+                .zip(&other.points)
+                .all(|(a, b)| a.same_bits(b))
+    }
+
+    fn bytes(&self) -> usize {
+        self.heads.len() * size_of::<ManifoldHead<D>>()
+            + self.points.len() * size_of::<ManifoldPoint<D::Vector>>()
+    }
+}
+
+impl<D: Dim> BodyMotion<D> {
+    fn same_bits(&self, other: &Self) -> bool {
+        let turn = |m: &Self| D::unpack_rotation(m.rotation);
+        same_bits(self.translation, other.translation)
+            && same_bits(turn(self), turn(other))
+            && same_bits(self.linear_velocity, other.linear_velocity)
+            && same_bits(self.angular_velocity, other.angular_velocity)
+            && same_bits(self.rest_time, other.rest_time)
+    }
+}
+
+/// The chunks of the world's last saved state, for the next save to share
+/// (behind a lock: saving reads the world, `&self`). A clone of the world
+/// starts with none.
+#[derive(Debug)]
+pub(super) struct SaveCache<D: Dim>(Mutex<LastChunks<D>>);
+
+#[derive(Debug)]
+struct LastChunks<D: Dim> {
+    bodies: Vec<Arc<[BodyMotion<D>]>>,
+    pairs: Vec<Arc<PairChunk<D>>>,
+    islands: Option<Arc<SleepingIslands>>,
+}
+
+impl<D: Dim> Default for SaveCache<D> {
+    fn default() -> Self {
+        Self(Mutex::new(LastChunks {
+            bodies: Vec::new(),
+            pairs: Vec::new(),
+            islands: None,
+        }))
+    }
+}
+
+impl<D: Dim> Clone for SaveCache<D> {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
 }
 
 /// One bit per item, in order.
@@ -126,7 +253,9 @@ impl Bits {
 #[derive(Clone, Debug)]
 pub struct WorldState<D: Dim> {
     structure: u64,
-    bodies: Vec<BodyMotion<D>>,
+    /// Every body's motion, in the bodies' order.
+    bodies: Chunked<[BodyMotion<D>]>,
+    body_count: usize,
     sleeping: Bits,
     teleported: Bits,
     extras: Vec<BodyExtras<D>>,
@@ -134,18 +263,17 @@ pub struct WorldState<D: Dim> {
     /// Which of the broad phase's pairs are contact pairs (the others are
     /// filtered out, on one body, or joined).
     paired: Bits,
-    /// Each contact pair's manifold without its points, in pair order.
-    heads: Vec<ManifoldHead<D>>,
+    /// Each contact pair's manifold, in pair order.
+    pairs: Chunked<PairChunk<D>>,
+    pair_count: usize,
     touching: Bits,
     reported: Bits,
-    /// The points of every pair's manifold, in pair order.
-    points: Vec<ManifoldPoint<D::Vector>>,
     /// The surface pairs' facet manifolds, by their place among the pairs.
     surfaces: Vec<(u32, Box<SurfaceContacts<D>>)>,
     /// Pairs whose colliders were removed since the last step (they end at
     /// the next), whole, by their place: the colliders cannot make them.
     orphans: Vec<(u32, ContactPair<D>)>,
-    sleep_islands: SleepingIslands,
+    sleep_islands: Arc<SleepingIslands>,
     /// The solver's bodies and awake pairs in order, where the next step
     /// would not rebuild them the same.
     solver_orders: Option<(Vec<BodyHandle>, Option<Vec<u32>>)>,
@@ -153,30 +281,34 @@ pub struct WorldState<D: Dim> {
     refiltered: Vec<ColliderHandle>,
     joints: SlotMap<JointHandle, Joint<D>>,
     unpaired: Unpaired,
+    /// Bytes this save kept anew (not shared with the save before).
+    fresh_bytes: usize,
 }
 
 impl<D: Dim> Default for WorldState<D> {
     fn default() -> Self {
         Self {
             structure: 0,
-            bodies: Vec::new(),
+            bodies: Chunked::default(),
+            body_count: 0,
             sleeping: Bits::default(),
             teleported: Bits::default(),
             extras: Vec::new(),
             broad_phase: BroadPhaseState::default(),
             paired: Bits::default(),
-            heads: Vec::new(),
+            pairs: Chunked::default(),
+            pair_count: 0,
             touching: Bits::default(),
             reported: Bits::default(),
-            points: Vec::new(),
             surfaces: Vec::new(),
             orphans: Vec::new(),
-            sleep_islands: SleepingIslands::default(),
+            sleep_islands: Arc::default(),
             solver_orders: None,
             touched: Vec::new(),
             refiltered: Vec::new(),
             joints: SlotMap::with_key(),
             unpaired: Unpaired::new(),
+            fresh_bytes: 0,
         }
     }
 }
@@ -186,7 +318,6 @@ impl<D: Dim> WorldState<D> {
     /// capacities), the facet manifolds of surface pairs and the joints
     /// included.
     pub fn bytes(&self) -> usize {
-        use std::mem::size_of;
         let surfaces: usize = self
             .surfaces
             .iter()
@@ -203,13 +334,15 @@ impl<D: Dim> WorldState<D> {
             &self.touching,
             &self.reported,
         ];
+        let chunks = (self.bodies.chunks.len() + self.pairs.chunks.len()) * CHUNK_HANDLE_BYTES;
+        let pairs: usize = self.pairs.chunks.iter().map(|c| c.bytes()).sum();
         size_of::<Self>()
-            + self.bodies.len() * size_of::<BodyMotion<D>>()
+            + self.body_count * size_of::<BodyMotion<D>>()
+            + pairs
+            + chunks
             + bits.iter().map(|b| b.bytes()).sum::<usize>()
             + self.extras.len() * size_of::<BodyExtras<D>>()
             + self.broad_phase.bytes()
-            + self.heads.len() * size_of::<ManifoldHead<D>>()
-            + self.points.len() * size_of::<ManifoldPoint<D::Vector>>()
             + surfaces
             + self.sleep_islands.bytes()
             + orders
@@ -219,10 +352,19 @@ impl<D: Dim> WorldState<D> {
             + self.unpaired.len() * size_of::<((BodyHandle, BodyHandle), u32)>()
     }
 
+    /// Bytes this save kept anew: [`WorldState::bytes`] less the chunks of
+    /// body motions and pairs it shares with the world's save before (what
+    /// sleeps or rests between the two). What a ring of states costs per
+    /// further state.
+    pub fn fresh_bytes(&self) -> usize {
+        self.fresh_bytes
+    }
+
     /// Contact points held: the convex pairs' and the facets'.
     pub fn points(&self) -> usize {
         let facets: usize = self.surfaces.iter().map(|(_, s)| s.point_count()).sum();
-        self.points.len() + facets
+        let points: usize = self.pairs.chunks.iter().map(|c| c.points.len()).sum();
+        points + facets
     }
 }
 
@@ -239,19 +381,42 @@ impl<D: Dim> World<D> {
     /// keeps a ring of states and saves every step allocates nothing once
     /// the ring is warm (but for surface pairs' facet manifolds).
     pub fn save_state_into(&self, state: &mut WorldState<D>) {
+        let mut last = self.save_cache.0.lock().unwrap_or_else(|e| e.into_inner());
+        let LastChunks {
+            bodies: last_bodies,
+            pairs: last_pairs,
+            islands: last_islands,
+        } = &mut *last;
+        let mut fresh = 0;
         state.structure = self.structure;
-        state.bodies.clear();
+        state.bodies.chunks.clear();
+        state.body_count = self.bodies.len();
         state.sleeping.clear();
         state.teleported.clear();
         state.extras.clear();
+        let mut motions = Vec::with_capacity(CHUNK);
+        let mut take_motions = |motions: &mut Vec<BodyMotion<D>>, bodies: &mut Chunked<_>| {
+            fresh += bodies.push(
+                last_bodies,
+                motions.as_slice(),
+                |a: &[BodyMotion<D>], b: &[BodyMotion<D>]| {
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_bits(y))
+                },
+                |made| (Arc::from(made), size_of_val(made) + CHUNK_HANDLE_BYTES),
+            );
+            motions.clear();
+        };
         for (i, body) in self.bodies.values().enumerate() {
-            state.bodies.push(BodyMotion {
+            motions.push(BodyMotion {
                 translation: body.pose.translation,
                 rotation: D::pack_rotation(body.pose.rotation),
                 linear_velocity: body.linear_velocity,
                 angular_velocity: body.angular_velocity,
                 rest_time: body.rest_time,
             });
+            if motions.len() == CHUNK {
+                take_motions(&mut motions, &mut state.bodies);
+            }
             state.sleeping.push(body.sleeping);
             state.teleported.push(body.teleported);
             let pushed = body.force != D::Vector::ZERO
@@ -266,6 +431,10 @@ impl<D: Dim> World<D> {
                 });
             }
         }
+        if !motions.is_empty() {
+            take_motions(&mut motions, &mut state.bodies);
+        }
+        last_bodies.clone_from(&state.bodies.chunks);
         self.broad_phase.save_state(&mut state.broad_phase);
         // The contact pairs are a sorted subset of the broad phase's: one
         // walk through both marks them.
@@ -274,31 +443,60 @@ impl<D: Dim> World<D> {
         for &candidate in self.broad_phase.pairs() {
             state.paired.push(pairs.next_if_eq(&candidate).is_some());
         }
-        state.heads.clear();
+        state.pairs.chunks.clear();
+        state.pair_count = self.pairs.len();
         state.touching.clear();
         state.reported.clear();
-        state.points.clear();
         state.surfaces.clear();
         state.orphans.clear();
+        let mut chunk = PairChunk::default();
+        let mut take_pairs = |chunk: &mut PairChunk<D>, pairs: &mut Chunked<PairChunk<D>>| {
+            fresh += pairs.push(last_pairs, chunk, PairChunk::same_bits, |made| {
+                (Arc::new(made.clone()), made.bytes() + CHUNK_HANDLE_BYTES)
+            });
+            chunk.heads.clear();
+            chunk.points.clear();
+        };
         for (k, pair) in self.pairs.iter().enumerate() {
             let colliders = [pair.collider_a, pair.collider_b];
             if !colliders.iter().all(|&c| self.colliders.contains_key(c)) {
                 state.orphans.push((k as u32, pair.clone()));
             }
-            state.heads.push(pair.manifold.head());
+            chunk.heads.push(pair.manifold.head());
+            chunk.points.extend_from_slice(pair.manifold.points());
+            if chunk.heads.len() == CHUNK {
+                take_pairs(&mut chunk, &mut state.pairs);
+            }
             state.touching.push(pair.touching);
             state.reported.push(pair.reported);
-            state.points.extend_from_slice(pair.manifold.points());
             if let Some(surface) = pair.surface.as_deref() {
                 state.surfaces.push((k as u32, Box::new(surface.saved())));
             }
         }
-        state.sleep_islands.clone_from(&self.sleep_islands);
+        if !chunk.heads.is_empty() {
+            take_pairs(&mut chunk, &mut state.pairs);
+        }
+        last_pairs.clone_from(&state.pairs.chunks);
+        state.sleep_islands = Arc::clone(&self.sleep_islands);
+        let islands_shared = last_islands
+            .as_ref()
+            .is_some_and(|last| Arc::ptr_eq(last, &self.sleep_islands));
+        *last_islands = Some(Arc::clone(&self.sleep_islands));
         self.save_solver_orders(state);
         state.touched.clone_from(&self.touched);
         state.refiltered.clone_from(&self.refiltered);
         state.joints.clone_from(&self.joints);
         state.unpaired.clone_from(&self.unpaired);
+        let shared: usize = (state.bodies.chunks.iter().map(|c| size_of_val(&**c)))
+            .chain(state.pairs.chunks.iter().map(|c| c.bytes()))
+            .sum::<usize>()
+            + (state.bodies.chunks.len() + state.pairs.chunks.len()) * CHUNK_HANDLE_BYTES;
+        let islands = if islands_shared {
+            self.sleep_islands.bytes()
+        } else {
+            0
+        };
+        state.fresh_bytes = state.bytes() - shared - islands + fresh;
     }
 
     /// The solver's orders, unless the next step would rebuild them the
@@ -353,13 +551,14 @@ impl<D: Dim> World<D> {
         check_stamp: bool,
     ) -> Result<(), WorldError> {
         if (check_stamp && state.structure != self.structure)
-            || state.bodies.len() != self.bodies.len()
+            || state.body_count != self.bodies.len()
             || !self.broad_phase.restore_state(&state.broad_phase)
         {
             return Err(WorldError::StateMismatch);
         }
         let mut extras = state.extras.iter().peekable();
-        for (i, (body, motion)) in self.bodies.values_mut().zip(&state.bodies).enumerate() {
+        let motions = state.bodies.chunks.iter().flat_map(|c| c.iter());
+        for (i, (body, motion)) in self.bodies.values_mut().zip(motions).enumerate() {
             body.pose = Pose {
                 translation: motion.translation,
                 rotation: D::unpack_rotation(motion.rotation),
@@ -383,7 +582,7 @@ impl<D: Dim> World<D> {
             }
         }
         self.restore_pairs(state);
-        self.sleep_islands.clone_from(&state.sleep_islands);
+        self.sleep_islands = Arc::clone(&state.sleep_islands);
         self.restore_solver_orders(state);
         self.touched.clone_from(&state.touched);
         self.refiltered.clone_from(&state.refiltered);
@@ -409,12 +608,12 @@ impl<D: Dim> World<D> {
                 .filter(|&(c, _)| state.paired.get(c))
                 .map(|(_, &key)| key)
         };
-        let same_keys = self.pairs.len() == state.heads.len()
+        let same_keys = self.pairs.len() == state.pair_count
             && self.pairs.iter().map(ContactPair::key).eq(keys());
         if !same_keys {
             let mut live = std::mem::take(&mut self.pairs).into_iter().peekable();
             let mut orphans = state.orphans.iter().peekable();
-            let mut pairs = Vec::with_capacity(state.heads.len());
+            let mut pairs = Vec::with_capacity(state.pair_count);
             for (k, key) in keys().enumerate() {
                 while live.next_if(|p| p.key() < key).is_some() {}
                 let kept = live.next_if(|p| p.key() == key);
@@ -435,17 +634,17 @@ impl<D: Dim> World<D> {
             }
             self.pairs = pairs;
         }
-        let mut points = state.points.as_slice();
         let mut surfaces = state.surfaces.iter().peekable();
-        for (k, (pair, head)) in self.pairs.iter_mut().zip(&state.heads).enumerate() {
+        let saved = state.pairs.chunks.iter().flat_map(|chunk| {
+            let mut points = chunk.points.as_slice();
+            chunk.heads.iter().map(move |head| {
+                let (own, rest) = points.split_at(head.len().min(points.len()));
+                points = rest;
+                (head, own)
+            })
+        });
+        for (k, (pair, (head, own))) in self.pairs.iter_mut().zip(saved).enumerate() {
             let surface = surfaces.next_if(|(at, _)| *at as usize == k);
-            let len = if surface.is_some() {
-                0
-            } else {
-                head.len().min(points.len())
-            };
-            let (own, rest) = points.split_at(len);
-            points = rest;
             pair.manifold.restore(head, own);
             match (surface, pair.surface.as_deref_mut()) {
                 (Some((_, saved)), Some(live)) => live.restore(saved),
