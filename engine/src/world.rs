@@ -28,8 +28,12 @@ mod continuous;
 pub(crate) use continuous::FAST_SHARE;
 mod controls;
 mod joints;
+#[cfg(feature = "serde")]
+pub(crate) mod persist;
 mod seams;
 mod surface_pairs;
+#[cfg(feature = "serde")]
+pub use persist::{LoadError, FORMAT_VERSION, MAGIC};
 
 use surface_pairs::SurfaceContacts;
 
@@ -55,6 +59,11 @@ const MERGE_SHARE_OF_THICKNESS: f32 = 0.25;
 
 /// A touching (or nearly touching) pair and its manifold.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct ContactPair<D: Dim> {
     /// The first body.
     pub body_a: BodyHandle,
@@ -313,6 +322,7 @@ impl<D: Dim> ContactPair<D> {
 
 /// Where a collider lives: its body, its place in the body's list, its broad-phase proxy.
 #[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct ColliderSlot {
     handle: ColliderHandle,
     body: BodyHandle,
@@ -395,18 +405,31 @@ enum Event<D: Dim> {
 /// A clone is a snapshot: it holds every body, pair, manifold and warm-start
 /// impulse, so stepping the clone gives bit for bit what stepping the
 /// original would.
+///
+/// With the `serde` feature a world also saves to bytes and loads from
+/// them ([`World::to_bytes`], [`World::from_bytes`]), and has a serde form
+/// of its own that carries the format's version (`world/persist.rs`).
 #[derive(Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "", remote = "Self")
+)]
 pub struct World<D: Dim> {
     settings: Settings<D>,
+    #[cfg_attr(feature = "serde", serde(with = "persist::slot_map"))]
     pub(crate) bodies: SlotMap<BodyHandle, Body<D>>,
+    #[cfg_attr(feature = "serde", serde(with = "persist::slot_map"))]
     colliders: SlotMap<ColliderHandle, ColliderSlot>,
     pub(crate) broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
     pub(crate) pairs: Vec<ContactPair<D>>,
     contact_events: Vec<ContactEvent<D>>,
     sensor_events: Vec<SensorEvent>,
+    #[cfg_attr(feature = "serde", serde(skip))]
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
+    #[cfg_attr(feature = "serde", serde(skip))]
     contacts: ContactSolver<D>,
     pub(crate) buffers: SolveBuffers<D>,
     /// The islands that sleep, each kept whole.
@@ -418,13 +441,18 @@ pub struct World<D: Dim> {
     /// last step: their pairs are decided again (`World::refilter_pairs`).
     refiltered: Vec<ColliderHandle>,
     /// The joints, in joint order (the solver's).
+    #[cfg_attr(feature = "serde", serde(with = "persist::slot_map"))]
     joints: SlotMap<JointHandle, Joint<D>>,
     joint_events: Vec<JointEvent>,
     /// Bodies joined without `collide_connected` (`world/joints.rs`).
+    #[cfg_attr(feature = "serde", serde(with = "persist::entries"))]
     unpaired: joints::Unpaired,
     /// The joints' solver and its inputs, kept for their allocations.
+    #[cfg_attr(feature = "serde", serde(skip))]
     joint_solver: JointSolver<D>,
+    #[cfg_attr(feature = "serde", serde(skip))]
     joint_inputs: Vec<JointInput<D>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
     joint_handles: Vec<JointHandle>,
 }
 
@@ -432,6 +460,11 @@ pub struct World<D: Dim> {
 /// allocations only (fresh ones each step cost page faults at every size
 /// that outgrows the allocator's free lists).
 #[derive(Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub(crate) struct SolveBuffers<D: Dim> {
     /// Each solved body's index in the solver's arrays: its place in
     /// `order`. Only the bodies the solver needs have one: every fixed
@@ -455,14 +488,18 @@ pub(crate) struct SolveBuffers<D: Dim> {
     /// The pairs changed, or bodies slept or woke, since `awake_pairs` was
     /// built.
     awake_pairs_stale: bool,
+    #[cfg_attr(feature = "serde", serde(skip))]
     states: Vec<SolverBody<D>>,
     /// One per awake pair (`awake_pairs`), taken in the narrow phase.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) inputs: Vec<Option<ManifoldInput<D>>>,
     /// One per awake pair: true for a convex pair of a dynamic body and a
     /// fixed or kinematic one with points, which may be a seam
     /// (`world::seams`).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) supports: Vec<bool>,
     /// The pairs whose touching changed in the step, in pair order.
+    #[cfg_attr(feature = "serde", serde(skip))]
     touch_changed: Vec<usize>,
 }
 

@@ -49,6 +49,7 @@ use crate::shape::Shape;
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ManifoldPoint<V> {
     /// The point on A's surface in A's body frame.
     pub local_a: V,
@@ -69,6 +70,11 @@ pub struct ManifoldPoint<V> {
 
 /// The contact points of one pair.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Manifold<D: ManifoldDim> {
     /// Unit normal in world space, from A towards B.
     pub normal: D::Vector,
@@ -84,6 +90,7 @@ pub struct Manifold<D: ManifoldDim> {
 
 /// What a manifold's points did in the last step it was solved in.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Pushed {
     /// Normal impulse of all points over the step, every substep and the
     /// bounce, N·s: positive when the pair pushed.
@@ -96,6 +103,11 @@ pub(crate) struct Pushed {
 
 /// What a manifold's last GJK/EPA query found, with where B was in A's frame.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 enum LastQuery<D: ManifoldDim> {
     /// No query yet.
     None,
@@ -607,6 +619,15 @@ fn triangle_area<D: ManifoldDim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f3
     let (u, v) = (b - a, c - a);
     let d = u.length_squared() * v.length_squared() - u.dot(v) * u.dot(v);
     d.max(0.0).sqrt()
+}
+
+/// For a loaded world (`world/persist.rs`): whether the manifold's
+/// counts fit its arrays, which its slices rely on.
+#[cfg(feature = "serde")]
+impl<D: ManifoldDim> Manifold<D> {
+    pub(crate) fn is_sound(&self) -> bool {
+        self.len <= D::MAX_MANIFOLD_POINTS.min(self.points.as_ref().len())
+    }
 }
 
 #[cfg(test)]
