@@ -306,9 +306,14 @@ impl<D: ManifoldDim> Manifold<D> {
                 point_b: normal,
             }; 4];
             let mut count = 0;
+            // At most four: a facet met on its face hands over every
+            // vertex within the margin of its plane, which an odd facet
+            // or a huge margin (a corrupted saved world) made more.
             perturbed_contacts(pair, &fresh, tuning.merge, tuning.margin, |c| {
-                extra[count] = c;
-                count += 1;
+                if let Some(slot) = extra.get_mut(count) {
+                    *slot = c;
+                    count += 1;
+                }
             });
             for c in &extra[..count] {
                 self.merge(pair, c, tuning.merge);
