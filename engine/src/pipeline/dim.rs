@@ -4,7 +4,7 @@
 use core::fmt::Debug;
 use core::ops::IndexMut;
 
-use crate::math::{MaybeSerde, D2, D3};
+use crate::math::{D2, D3};
 use crate::pipeline::narrow_phase::NarrowPhaseDim;
 
 /// A fixed array of points' data, as long as the dimension needs.
@@ -34,8 +34,7 @@ pub trait ManifoldDim: NarrowPhaseDim {
     /// Most points an incremental contact manifold keeps (2 in 2D, 4 in 3D).
     const MAX_MANIFOLD_POINTS: usize;
     /// One `T` per manifold point ([`ManifoldDim::MAX_MANIFOLD_POINTS`] of them).
-    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + MaybeSerde + 'static>: PointArray<T>
-        + MaybeSerde;
+    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static>: PointArray<T>;
     /// One `T` per manifold point and one more, for a point being merged
     /// before the manifold is reduced.
     type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static>: PointArray<
@@ -45,14 +44,12 @@ pub trait ManifoldDim: NarrowPhaseDim {
 
 impl ManifoldDim for D2 {
     const MAX_MANIFOLD_POINTS: usize = 2;
-    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + MaybeSerde + 'static> =
-        [T; 2];
+    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 2];
     type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 3];
 }
 
 impl ManifoldDim for D3 {
     const MAX_MANIFOLD_POINTS: usize = 4;
-    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + MaybeSerde + 'static> =
-        [T; 4];
+    type PerPoint<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 4];
     type PerPointAndOne<T: Copy + Debug + Default + PartialEq + Send + Sync + 'static> = [T; 5];
 }

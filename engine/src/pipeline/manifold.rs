@@ -70,11 +70,6 @@ pub struct ManifoldPoint<V> {
 
 /// The contact points of one pair.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(bound = "")
-)]
 pub struct Manifold<D: ManifoldDim> {
     /// Unit normal in world space, from A towards B.
     pub normal: D::Vector,
@@ -626,12 +621,63 @@ fn triangle_area<D: ManifoldDim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f3
     d.max(0.0).sqrt()
 }
 
-/// For a loaded world (`world/persist.rs`): whether the manifold's
-/// counts fit its arrays, which its slices rely on.
+/// A manifold saves the points in use only: most pairs of a pile have
+/// none (their fat boxes merely overlap), and no code reads past `len`.
+/// Loading refuses more points than a manifold holds.
 #[cfg(feature = "serde")]
-impl<D: ManifoldDim> Manifold<D> {
-    pub(crate) fn is_sound(&self) -> bool {
-        self.len <= D::MAX_MANIFOLD_POINTS.min(self.points.as_ref().len())
+mod persist {
+    use super::{LastQuery, Manifold, ManifoldDim, ManifoldPoint, Pushed};
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    #[serde(bound = "", rename = "Manifold")]
+    struct Saved<'a, D: ManifoldDim> {
+        normal: &'a D::Vector,
+        points: &'a [ManifoldPoint<D::Vector>],
+        last_query: &'a LastQuery<D>,
+        pushed: &'a Pushed,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(bound = "", rename = "Manifold")]
+    struct Loaded<D: ManifoldDim> {
+        normal: D::Vector,
+        points: Vec<ManifoldPoint<D::Vector>>,
+        last_query: LastQuery<D>,
+        pushed: Pushed,
+    }
+
+    impl<D: ManifoldDim> Serialize for Manifold<D> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Saved::<D> {
+                normal: &self.normal,
+                points: self.points(),
+                last_query: &self.last_query,
+                pushed: &self.pushed,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de, D: ManifoldDim> Deserialize<'de> for Manifold<D> {
+        fn deserialize<De: Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
+            let loaded = Loaded::<D>::deserialize(deserializer)?;
+            if loaded.points.len() > D::MAX_MANIFOLD_POINTS {
+                return Err(De::Error::custom(
+                    "a manifold with more points than it holds",
+                ));
+            }
+            let mut manifold = Manifold {
+                normal: loaded.normal,
+                last_query: loaded.last_query,
+                pushed: loaded.pushed,
+                ..Manifold::default()
+            };
+            manifold.points.as_mut()[..loaded.points.len()].copy_from_slice(&loaded.points);
+            manifold.len = loaded.points.len();
+            Ok(manifold)
+        }
     }
 }
 

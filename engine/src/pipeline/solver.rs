@@ -294,11 +294,6 @@ pub(crate) struct ManifoldInput<D: SolverDim> {
 
 /// A manifold point as the solver takes it.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(bound = "")
-)]
 struct InputPoint<D: SolverDim> {
     /// Each lever arm's far end: the arm frozen at the pair's last query
     /// plus the collider's origin, world space.

@@ -43,8 +43,9 @@
 //! 3. the colliders' handles, their bodies' lists and the broad phase's
 //!    proxies name each other one to one (`pipeline/broad_phase/check.rs`
 //!    checks the tree itself);
-//! 4. the pairs are sorted by key, their manifolds fit their arrays, and a
-//!    pair of live colliders names their bodies and places;
+//! 4. the pairs are sorted by key, and a pair of live colliders names
+//!    their bodies and places (a manifold refuses more points than it
+//!    holds as it loads);
 //! 5. the solver's body order and awake pairs, where not stale, name live
 //!    bodies and pairs, each once, as their indexes say;
 //! 6. the sleeping islands and their bodies name each other;
@@ -818,10 +819,6 @@ impl<D: Dim> World<D> {
         let sorted = self.pairs.windows(2).all(|w| w[0].key() < w[1].key());
         require(sorted, "the pairs are not sorted by key")?;
         for pair in &self.pairs {
-            require(
-                pair.manifolds().all(|m| m.is_sound()),
-                "a manifold holds more points than it can",
-            )?;
             let slots = (
                 self.colliders.get(pair.collider_a),
                 self.colliders.get(pair.collider_b),
