@@ -1058,9 +1058,55 @@ fn the_serde_form_carries_the_version_and_continues_through_json() {
     value["format_version"] = (FORMAT_VERSION + 1).into();
     let other = serde_json::from_value::<World<D2>>(value).err().unwrap();
     assert!(other.to_string().contains("version"), "{other}");
+    // A world holding an infinity (an unbreakable joint's break force)
+    // does not go through JSON, which has none: an error, not a panic.
+    let mut rod = small_pile_2d();
+    let [a, b] = [1, 2].map(|k| nth_body(&rod, k));
+    let at = |h| rod.body(h).unwrap().position();
+    let joint = JointDesc::distance(a, b, at(a), at(b));
+    rod.add_joint(joint).unwrap();
+    let infinite = serde_json::to_string(&rod).unwrap();
+    assert!(serde_json::from_str::<World<D2>>(&infinite).is_err());
     println!(
         "JSON: {} bytes for {} bodies; other version: \"{other}\"; as 3D: \"{as_3d}\"",
         json.len(),
         world.body_count()
     );
+}
+
+/// README's saving example, as written there.
+#[test]
+fn the_readme_example_runs() -> Result<(), Box<dyn std::error::Error>> {
+    use tumble::d3::*;
+    use tumble::glam::Vec3;
+
+    let mut world = World::new(Settings::default());
+    let ground = Shape::cuboid(Vec3::new(20.0, 0.5, 20.0))?;
+    world.add_body(
+        BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
+        ColliderDesc::new(ground),
+    )?;
+    let ball = world.add_body(
+        BodyDesc::dynamic().position(Vec3::new(0.0, 3.0, 0.0)),
+        ColliderDesc::new(Shape::ball(0.5)?),
+    )?;
+    for _ in 0..60 {
+        world.step(1.0 / 60.0);
+    }
+    let bytes: Vec<u8> = world.to_bytes(); // to a file, a socket, a save slot
+    let mut loaded = World::from_bytes(&bytes)?; // Result<World, LoadError>
+    for _ in 0..60 {
+        world.step(1.0 / 60.0);
+        loaded.step(1.0 / 60.0);
+    }
+    assert_eq!(
+        world.body(ball).unwrap().position(),
+        loaded.body(ball).unwrap().position()
+    );
+    // Truncated, corrupted, another version or dimension: a typed error, never a panic.
+    assert!(matches!(
+        World::from_bytes(&bytes[..100]),
+        Err(LoadError::Truncated { .. })
+    ));
+    Ok(())
 }
