@@ -410,26 +410,17 @@ enum Event<D: Dim> {
 /// them ([`World::to_bytes`], [`World::from_bytes`]), and has a serde form
 /// of its own that carries the format's version (`world/persist.rs`).
 #[derive(Clone)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(bound = "", remote = "Self")
-)]
 pub struct World<D: Dim> {
     settings: Settings<D>,
-    #[cfg_attr(feature = "serde", serde(with = "persist::slot_map"))]
     pub(crate) bodies: SlotMap<BodyHandle, Body<D>>,
-    #[cfg_attr(feature = "serde", serde(with = "persist::slot_map"))]
     colliders: SlotMap<ColliderHandle, ColliderSlot>,
     pub(crate) broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
     pub(crate) pairs: Vec<ContactPair<D>>,
     contact_events: Vec<ContactEvent<D>>,
     sensor_events: Vec<SensorEvent>,
-    #[cfg_attr(feature = "serde", serde(skip))]
     profile: StepProfile,
     /// The solver's arrays, kept between steps for their allocations only.
-    #[cfg_attr(feature = "serde", serde(skip))]
     contacts: ContactSolver<D>,
     pub(crate) buffers: SolveBuffers<D>,
     /// The islands that sleep, each kept whole.
@@ -441,18 +432,13 @@ pub struct World<D: Dim> {
     /// last step: their pairs are decided again (`World::refilter_pairs`).
     refiltered: Vec<ColliderHandle>,
     /// The joints, in joint order (the solver's).
-    #[cfg_attr(feature = "serde", serde(with = "persist::slot_map"))]
     joints: SlotMap<JointHandle, Joint<D>>,
     joint_events: Vec<JointEvent>,
     /// Bodies joined without `collide_connected` (`world/joints.rs`).
-    #[cfg_attr(feature = "serde", serde(with = "persist::entries"))]
     unpaired: joints::Unpaired,
     /// The joints' solver and its inputs, kept for their allocations.
-    #[cfg_attr(feature = "serde", serde(skip))]
     joint_solver: JointSolver<D>,
-    #[cfg_attr(feature = "serde", serde(skip))]
     joint_inputs: Vec<JointInput<D>>,
-    #[cfg_attr(feature = "serde", serde(skip))]
     joint_handles: Vec<JointHandle>,
 }
 

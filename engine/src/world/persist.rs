@@ -75,15 +75,18 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 use slotmap::{Key, SlotMap};
 
-use super::{key_of, ColliderSlot, ContactPair, World, ASLEEP};
+use super::{key_of, ColliderSlot, ContactPair, SolveBuffers, World, ASLEEP};
 use crate::body::{Body, BodyDesc, BodyHandle, BodyKind};
 use crate::collider::{ColliderDesc, ColliderHandle};
 use crate::dim::Dim;
-use crate::joint::Joint;
+use crate::events::{ContactEvent, SensorEvent};
+use crate::joint::{Joint, JointEvent, JointHandle};
 use crate::math::{Angular, Pose, Vector};
-use crate::pipeline::broad_phase::ProxyId;
+use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::joints::{JointFrame, JointImpulses, JointModel, Motor, Spring};
+use crate::settings::Settings;
 use crate::shape::{PolytopeShape, Shape, ShapeKind};
+use crate::sleep::SleepingIslands;
 
 /// The first bytes of a saved world.
 pub const MAGIC: [u8; 8] = *b"TUMBLEWS";
@@ -252,13 +255,114 @@ fn malformed(what: impl Into<String>) -> LoadError {
     LoadError::Malformed { what: what.into() }
 }
 
-/// The state part of the serde form: the world's own fields, through the
-/// derive (`#[serde(remote = "Self")]` on [`World`]).
-struct State<'w, D: Dim>(&'w World<D>);
+/// The state part of the serde form: what a world saves, as references
+/// to its fields. A field of [`World`] left out here is rebuilt by the
+/// step before it is read (the solvers' arrays kept for their
+/// allocations, the profile) and loads as [`World::new`] makes it; a field
+/// added to the world is so too until it is named here (and
+/// [`FORMAT_VERSION`] bumped).
+#[derive(Serialize)]
+#[serde(bound = "", rename = "WorldState")]
+struct State<'w, D: Dim> {
+    settings: &'w Settings<D>,
+    bodies: Slots<'w, BodyHandle, Body<D>>,
+    colliders: Slots<'w, ColliderHandle, ColliderSlot>,
+    broad_phase: &'w BroadPhase<D>,
+    pairs: &'w [ContactPair<D>],
+    contact_events: &'w [ContactEvent<D>],
+    sensor_events: &'w [SensorEvent],
+    buffers: &'w SolveBuffers<D>,
+    sleep_islands: &'w SleepingIslands,
+    touched: &'w [BodyHandle],
+    refiltered: &'w [ColliderHandle],
+    joints: Slots<'w, JointHandle, Joint<D>>,
+    joint_events: &'w [JointEvent],
+    unpaired: Entries<'w, (BodyHandle, BodyHandle), u32>,
+}
 
-impl<D: Dim> Serialize for State<'_, D> {
+/// [`State`], loaded.
+#[derive(Deserialize)]
+#[serde(bound = "", rename = "WorldState")]
+struct LoadedState<D: Dim> {
+    settings: Settings<D>,
+    #[serde(deserialize_with = "slot_map::deserialize")]
+    bodies: SlotMap<BodyHandle, Body<D>>,
+    #[serde(deserialize_with = "slot_map::deserialize")]
+    colliders: SlotMap<ColliderHandle, ColliderSlot>,
+    broad_phase: BroadPhase<D>,
+    pairs: Vec<ContactPair<D>>,
+    contact_events: Vec<ContactEvent<D>>,
+    sensor_events: Vec<SensorEvent>,
+    buffers: SolveBuffers<D>,
+    sleep_islands: SleepingIslands,
+    touched: Vec<BodyHandle>,
+    refiltered: Vec<ColliderHandle>,
+    #[serde(deserialize_with = "slot_map::deserialize")]
+    joints: SlotMap<JointHandle, Joint<D>>,
+    joint_events: Vec<JointEvent>,
+    #[serde(deserialize_with = "entries::deserialize")]
+    unpaired: HashMap<(BodyHandle, BodyHandle), u32>,
+}
+
+impl<'w, D: Dim> State<'w, D> {
+    fn of(world: &'w World<D>) -> Self {
+        State {
+            settings: &world.settings,
+            bodies: Slots(&world.bodies),
+            colliders: Slots(&world.colliders),
+            broad_phase: &world.broad_phase,
+            pairs: &world.pairs,
+            contact_events: &world.contact_events,
+            sensor_events: &world.sensor_events,
+            buffers: &world.buffers,
+            sleep_islands: &world.sleep_islands,
+            touched: &world.touched,
+            refiltered: &world.refiltered,
+            joints: Slots(&world.joints),
+            joint_events: &world.joint_events,
+            unpaired: Entries(&world.unpaired),
+        }
+    }
+}
+
+impl<D: Dim> LoadedState<D> {
+    /// The world of this state, the fields not saved as [`World::new`]
+    /// makes them.
+    fn into_world(self) -> World<D> {
+        World {
+            bodies: self.bodies,
+            colliders: self.colliders,
+            broad_phase: self.broad_phase,
+            pairs: self.pairs,
+            contact_events: self.contact_events,
+            sensor_events: self.sensor_events,
+            buffers: self.buffers,
+            sleep_islands: self.sleep_islands,
+            touched: self.touched,
+            refiltered: self.refiltered,
+            joints: self.joints,
+            joint_events: self.joint_events,
+            unpaired: self.unpaired,
+            ..World::new(self.settings)
+        }
+    }
+}
+
+/// A slot map saved with its free list ([`slot_map`]).
+struct Slots<'a, K: Key, V>(&'a SlotMap<K, V>);
+
+impl<K: Key, V: Serialize + Clone + slot_map::Placeholder> Serialize for Slots<'_, K, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        World::serialize(self.0, serializer)
+        slot_map::serialize(self.0, serializer)
+    }
+}
+
+/// A hash map saved as its sorted entries ([`entries`]).
+struct Entries<'a, K, V>(&'a HashMap<K, V>);
+
+impl<K: Serialize + Ord, V: Serialize> Serialize for Entries<'_, K, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        entries::serialize(self.0, serializer)
     }
 }
 
@@ -267,7 +371,7 @@ impl<D: Dim> Serialize for World<D> {
         let mut form = serializer.serialize_struct("World", 3)?;
         form.serialize_field("format_version", &FORMAT_VERSION)?;
         form.serialize_field("dimension", &(D::N as u32))?;
-        form.serialize_field("state", &State(self))?;
+        form.serialize_field("state", &State::of(self))?;
         form.end()
     }
 }
@@ -328,14 +432,14 @@ fn check_dimension<D: Dim, E: de::Error>(found: u32) -> Result<u32, E> {
 /// The visitor of the serde form.
 struct Form<D>(PhantomData<D>);
 
-/// The state, decoded by the derive.
+/// The state, decoded.
 struct StateSeed<D>(PhantomData<D>);
 
 impl<'de, D: Dim> DeserializeSeed<'de> for StateSeed<D> {
     type Value = World<D>;
 
     fn deserialize<De: Deserializer<'de>>(self, deserializer: De) -> Result<World<D>, De::Error> {
-        World::deserialize(deserializer)
+        LoadedState::deserialize(deserializer).map(LoadedState::into_world)
     }
 }
 
