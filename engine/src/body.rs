@@ -37,6 +37,7 @@ pub(crate) fn user_rotation<D: Dim>(
 
 /// How a body moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BodyKind {
     /// Moved by forces and contacts.
     Dynamic,
@@ -68,6 +69,7 @@ pub enum BodyKind {
 /// the locked axes exact all the same
 /// (`a_body_locked_about_x_and_z_spins_only_about_y_3d`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Locks {
     /// World axes along which the body's centre of mass does not move.
     pub translation: Axes,
@@ -114,6 +116,11 @@ impl Locks {
 
 /// Where a dynamic body's mass properties come from.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub(crate) enum MassOverride<D: Dim> {
     /// Its colliders' shapes and densities.
     Shapes,
@@ -426,6 +433,11 @@ impl<D: Dim> BodyDesc<D> {
 /// A body in the world. Read it with [`crate::World::body`]; change it with
 /// [`crate::World::body_mut`].
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Body<D: Dim> {
     pub(crate) kind: BodyKind,
     /// Pose of the body's origin.

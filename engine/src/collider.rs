@@ -32,6 +32,7 @@ pub struct ColliderDesc<D: Dim> {
 /// Which colliders meet, as in Box2D: two colliders collide when each one's
 /// `category` shares a bit with the other's `mask`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CollisionFilter {
     /// The groups this collider belongs to (bits).
     pub category: u32,
@@ -167,6 +168,11 @@ pub(crate) fn check_restitution(restitution: f32) -> Result<(), WorldError> {
 
 /// A shape attached to a body, with its material.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Collider<D: Dim> {
     pub(crate) handle: ColliderHandle,
     pub(crate) shape: Shape<D>,

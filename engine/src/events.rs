@@ -15,6 +15,11 @@ use crate::dim::Dim;
 /// ([`crate::Settings::speculative_distance`]), so a body settling with a
 /// small hop does not stop and start again.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub enum ContactEvent<D: Dim> {
     /// The pair touches now and did not at the end of the last step.
     Started {
@@ -56,6 +61,7 @@ pub enum ContactEvent<D: Dim> {
 
 /// A body entered or left a sensor this step.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SensorEvent {
     /// `visitor` overlaps `sensor` now and did not before.
     Entered {

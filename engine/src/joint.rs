@@ -332,6 +332,11 @@ impl<D: Dim> JointDesc<D> {
 
 /// A joint in the world.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Joint<D: Dim> {
     pub(crate) body_a: BodyHandle,
     pub(crate) body_b: BodyHandle,
@@ -391,6 +396,7 @@ impl<D: Dim> Joint<D> {
 
 /// What happened to a joint in a step.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum JointEvent {
     /// The joint's reaction passed its break force or torque: it is gone.
     Broke {

@@ -20,6 +20,11 @@ pub const MAX_STEPS_PER_CALL: u32 = 64;
 /// tuning for 60 Hz steps of metre-sized bodies. [`Settings::validate`]
 /// says which values a world steps with.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Settings<D: MathDim> {
     /// Gravity, m/s². Default: 9.81 down the Y axis.
     pub gravity: D::Vector,

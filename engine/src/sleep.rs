@@ -84,7 +84,9 @@ fn joins<D: Dim>(body: &Body<D>) -> bool {
 /// Islands that sleep, each kept whole until something wakes it: waking
 /// one member wakes them all, without looking at any other body.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct SleepingIslands {
+    #[cfg_attr(feature = "serde", serde(with = "crate::world::persist::slot_map"))]
     members: SlotMap<IslandKey, Vec<BodyHandle>>,
     island_of: SecondaryMap<BodyHandle, IslandKey>,
 }
@@ -131,6 +133,20 @@ impl SleepingIslands {
             self.island_of.remove(h);
         }
         members
+    }
+
+    /// For a loaded world (`world/persist.rs`): every island's members are
+    /// live bodies that name it as theirs, and every body named belongs to
+    /// the island named.
+    #[cfg(feature = "serde")]
+    pub(crate) fn is_sound<V>(&self, bodies: &SlotMap<BodyHandle, V>) -> bool {
+        let count = self.members.values().map(Vec::len).sum::<usize>();
+        count == self.island_of.len()
+            && self.members.iter().all(|(key, members)| {
+                members
+                    .iter()
+                    .all(|&h| bodies.contains_key(h) && self.island_of.get(h) == Some(&key))
+            })
     }
 
     /// A removed body leaves its island (the others sleep on).

@@ -29,10 +29,14 @@ mod continuous;
 pub(crate) use continuous::FAST_SHARE;
 mod controls;
 mod joints;
+#[cfg(feature = "serde")]
+pub(crate) mod persist;
 mod replay;
 mod seams;
 mod state;
 mod surface_pairs;
+#[cfg(feature = "serde")]
+pub use persist::{LoadError, FORMAT_VERSION, MAGIC};
 
 pub use replay::{Recording, ReplayReport};
 pub use state::WorldState;
@@ -61,6 +65,11 @@ const MERGE_SHARE_OF_THICKNESS: f32 = 0.25;
 
 /// A touching (or nearly touching) pair and its manifold.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct ContactPair<D: Dim> {
     /// The first body.
     pub body_a: BodyHandle,
@@ -326,6 +335,7 @@ impl<D: Dim> ContactPair<D> {
 
 /// Where a collider lives: its body, its place in the body's list, its broad-phase proxy.
 #[derive(Copy, Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct ColliderSlot {
     handle: ColliderHandle,
     body: BodyHandle,
@@ -408,6 +418,10 @@ enum Event<D: Dim> {
 /// A clone is a snapshot: it holds every body, pair, manifold and warm-start
 /// impulse, so stepping the clone gives bit for bit what stepping the
 /// original would.
+///
+/// With the `serde` feature a world also saves to bytes and loads from
+/// them ([`World::to_bytes`], [`World::from_bytes`]), and has a serde form
+/// of its own that carries the format's version (`world/persist.rs`).
 #[derive(Clone)]
 pub struct World<D: Dim> {
     settings: Settings<D>,
@@ -454,6 +468,11 @@ pub struct World<D: Dim> {
 /// allocations only (fresh ones each step cost page faults at every size
 /// that outgrows the allocator's free lists).
 #[derive(Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub(crate) struct SolveBuffers<D: Dim> {
     /// Each solved body's index in the solver's arrays: its place in
     /// `order`. Only the bodies the solver needs have one: every fixed
@@ -477,14 +496,18 @@ pub(crate) struct SolveBuffers<D: Dim> {
     /// The pairs changed, or bodies slept or woke, since `awake_pairs` was
     /// built.
     awake_pairs_stale: bool,
+    #[cfg_attr(feature = "serde", serde(skip))]
     states: Vec<SolverBody<D>>,
     /// One per awake pair (`awake_pairs`), taken in the narrow phase.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) inputs: Vec<Option<ManifoldInput<D>>>,
     /// One per awake pair: true for a convex pair of a dynamic body and a
     /// fixed or kinematic one with points, which may be a seam
     /// (`world::seams`).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) supports: Vec<bool>,
     /// The pairs whose touching changed in the step, in pair order.
+    #[cfg_attr(feature = "serde", serde(skip))]
     touch_changed: Vec<usize>,
 }
 

@@ -7,6 +7,7 @@ use core::ops::BitOr;
 /// `Axes::X | Axes::Z`. A 2D world has the axes X and Y to move along and
 /// turns about Z only; the axes it does not have are ignored.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Axes {
     /// The world X axis.
     pub x: bool,

@@ -12,7 +12,7 @@ use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 
 use super::word::SimdWord;
-use super::{Axes, Rot2};
+use super::{Axes, MaybeSerde, Rot2};
 
 /// Vector operations shared by [`Vec2`] and [`Vec3`]: the generic code's view
 /// of glam.
@@ -175,17 +175,17 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     /// Directions across a contact normal, for friction (1 in 2D, 2 in 3D).
     const TANGENTS: usize;
     /// A point or a displacement, in metres.
-    type Vector: Vector;
+    type Vector: Vector + MaybeSerde;
     /// A rotation as the engine stores it: [`Rot2`] (cosine, sine) or a unit [`Quat`].
-    type Rotation: Copy + Debug + PartialEq + Send + Sync + SimdWord + 'static;
+    type Rotation: Copy + Debug + PartialEq + Send + Sync + SimdWord + MaybeSerde + 'static;
     /// An orientation as users give and read it: an angle in radians (2D)
     /// or a [`Quat`] (3D) of any finite, non-zero length, standing for the
     /// unit one along it. The engine stores it as a [`MathDim::Rotation`].
-    type Orientation: Copy + Debug + PartialEq + Send + Sync + 'static;
+    type Orientation: Copy + Debug + PartialEq + Send + Sync + MaybeSerde + 'static;
     /// Angular velocity: radians per second about Z (2D, `f32`) or an axis-rate vector (3D).
-    type AngularVector: Angular;
+    type AngularVector: Angular + MaybeSerde;
     /// Rotational inertia about the centre of mass: a scalar (2D) or a 3x3 tensor (3D), kg·m².
-    type Inertia: Copy + Debug + PartialEq + Send + Sync + 'static;
+    type Inertia: Copy + Debug + PartialEq + Send + Sync + MaybeSerde + 'static;
     /// A stored rotation in plain `f32`s, the same bits without the SIMD
     /// alignment a quaternion carries (16 bytes): for compact saved
     /// states ([`PackedPose`](super::PackedPose)).

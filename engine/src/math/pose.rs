@@ -4,6 +4,11 @@ use super::dim::{MathDim, Vector};
 
 /// Where a shape or body is: `world = rotation * local + translation`.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Pose<D: MathDim> {
     /// Position of the local origin in world space, metres.
     pub translation: D::Vector,

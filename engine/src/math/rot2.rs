@@ -5,6 +5,7 @@ use glam::Vec2;
 
 /// A rotation about Z by an angle, stored as (cos, sin). Counter-clockwise is positive.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Rot2 {
     /// Cosine of the angle.
     pub cos: f32,

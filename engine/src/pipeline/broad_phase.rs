@@ -79,6 +79,9 @@ use crate::math::Vector;
 use crate::shape::Aabb;
 use crate::shape::ShapeDim;
 
+#[cfg(feature = "serde")]
+mod check;
+
 /// [`BroadPhase::update_many`] rebuilds the tree when more than one in this
 /// many proxies leave their fat boxes at once. A rebuild passes over every
 /// proxy however few moved, a re-insertion walks one path per moved proxy;
@@ -103,10 +106,16 @@ const FREE: i32 = -1;
 ///
 /// Removing a proxy makes its handle available to later insertions.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ProxyId(u32);
 
 /// One node of the tree: a leaf (a proxy), an internal node or a free slot.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 struct Node<D: ShapeDim> {
     /// Leaf: the fat box. Internal: the union of the children's boxes.
     aabb: Aabb<D>,
@@ -128,6 +137,11 @@ type Pair = (u64, u64, u32, u32);
 /// The incremental broad phase: a dynamic AABB tree with persistent pairs.
 /// See the [module documentation](self) for how it works.
 #[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct BroadPhase<D: ShapeDim> {
     /// Node pool: leaves, internal nodes and free slots.
     nodes: Vec<Node<D>>,
@@ -150,8 +164,10 @@ pub struct BroadPhase<D: ShapeDim> {
     /// Nodes of the proxies removed since the last `update_pairs`.
     removed: Vec<u32>,
     /// One bit per node: moved or removed, so its pairs are looked at again.
+    #[cfg_attr(feature = "serde", serde(skip))]
     touched: Vec<u64>,
     /// The touched nodes' pairs found by the last `update_pairs`, sorted.
+    #[cfg_attr(feature = "serde", serde(skip))]
     fresh: Vec<Pair>,
 }
 

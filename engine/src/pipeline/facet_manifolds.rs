@@ -45,17 +45,26 @@ pub(crate) struct Side<'a, D: ManifoldDim> {
 
 /// The manifolds of a convex shape against the facets of a surface.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct FacetManifolds<D: ManifoldDim> {
     /// Each near facet's index with its manifold, in facet order.
     manifolds: Vec<(u32, Manifold<D>)>,
     /// The previous step's manifolds while they are matched (kept for the
     /// allocation).
+    #[cfg_attr(feature = "serde", serde(skip))]
     spare: Vec<(u32, Manifold<D>)>,
     /// The facets near the shape this step (kept for the allocation).
+    #[cfg_attr(feature = "serde", serde(skip))]
     near: Vec<u32>,
     /// A facet's contacts found on its face (kept for the allocation).
+    #[cfg_attr(feature = "serde", serde(skip))]
     found: Vec<ShapeContact<D>>,
     /// The points of the step before, for step 4 (kept for the allocation).
+    #[cfg_attr(feature = "serde", serde(skip))]
     before: Vec<Carried<D::Vector>>,
 }
 

@@ -193,6 +193,7 @@ const MAX_ANGULAR_CORRECTION: f32 = 8.0 * core::f32::consts::PI / 180.0;
 
 /// A spring's stiffness as a frequency and its damping.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Spring {
     /// Natural frequency, Hz (> 0).
     pub hertz: f32,
@@ -203,6 +204,7 @@ pub struct Spring {
 /// A drive: a target relative speed along or about a joint's free axis
 /// and the most effort it may spend to reach it.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Motor {
     /// Target speed: rad/s about a hinge or a wheel's axle, m/s along a
     /// slider.
@@ -213,6 +215,7 @@ pub struct Motor {
 
 /// What a joint holds, with its own parameters.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum JointModel {
     /// The anchors' distance kept at `length`, or within `min..=max`
     /// (a rope: `min` 0), or pulled towards `length` by a spring.
@@ -295,6 +298,11 @@ const MOTOR_CORRECTION: f32 = 0.3;
 /// A joint's geometry in its bodies' frames: what stays the same while the
 /// bodies move.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct JointFrame<D: MathDim> {
     /// The anchor on each body, in its body frame, metres: from the body's
     /// origin as the world keeps it, from its centre of mass in a
@@ -316,6 +324,11 @@ pub struct JointFrame<D: MathDim> {
 /// A joint's accumulated impulses, kept from step to step for warm
 /// starting.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct JointImpulses<D: MathDim> {
     /// On the point (revolute, spherical, weld), N·s, world axes.
     pub point: D::Vector,

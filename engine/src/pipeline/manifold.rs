@@ -49,6 +49,7 @@ use crate::shape::Shape;
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ManifoldPoint<V> {
     /// The point on A's surface in A's body frame.
     pub local_a: V,
@@ -84,6 +85,7 @@ pub struct Manifold<D: ManifoldDim> {
 
 /// What a manifold's points did in the last step it was solved in.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Pushed {
     /// Normal impulse of all points over the step, every substep and the
     /// bounce, N·s: positive when the pair pushed.
@@ -96,6 +98,11 @@ pub(crate) struct Pushed {
 
 /// What a manifold's last GJK/EPA query found, with where B was in A's frame.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 enum LastQuery<D: ManifoldDim> {
     /// No query yet.
     None,
@@ -406,9 +413,14 @@ impl<D: ManifoldDim> Manifold<D> {
                 point_b: normal,
             }; 4];
             let mut count = 0;
+            // At most four: a facet met on its face hands over every
+            // vertex within the margin of its plane, which an odd facet
+            // or a huge margin (a corrupted saved world) made more.
             perturbed_contacts(pair, &fresh, tuning.merge, tuning.margin, |c| {
-                extra[count] = c;
-                count += 1;
+                if let Some(slot) = extra.get_mut(count) {
+                    *slot = c;
+                    count += 1;
+                }
             });
             for c in &extra[..count] {
                 self.merge(pair, c, tuning.merge);
@@ -719,6 +731,66 @@ fn triangle_area<D: ManifoldDim>(a: D::Vector, b: D::Vector, c: D::Vector) -> f3
     let (u, v) = (b - a, c - a);
     let d = u.length_squared() * v.length_squared() - u.dot(v) * u.dot(v);
     d.max(0.0).sqrt()
+}
+
+/// A manifold saves the points in use only: most pairs of a pile have
+/// none (their fat boxes merely overlap), and no code reads past `len`.
+/// Loading refuses more points than a manifold holds.
+#[cfg(feature = "serde")]
+mod persist {
+    use super::{LastQuery, Manifold, ManifoldDim, ManifoldPoint, Pushed};
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    #[serde(bound = "", rename = "Manifold")]
+    struct Saved<'a, D: ManifoldDim> {
+        normal: &'a D::Vector,
+        points: &'a [ManifoldPoint<D::Vector>],
+        last_query: &'a LastQuery<D>,
+        pushed: &'a Pushed,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(bound = "", rename = "Manifold")]
+    struct Loaded<D: ManifoldDim> {
+        normal: D::Vector,
+        points: Vec<ManifoldPoint<D::Vector>>,
+        last_query: LastQuery<D>,
+        pushed: Pushed,
+    }
+
+    impl<D: ManifoldDim> Serialize for Manifold<D> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Saved::<D> {
+                normal: &self.normal,
+                points: self.points(),
+                last_query: &self.last_query,
+                pushed: &self.pushed,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de, D: ManifoldDim> Deserialize<'de> for Manifold<D> {
+        fn deserialize<De: Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
+            let loaded = Loaded::<D>::deserialize(deserializer)?;
+            if loaded.points.len() > D::MAX_MANIFOLD_POINTS {
+                return Err(De::Error::custom(
+                    "a manifold with more points than it holds",
+                ));
+            }
+            let mut manifold = Manifold {
+                normal: loaded.normal,
+                last_query: loaded.last_query,
+                pushed: loaded.pushed,
+                ..Manifold::default()
+            };
+            manifold.points.as_mut()[..loaded.points.len()].copy_from_slice(&loaded.points);
+            manifold.len = loaded.points.len();
+            Ok(manifold)
+        }
+    }
 }
 
 #[cfg(test)]

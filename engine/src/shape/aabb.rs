@@ -5,6 +5,11 @@ use crate::math::Vector;
 
 /// An axis-aligned box in world space, `min <= max` component-wise (metres).
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Aabb<D: ShapeDim> {
     /// Lowest corner.
     pub min: D::Vector,

@@ -72,6 +72,7 @@ fn thickness(vertices: &[Vec3], triangles: &[[u32; 3]]) -> f32 {
 
 /// A convex polyhedron: hull vertices and outward, counter-clockwise triangles.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ConvexHull {
     vertices: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,

@@ -64,6 +64,7 @@ fn thickness(vertices: &[Vec2]) -> f32 {
 
 /// A convex polygon, vertices counter-clockwise, no three collinear.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ConvexPolygon {
     vertices: Vec<Vec2>,
     bounding_radius: f32,

@@ -5,14 +5,21 @@ use core::fmt::Debug;
 use super::{
     mass, ConvexHull, ConvexPolygon, FacetGeometry, MassProperties, PolytopeShape, ShapeKind,
 };
-use crate::math::{MathDim, D2, D3};
+use crate::math::{MathDim, MaybeSerde, D2, D3};
 use glam::{Vec2, Vec3};
 
 /// A spatial dimension's shapes: [`D2`] or [`D3`]; its vectors know the
 /// geometry of facets (segments or triangles).
 pub trait ShapeDim: MathDim<Vector: FacetGeometry> {
     /// The general convex shape: a polygon (2D) or a polyhedron (3D).
-    type Hull: PolytopeShape<Self::Vector> + Clone + Debug + PartialEq + Send + Sync + 'static;
+    type Hull: PolytopeShape<Self::Vector>
+        + Clone
+        + Debug
+        + PartialEq
+        + Send
+        + Sync
+        + MaybeSerde
+        + 'static;
 
     /// Mass, centre of mass and inertia of a shape of uniform `density` (kg/m² in 2D, kg/m³ in 3D).
     fn mass_properties(shape: &ShapeKind<Self>, density: f32) -> MassProperties<Self>;

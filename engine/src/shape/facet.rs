@@ -41,6 +41,7 @@ pub(crate) const FLAT_JOIN_COSINE: f32 = 0.9999;
 
 /// What lies across one boundary feature of a facet.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Join<V> {
     /// Nothing: the surface ends here.
     Free,
@@ -65,6 +66,7 @@ pub enum FacetFeature {
 /// One facet: a segment (2D, two corners) or a triangle (3D, three corners,
 /// counter-clockwise seen from the front), in its surface's frame.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Facet<V> {
     /// Corners, metres; in 2D the third repeats the second.
     pub(crate) corners: [V; 3],

@@ -83,6 +83,11 @@ impl PolytopeShape<Vec3> for ConvexHull {
 /// What a [`Shape`] is. Read it with [`Shape::kind`]; build shapes with the
 /// validating constructors of [`Shape`].
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub enum ShapeKind<D: ShapeDim> {
     /// A ball (a disc in 2D) of `radius` metres centred on the local origin.
     Ball {
@@ -114,6 +119,11 @@ pub enum ShapeKind<D: ShapeDim> {
 
 /// A validated convex shape in its own local frame.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub struct Shape<D: ShapeDim> {
     kind: ShapeKind<D>,
 }

@@ -62,6 +62,7 @@ const MIN_CLOSED_CHAIN_POINTS: usize = 3;
 
 /// What a surface was built from, as the game gave it.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SurfaceSource {
     /// Indexed triangles ([`Surface::triangle_mesh`]).
     TriangleMesh,
@@ -807,5 +808,65 @@ mod tests {
         }
         // Each outcome is met often: refused, all degenerate, built.
         assert!(outcomes.iter().all(|&n| n >= 10), "{outcomes:?}");
+    }
+}
+
+/// A surface is saved as what makes it: its source, its facets with their
+/// joins, and its count of dropped facets. Loading builds the rest (the
+/// BVH, the bounding box and radius) from the facets as
+/// [`Surface::assemble`] first did, to the same bits (the BVH build is
+/// deterministic), so a saved surface is smaller and cannot bring a broken
+/// tree; facets with a coordinate that is not finite are refused.
+#[cfg(feature = "serde")]
+mod persist {
+    use super::{Facet, Join, ShapeDim, Surface, SurfaceSource};
+    use crate::math::Vector;
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    #[serde(bound = "", rename = "Surface")]
+    struct Saved<'a, D: ShapeDim> {
+        source: &'a SurfaceSource,
+        facets: &'a [Facet<D::Vector>],
+        dropped: usize,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(bound = "", rename = "Surface")]
+    struct Loaded<D: ShapeDim> {
+        source: SurfaceSource,
+        facets: Vec<Facet<D::Vector>>,
+        dropped: usize,
+    }
+
+    impl<D: ShapeDim> Serialize for Surface<D> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            Saved::<D> {
+                source: &self.source,
+                facets: &self.facets,
+                dropped: self.dropped,
+            }
+            .serialize(serializer)
+        }
+    }
+
+    impl<'de, D: ShapeDim> Deserialize<'de> for Surface<D> {
+        fn deserialize<De: Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
+            let loaded = Loaded::<D>::deserialize(deserializer)?;
+            let finite = |f: &Facet<D::Vector>| {
+                f.corners.iter().all(|c| c.is_finite())
+                    && f.normal.is_finite()
+                    && f.joins.iter().all(|j| match j {
+                        Join::Convex(n) => n.is_finite(),
+                        Join::Free | Join::Inactive => true,
+                    })
+            };
+            if !loaded.facets.iter().all(finite) {
+                return Err(De::Error::custom("a surface facet is not finite"));
+            }
+            Surface::assemble(loaded.source, loaded.facets, loaded.dropped)
+                .map_err(De::Error::custom)
+        }
     }
 }

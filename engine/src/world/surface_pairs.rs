@@ -24,12 +24,19 @@ use crate::pipeline::solver::{ContactSolver, ManifoldInput};
 
 /// A surface pair's manifolds and their solver inputs.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 pub(crate) struct SurfaceContacts<D: Dim> {
     pub(crate) manifolds: FacetManifolds<D>,
     /// This step's inputs: the manifold each stands for (its place among
     /// the manifolds) and the input.
+    #[cfg_attr(feature = "serde", serde(skip))]
     inputs: Vec<(u32, ManifoldInput<D>)>,
     /// Where this pair's inputs start among the solver's.
+    #[cfg_attr(feature = "serde", serde(skip))]
     first_input: usize,
 }
 
