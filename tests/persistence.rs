@@ -911,6 +911,7 @@ fn truncated_flipped_scribbled_and_other_version_bytes_are_errors() {
 fn kind(e: &LoadError) -> &'static str {
     match e {
         LoadError::NotAWorld => "not a world",
+        LoadError::NotARecording => "not a recording",
         LoadError::Version { .. } => "version",
         LoadError::Dimension { .. } => "dimension",
         LoadError::Truncated { .. } => "truncated",

@@ -289,6 +289,22 @@ fn a_replay_matches_its_recording_and_finds_a_change() {
     let report = recording.replay();
     assert_eq!(report.steps, 200);
     assert_eq!(report.first_difference, None);
+    // Written to bytes and read back (a bug report, another process), it
+    // replays alike; cut or corrupted bytes are refused.
+    let bytes = recording.to_bytes();
+    let loaded = tumble::Recording::<tumble::D2>::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.replay(), report);
+    println!("recording of 200 steps: {} bytes", bytes.len());
+    for cut in [0, 7, 40, bytes.len() / 2, bytes.len() - 1] {
+        assert!(tumble::Recording::<tumble::D2>::from_bytes(&bytes[..cut]).is_err());
+    }
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 3] ^= 0x10;
+    assert!(tumble::Recording::<tumble::D2>::from_bytes(&flipped).is_err());
+    assert!(
+        tumble::World::<tumble::D2>::from_bytes(&bytes).is_err(),
+        "not a world"
+    );
     // The same inputs from the start with one body a micrometre off.
     let mut other = start;
     let nudged = other.body_mut(scene.bodies[7]).unwrap();

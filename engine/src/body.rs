@@ -216,6 +216,11 @@ pub(crate) fn check_gravity_scale(scale: f32) -> Result<(), WorldError> {
 
 /// A body's description, built with chained setters and given to
 /// [`crate::World::add_body`], which checks every value.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct BodyDesc<D: Dim> {
     kind: BodyKind,

@@ -15,6 +15,11 @@ new_key_type! {
 }
 
 /// A collider's description: its shape and material.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColliderDesc<D: Dim> {
     shape: Shape<D>,

@@ -30,6 +30,11 @@ new_key_type! {
 
 /// Where a joint sits as it is made, world space: each builder's anchors
 /// and axis.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub(crate) struct Placement<D: Dim> {
     pub anchor_a: D::Vector,
@@ -42,6 +47,11 @@ pub(crate) struct Placement<D: Dim> {
 
 /// What a joint is to be: its bodies, its kind and its place, for
 /// [`crate::World::add_joint`].
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct JointDesc<D: Dim> {
     pub(crate) body_a: BodyHandle,

@@ -36,7 +36,7 @@ mod seams;
 mod state;
 mod surface_pairs;
 #[cfg(feature = "serde")]
-pub use persist::{LoadError, FORMAT_VERSION, MAGIC};
+pub use persist::{LoadError, FORMAT_VERSION, MAGIC, RECORDING_MAGIC};
 
 pub use replay::{Recording, ReplayReport};
 pub use state::WorldState;

@@ -189,7 +189,7 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     /// A stored rotation in plain `f32`s, the same bits without the SIMD
     /// alignment a quaternion carries (16 bytes): for compact saved
     /// states ([`PackedPose`](super::PackedPose)).
-    type PackedRotation: Copy + Debug + PartialEq + Send + Sync + 'static;
+    type PackedRotation: Copy + Debug + PartialEq + Send + Sync + MaybeSerde + 'static;
 
     /// The world axes a body moves along: X and Y in 2D, all three in 3D.
     const TRANSLATION_AXES: Axes;

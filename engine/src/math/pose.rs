@@ -134,6 +134,11 @@ mod tests {
 
 /// A [`Pose`] in plain `f32`s ([`MathDim::PackedRotation`]): the same bits
 /// in 28 bytes instead of 32 in 3D, for compact saved states.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct PackedPose<D: MathDim> {
     /// The pose's translation.

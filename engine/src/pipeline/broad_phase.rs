@@ -787,6 +787,11 @@ impl<D: ShapeDim> BroadPhase<D> {
 /// leaf's fat box, the stored pairs and the proxies waiting for the next
 /// [`BroadPhase::update_pairs`]. Taken by [`BroadPhase::save_state`], given
 /// back by [`BroadPhase::restore_state`]; the tree's shape is not kept.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone, Debug)]
 pub struct BroadPhaseState<D: ShapeDim> {
     /// Every leaf's fat box, in node order.

@@ -120,6 +120,11 @@ enum LastQuery<D: ManifoldDim> {
 /// what a pair keeps from one step to the next, for the world's rollback
 /// state, which stores the points in use apart ([`Manifold::head`],
 /// [`Manifold::restore`]).
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct ManifoldHead<D: ManifoldDim> {
     normal: D::Vector,

@@ -21,6 +21,10 @@
 //! 6. the payload: the world's serde form in postcard
 //!    (<https://postcard.jamesmunns.com/wire-format>).
 //!
+//! A [`Recording`](super::Recording) saves in the same layout with
+//! [`RECORDING_MAGIC`] (`Recording::to_bytes` / `from_bytes`): its start
+//! world and its inputs.
+//!
 //! [`World::from_bytes`] checks the same in that order, each fault a
 //! [`LoadError`]: the magic, the version, the dimension, the length
 //! (shorter bytes are [`LoadError::Truncated`]), the checksum, then decodes
@@ -91,6 +95,10 @@ use crate::sleep::SleepingIslands;
 /// The first bytes of a saved world.
 pub const MAGIC: [u8; 8] = *b"TUMBLEWS";
 
+/// The first bytes of a saved recording: the same layout as a world's,
+/// with this tag.
+pub const RECORDING_MAGIC: [u8; 8] = *b"TUMBLERC";
+
 /// The version of the saved layout. Any change to what a world saves, or
 /// how (a field added, removed, reordered or retyped in any saved type, a
 /// type's serde form changed), bumps it: a world saved by one version is
@@ -105,6 +113,9 @@ const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;
 pub enum LoadError {
     /// The bytes do not start with [`MAGIC`]: not a saved world.
     NotAWorld,
+    /// The bytes do not start with [`RECORDING_MAGIC`]: not a saved
+    /// recording ([`Recording::from_bytes`](crate::world::Recording::from_bytes)).
+    NotARecording,
     /// Saved by another version of the format.
     Version {
         /// The version in the bytes.
@@ -145,6 +156,7 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::NotAWorld => write!(f, "not a saved tumble world (no magic)"),
+            LoadError::NotARecording => write!(f, "not a saved tumble recording (no magic)"),
             LoadError::Version { found, expected } => write!(
                 f,
                 "saved in world format version {found}; this build reads version {expected}"
@@ -184,18 +196,7 @@ impl<D: Dim> World<D> {
     /// [`World::from_bytes`] loads it, in this process or another, and the
     /// loaded world steps on bit for bit as this one would.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(HEADER_LEN + 64 * self.bodies.len());
-        bytes.extend_from_slice(&MAGIC);
-        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        bytes.extend_from_slice(&(D::N as u32).to_le_bytes());
-        bytes.extend_from_slice(&[0; 16]);
-        let mut bytes = postcard::to_extend(self, bytes)
-            .expect("a world always serialises: every value it holds has a serde form");
-        let payload = &bytes[HEADER_LEN..];
-        let (len, sum) = (payload.len() as u64, checksum(payload));
-        bytes[16..24].copy_from_slice(&len.to_le_bytes());
-        bytes[24..32].copy_from_slice(&sum.to_le_bytes());
-        bytes
+        frame::<D, _>(&MAGIC, self, 64 * self.bodies.len())
     }
 
     /// The world that [`World::to_bytes`] saved, or why `bytes` are not
@@ -203,44 +204,7 @@ impl<D: Dim> World<D> {
     /// corrupted (the checksum), or a payload that does not decode or
     /// names what is not there. Never panics.
     pub fn from_bytes(bytes: &[u8]) -> Result<World<D>, LoadError> {
-        let magic = &bytes[..bytes.len().min(MAGIC.len())];
-        if magic != &MAGIC[..magic.len()] {
-            return Err(LoadError::NotAWorld);
-        }
-        let got = bytes.len() as u64;
-        let Some(header) = bytes.get(..HEADER_LEN) else {
-            return Err(LoadError::Truncated {
-                needed: HEADER_LEN as u64,
-                got,
-            });
-        };
-        let word = |at: usize| u32::from_le_bytes([0, 1, 2, 3].map(|k| header[at + k]));
-        let long = |at: usize| u64::from_le_bytes([0, 1, 2, 3, 4, 5, 6, 7].map(|k| header[at + k]));
-        let (version, dimension, len, stored) = (word(8), word(12), long(16), long(24));
-        if version != FORMAT_VERSION {
-            return Err(LoadError::Version {
-                found: version,
-                expected: FORMAT_VERSION,
-            });
-        }
-        if dimension != D::N as u32 {
-            return Err(LoadError::Dimension {
-                found: dimension,
-                expected: D::N as u32,
-            });
-        }
-        let payload = &bytes[HEADER_LEN..];
-        let needed = (HEADER_LEN as u64).saturating_add(len);
-        if (payload.len() as u64) < len {
-            return Err(LoadError::Truncated { needed, got });
-        }
-        if payload.len() as u64 > len {
-            return Err(malformed("bytes follow the payload"));
-        }
-        let computed = checksum(payload);
-        if computed != stored {
-            return Err(LoadError::Checksum { stored, computed });
-        }
+        let payload = unframe::<D>(&MAGIC, LoadError::NotAWorld, bytes)?;
         let (Unchecked(world), rest) = postcard::take_from_bytes::<Unchecked<D>>(payload)
             .map_err(|e| malformed(format!("the payload does not decode: {e}")))?;
         if !rest.is_empty() {
@@ -251,7 +215,73 @@ impl<D: Dim> World<D> {
     }
 }
 
-fn malformed(what: impl Into<String>) -> LoadError {
+/// `value` saved: the header (`magic`, [`FORMAT_VERSION`], the dimension,
+/// the payload's length and checksum) and the postcard payload.
+pub(crate) fn frame<D: Dim, T: Serialize>(magic: &[u8; 8], value: &T, capacity: usize) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER_LEN + capacity);
+    bytes.extend_from_slice(magic);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(D::N as u32).to_le_bytes());
+    bytes.extend_from_slice(&[0; 16]);
+    let mut bytes = postcard::to_extend(value, bytes)
+        .expect("a world always serialises: every value it holds has a serde form");
+    let payload = &bytes[HEADER_LEN..];
+    let (len, sum) = (payload.len() as u64, checksum(payload));
+    bytes[16..24].copy_from_slice(&len.to_le_bytes());
+    bytes[24..32].copy_from_slice(&sum.to_le_bytes());
+    bytes
+}
+
+/// The payload of bytes [`frame`] wrote with `magic`, or why they are not
+/// such: `not_it` without the magic, another version or dimension,
+/// truncated, bytes after the payload, a checksum that does not match.
+pub(crate) fn unframe<'b, D: Dim>(
+    magic: &[u8; 8],
+    not_it: LoadError,
+    bytes: &'b [u8],
+) -> Result<&'b [u8], LoadError> {
+    let head = &bytes[..bytes.len().min(magic.len())];
+    if head != &magic[..head.len()] {
+        return Err(not_it);
+    }
+    let got = bytes.len() as u64;
+    let Some(header) = bytes.get(..HEADER_LEN) else {
+        return Err(LoadError::Truncated {
+            needed: HEADER_LEN as u64,
+            got,
+        });
+    };
+    let word = |at: usize| u32::from_le_bytes([0, 1, 2, 3].map(|k| header[at + k]));
+    let long = |at: usize| u64::from_le_bytes([0, 1, 2, 3, 4, 5, 6, 7].map(|k| header[at + k]));
+    let (version, dimension, len, stored) = (word(8), word(12), long(16), long(24));
+    if version != FORMAT_VERSION {
+        return Err(LoadError::Version {
+            found: version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    if dimension != D::N as u32 {
+        return Err(LoadError::Dimension {
+            found: dimension,
+            expected: D::N as u32,
+        });
+    }
+    let payload = &bytes[HEADER_LEN..];
+    let needed = (HEADER_LEN as u64).saturating_add(len);
+    if (payload.len() as u64) < len {
+        return Err(LoadError::Truncated { needed, got });
+    }
+    if payload.len() as u64 > len {
+        return Err(malformed("bytes follow the payload"));
+    }
+    let computed = checksum(payload);
+    if computed != stored {
+        return Err(LoadError::Checksum { stored, computed });
+    }
+    Ok(payload)
+}
+
+pub(crate) fn malformed(what: impl Into<String>) -> LoadError {
     LoadError::Malformed { what: what.into() }
 }
 

@@ -38,6 +38,11 @@ use crate::math::{Pose, SimdWord};
 use crate::settings::Settings;
 
 /// A control call, as recorded.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone, Debug)]
 pub(crate) enum Control<D: Dim> {
     Friction(ColliderHandle, f32),
@@ -54,6 +59,11 @@ pub(crate) enum Control<D: Dim> {
 }
 
 /// What a game can change of a body through [`World::body_mut`].
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone, Debug)]
 pub(crate) struct Reached<D: Dim> {
     body: BodyHandle,
@@ -101,6 +111,11 @@ impl<D: Dim> Reached<D> {
 }
 
 /// One recorded input.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone, Debug)]
 pub(crate) enum Input<D: Dim> {
     AddBody {
@@ -149,6 +164,11 @@ pub(crate) struct Recorder<D: Dim> {
 
 /// A world's start and every input a game gave it since, with each step's
 /// state hash: see the [module documentation](self).
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone)]
 pub struct Recording<D: Dim> {
     start: Box<World<D>>,
@@ -217,6 +237,67 @@ impl<D: Dim> Recording<D> {
         ReplayReport {
             steps,
             first_difference: None,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<D: Dim> Recording<D> {
+    /// The recording as bytes, in the layout of [`World::to_bytes`] with
+    /// [`RECORDING_MAGIC`](super::persist::RECORDING_MAGIC): the start
+    /// world and every input, for a bug report or a replay in another
+    /// process or build.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        super::persist::frame::<D, _>(&super::persist::RECORDING_MAGIC, self, 1 << 16)
+    }
+
+    /// The recording [`Recording::to_bytes`] saved, or why `bytes` are not
+    /// one (as [`World::from_bytes`] says, with
+    /// [`LoadError::NotARecording`](super::LoadError::NotARecording) for
+    /// other bytes); its start world is validated as a loaded world is, and
+    /// its inputs' values are checked as the API checks them. Never panics.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, super::LoadError> {
+        use super::persist::{malformed, unframe, RECORDING_MAGIC};
+        use super::LoadError;
+        let payload = unframe::<D>(&RECORDING_MAGIC, LoadError::NotARecording, bytes)?;
+        let (recording, rest) = postcard::take_from_bytes::<Self>(payload)
+            .map_err(|e| malformed(format!("the recording does not decode: {e}")))?;
+        if !rest.is_empty() {
+            return Err(malformed("the payload has bytes after the recording"));
+        }
+        recording.inputs.iter().try_for_each(Input::check)?;
+        Ok(recording)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<D: Dim> Input<D> {
+    /// The values a replay writes into a world without the API's checks
+    /// (a reached body's motion, the settings, a step's time) are what the
+    /// API would take; the calls it replays check their own.
+    fn check(&self) -> Result<(), super::LoadError> {
+        use crate::math::{Angular, Vector};
+        let bad = |what: &str| super::persist::malformed(format!("a recorded {what}"));
+        match self {
+            Input::Reached { bodies, .. } => {
+                let finite = |r: &Reached<D>| {
+                    r.pose.is_finite()
+                        && r.linear_velocity.is_finite()
+                        && r.angular_velocity.is_finite()
+                        && r.force.is_finite()
+                        && r.torque.is_finite()
+                        && r.kinematic_target.is_none_or(|t| t.is_finite())
+                        && r.rest_time.is_finite()
+                };
+                if bodies.iter().all(finite) {
+                    Ok(())
+                } else {
+                    Err(bad("body motion is not finite"))
+                }
+            }
+            Input::Settings(settings) => settings.validate().map_err(|_| bad("settings")),
+            Input::Step { dt, .. } if !(dt.is_finite() && *dt > 0.0) => Err(bad("time step")),
+            _ => Ok(()),
         }
     }
 }

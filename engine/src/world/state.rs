@@ -67,6 +67,11 @@ pub(super) fn new_structure_stamp() -> u64 {
 
 /// What a body's motion is between two steps (its flags are kept in bit
 /// sets beside).
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Copy, Clone, Debug)]
 struct BodyMotion<D: Dim> {
     translation: D::Vector,
@@ -79,6 +84,11 @@ struct BodyMotion<D: Dim> {
 
 /// What few bodies have between two steps: a force or torque the game
 /// applied for the next step, or a kinematic target.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Copy, Clone, Debug)]
 struct BodyExtras<D: Dim> {
     /// The body's place in the bodies' order.
@@ -101,6 +111,14 @@ const CHUNK_HANDLE_BYTES: usize = 32;
 
 /// Items kept in shared chunks of [`CHUNK`] (or, for pairs, of
 /// [`CHUNK`] pairs with their points).
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound(
+        serialize = "Arc<T>: serde::Serialize",
+        deserialize = "Arc<T>: serde::Deserialize<'de>"
+    ))
+)]
 #[derive(Debug)]
 struct Chunked<T: ?Sized> {
     chunks: Vec<Arc<T>>,
@@ -145,6 +163,11 @@ impl<T: ?Sized> Chunked<T> {
 }
 
 /// [`CHUNK`] contact pairs' manifolds: the heads and the points in use.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone, Debug, Default)]
 struct PairChunk<D: Dim> {
     heads: Vec<ManifoldHead<D>>,
@@ -214,6 +237,7 @@ impl<D: Dim> Clone for SaveCache<D> {
 }
 
 /// One bit per item, in order.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Clone, Debug, Default)]
 struct Bits {
     words: Vec<u64>,
@@ -250,6 +274,11 @@ impl Bits {
 /// back: see the [module documentation](self). Taken by
 /// [`World::save_state`] (or [`World::save_state_into`], which reuses a
 /// state's memory), given back by [`World::restore_state`].
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
 #[derive(Clone, Debug)]
 pub struct WorldState<D: Dim> {
     structure: u64,
