@@ -163,7 +163,11 @@ pub(crate) struct Recorder<D: Dim> {
 }
 
 /// A world's start and every input a game gave it since, with each step's
-/// state hash: see the [module documentation](self).
+/// state hash ([`World::state_hash`]): bodies, colliders and joints added
+/// and removed, the controls, what the game changed through
+/// [`World::body_mut`], [`World::joint_mut`] and [`World::settings_mut`],
+/// and rollbacks. Made by [`World::start_recording`] and
+/// [`World::stop_recording`], played by [`Recording::replay`].
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
