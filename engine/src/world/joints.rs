@@ -89,6 +89,81 @@ fn check_spring(spring: Option<Spring>) -> Result<(), WorldError> {
     Ok(())
 }
 
+/// Checks a joint model's parameters as [`World::add_joint`] takes them
+/// (typed errors), settling a distance joint's length (`given`, within its
+/// range) and its range (the length itself when none was given). A model
+/// this leaves unchanged is one `add_joint` makes: a loaded world's joints
+/// are checked so (`world/persist.rs`).
+pub(crate) fn settle_model(model: &mut JointModel, given: f32) -> Result<(), WorldError> {
+    match model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } => {
+            *length = at_least("joint length", given, 0.0, true)?;
+            if *min < 0.0 && *max < 0.0 {
+                (*min, *max) = (*length, *length);
+            }
+            at_least("joint min length", *min, 0.0, false)?;
+            at_least("joint max length", *max, 0.0, false)?;
+            if *min > *max {
+                return Err(WorldError::ImpossibleLimits {
+                    lower: *min,
+                    upper: *max,
+                });
+            }
+            *length = length.clamp(*min, *max);
+            check_spring(*spring)?;
+        }
+        JointModel::Revolute {
+            limits,
+            motor,
+            spring,
+            target,
+        }
+        | JointModel::Prismatic {
+            limits,
+            motor,
+            spring,
+            target,
+        } => {
+            check_limits(*limits)?;
+            check_drive(*motor)?;
+            check_spring(*spring)?;
+            finite("joint spring target", *target)?;
+        }
+        JointModel::Weld { linear, angular } => {
+            check_spring(*linear)?;
+            check_spring(*angular)?;
+        }
+        JointModel::Spherical { cone, twist } => {
+            if let Some(cone) = *cone {
+                if !(0.0..=core::f32::consts::PI).contains(&cone) {
+                    return Err(WorldError::OutOfRange {
+                        what: "joint cone",
+                        value: cone,
+                    });
+                }
+            }
+            check_limits(*twist)?;
+        }
+        JointModel::Wheel { spring, motor } => {
+            check_drive(*motor)?;
+            check_spring(*spring)?;
+        }
+        JointModel::Motor {
+            max_force,
+            max_torque,
+        } => {
+            at_least("joint max force", *max_force, 0.0, false)?;
+            at_least("joint max torque", *max_torque, 0.0, false)?;
+        }
+    }
+    Ok(())
+}
+
 impl<D: Dim> World<D> {
     /// Adds a joint between two bodies, woken; its handle. Errors:
     /// [`WorldError::StaleHandle`] for a removed body,
@@ -128,73 +203,8 @@ impl<D: Dim> World<D> {
         }
         let (pose_a, pose_b) = (body_a.pose, body_b.pose);
         let mut model = desc.model;
-        match &mut model {
-            JointModel::Distance {
-                length,
-                min,
-                max,
-                spring,
-            } => {
-                let apart = (p.anchor_b - p.anchor_a).length();
-                *length = at_least("joint length", desc.length.unwrap_or(apart), 0.0, true)?;
-                if *min < 0.0 && *max < 0.0 {
-                    (*min, *max) = (*length, *length);
-                }
-                at_least("joint min length", *min, 0.0, false)?;
-                at_least("joint max length", *max, 0.0, false)?;
-                if *min > *max {
-                    return Err(WorldError::ImpossibleLimits {
-                        lower: *min,
-                        upper: *max,
-                    });
-                }
-                *length = length.clamp(*min, *max);
-                check_spring(*spring)?;
-            }
-            JointModel::Revolute {
-                limits,
-                motor,
-                spring,
-                target,
-            }
-            | JointModel::Prismatic {
-                limits,
-                motor,
-                spring,
-                target,
-            } => {
-                check_limits(*limits)?;
-                check_drive(*motor)?;
-                check_spring(*spring)?;
-                finite("joint spring target", *target)?;
-            }
-            JointModel::Weld { linear, angular } => {
-                check_spring(*linear)?;
-                check_spring(*angular)?;
-            }
-            JointModel::Spherical { cone, twist } => {
-                if let Some(cone) = *cone {
-                    if !(0.0..=core::f32::consts::PI).contains(&cone) {
-                        return Err(WorldError::OutOfRange {
-                            what: "joint cone",
-                            value: cone,
-                        });
-                    }
-                }
-                check_limits(*twist)?;
-            }
-            JointModel::Wheel { spring, motor } => {
-                check_drive(*motor)?;
-                check_spring(*spring)?;
-            }
-            JointModel::Motor {
-                max_force,
-                max_torque,
-            } => {
-                at_least("joint max force", *max_force, 0.0, false)?;
-                at_least("joint max torque", *max_torque, 0.0, false)?;
-            }
-        }
+        let apart = (p.anchor_b - p.anchor_a).length();
+        settle_model(&mut model, desc.length.unwrap_or(apart))?;
         let slide = if matches!(
             model,
             JointModel::Prismatic { .. } | JointModel::Wheel { .. }

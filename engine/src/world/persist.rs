@@ -87,7 +87,7 @@ use crate::events::{ContactEvent, SensorEvent};
 use crate::joint::{Joint, JointEvent, JointHandle};
 use crate::math::{Angular, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
-use crate::pipeline::joints::{JointFrame, JointImpulses, JointModel, Motor, Spring};
+use crate::pipeline::joints::{JointFrame, JointImpulses, JointModel};
 use crate::settings::Settings;
 use crate::shape::{PolytopeShape, Shape, ShapeKind};
 use crate::sleep::SleepingIslands;
@@ -800,59 +800,14 @@ fn check_body<D: Dim>(body: &Body<D>) -> Result<(), Fault> {
     Ok(())
 }
 
-fn check_spring(spring: Option<Spring>) -> bool {
-    spring.is_none_or(|s| {
-        s.hertz.is_finite() && s.hertz > 0.0 && finite_and_at_least(s.damping_ratio, 0.0)
-    })
-}
-
-fn check_motor(motor: Option<Motor>) -> bool {
-    motor.is_none_or(|m| m.speed.is_finite() && finite_and_at_least(m.max_effort, 0.0))
-}
-
-fn check_limits(limits: Option<(f32, f32)>) -> bool {
-    limits.is_none_or(|(lower, upper)| lower.is_finite() && upper.is_finite() && lower <= upper)
-}
-
-/// A joint model's parameters as `World::add_joint` takes them.
+/// A joint model's parameters as `World::add_joint` takes and leaves them.
 fn check_model(model: &JointModel) -> bool {
-    match *model {
-        JointModel::Distance {
-            length,
-            min,
-            max,
-            spring,
-        } => {
-            finite_and_at_least(min, 0.0)
-                && finite_and_at_least(max, min)
-                && length > 0.0
-                && (min..=max).contains(&length)
-                && check_spring(spring)
-        }
-        JointModel::Revolute {
-            limits,
-            motor,
-            spring,
-            target,
-        }
-        | JointModel::Prismatic {
-            limits,
-            motor,
-            spring,
-            target,
-        } => {
-            check_limits(limits) && check_motor(motor) && check_spring(spring) && target.is_finite()
-        }
-        JointModel::Weld { linear, angular } => check_spring(linear) && check_spring(angular),
-        JointModel::Spherical { cone, twist } => {
-            cone.is_none_or(|c| (0.0..=core::f32::consts::PI).contains(&c)) && check_limits(twist)
-        }
-        JointModel::Wheel { spring, motor } => check_spring(spring) && check_motor(motor),
-        JointModel::Motor {
-            max_force,
-            max_torque,
-        } => finite_and_at_least(max_force, 0.0) && finite_and_at_least(max_torque, 0.0),
-    }
+    let mut settled = *model;
+    let length = match *model {
+        JointModel::Distance { length, .. } => length,
+        _ => 0.0,
+    };
+    super::joints::settle_model(&mut settled, length).is_ok() && settled == *model
 }
 
 fn check_joint<D: Dim>(joint: &Joint<D>) -> Result<(), Fault> {
