@@ -215,49 +215,10 @@ fn fell_asleep_and_woke(counts: &[usize], from: usize) -> (Option<usize>, Option
     (fell, woke)
 }
 
-/// A deterministic sequence in `[-0.5, 0.5)`.
-struct Lcg(u32);
-
-impl Lcg {
-    fn next(&mut self) -> f32 {
-        self.0 = self.0.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-        (self.0 >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-    }
-}
-
 /// `nx * ny * nz` unit cubes dropped in a jittered grid onto a fixed
 /// ground, sleeping on (tests/determinism.rs's pile, any size).
 fn cube_pile(nx: usize, ny: usize, nz: usize) -> World<D3> {
-    let mut world = World::new(Settings::default());
-    let ground = tumble::d3::Shape::cuboid(Vec3::new(50.0, 0.5, 50.0)).unwrap();
-    world
-        .add_body(
-            BodyDesc::fixed().position(Vec3::new(0.0, -0.5, 0.0)),
-            ColliderDesc::new(ground),
-        )
-        .unwrap();
-    let cube = tumble::d3::Shape::cuboid(Vec3::splat(0.5)).unwrap();
-    let mut jitter = Lcg(1);
-    let mut jitter = move || jitter.next() * 0.2;
-    for i in 0..nx {
-        for j in 0..ny {
-            for k in 0..nz {
-                let p = Vec3::new(
-                    i as f32 * 1.3 - 6.0 + jitter(),
-                    1.0 + j as f32 * 1.3,
-                    k as f32 * 1.3 - 6.0 + jitter(),
-                );
-                let q = Quat::from_rotation_y(jitter());
-                world
-                    .add_body(
-                        BodyDesc::dynamic().position(p).rotation(q),
-                        ColliderDesc::new(cube.clone()),
-                    )
-                    .unwrap();
-            }
-        }
-    }
-    world
+    tumble_scenes::cube_pile_sized_3d(nx, ny, nz).world
 }
 
 /// Heavy balls dropped on a pile at `step`, waking it where they land.

@@ -601,22 +601,31 @@ pub fn sleeping_city(city: bool) -> Scene<D3> {
 }
 
 /// 3D: 1000 unit cubes dropped from a jittered 10 x 10 x 10 grid onto the
-/// ground, each turned a little about Y; sleeping on, so that after a few
-/// seconds the settled parts of the pile sleep and the rest still moves
-/// (the rollback and persistence measurements' scene).
+/// ground ([`cube_pile_sized_3d`]): the rollback and persistence
+/// measurements' scene.
 pub fn cube_pile_3d() -> Scene<D3> {
+    cube_pile_sized_3d(10, 10, 10)
+}
+
+/// 3D: `nx * ny * nz` unit cubes dropped from a jittered grid 1.3 m apart
+/// onto the ground, each turned a little about Y; sleeping on, so that
+/// after a few seconds the settled parts of the pile sleep and the rest
+/// still moves. The engine's determinism test builds the same pile
+/// (`engine/tests/determinism.rs`, which cannot use this crate).
+pub fn cube_pile_sized_3d(nx: usize, ny: usize, nz: usize) -> Scene<D3> {
     let mut world = ground_3d(Settings::default(), 50.0);
     let mut rng = Lcg(1);
+    let mut jitter = move || (rng.next() - 0.5) * 0.2;
     let mut bodies = Vec::new();
-    for i in 0..10 {
-        for j in 0..10 {
-            for k in 0..10 {
+    for i in 0..nx {
+        for j in 0..ny {
+            for k in 0..nz {
                 let at = Vec3::new(
-                    i as f32 * 1.3 - 6.0 + rng.range(-0.1, 0.1),
+                    i as f32 * 1.3 - 6.0 + jitter(),
                     1.0 + j as f32 * 1.3,
-                    k as f32 * 1.3 - 6.0 + rng.range(-0.1, 0.1),
+                    k as f32 * 1.3 - 6.0 + jitter(),
                 );
-                let turn = Quat::from_rotation_y(rng.range(-0.1, 0.1));
+                let turn = Quat::from_rotation_y(jitter());
                 let cube = d3::Shape::cuboid(Vec3::splat(0.5)).expect("valid cube");
                 bodies.push(add_turned_3d(&mut world, cube, at, turn));
             }
