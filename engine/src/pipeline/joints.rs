@@ -3,9 +3,17 @@
 //! few velocity rows between two bodies, warm started, solved and relaxed
 //! in every substep beside the contacts.
 //!
-//! 1. Prepare (once a step): each joint's anchors as lever arms from the
-//!    bodies' centres of mass in world axes, with the bodies' inverse
-//!    masses and inertias ([`JointSolver::prepare`]).
+//! 1. Prepare (once a step, [`JointSolver::prepare`]): each joint's anchors
+//!    as lever arms from the bodies' centres of mass in world axes, with
+//!    the bodies' inverse masses and inertias. Then the layout: the bodies
+//!    joined through moving bodies form groups, and a group in which some
+//!    joint's two bodies' masses are more than [`HEAVY_RATIO`] apart is
+//!    *heavy*: its joints are solved on one thread in joint order. The
+//!    other joints are coloured in joint order (`constraint_graph`, a
+//!    graph of their own: no two joints of a colour share a moving body),
+//!    and each colour's *plain* joints (a revolute joint without limit,
+//!    motor or spring, a ball joint without cone or twist limit) are
+//!    bundled four to a bundle, one per SIMD lane (`point.rs`).
 //! 2. Per substep, before the contacts of each pass: warm start (the
 //!    accumulated impulses applied again), solve, and after the positions
 //!    move, relax: rigid velocity rows without a positional push (a soft
@@ -13,12 +21,19 @@
 //!    damping drains a pendulum: 3.5% of its amplitude in 10 swings), a
 //!    spring's rows with its own softness in both. The rows read the
 //!    bodies' pose *now*: each substep turns the arms by the body's turn
-//!    since the step began.
+//!    since the step began. A solve or relax pass is [`EASY_ITERATIONS`]
+//!    Gauss-Seidel sweeps colour by colour (a colour's blocks on any
+//!    thread), the heavy joints' [`JOINT_ITERATIONS`] sweeps running as
+//!    one block beside the first colour. A bundle's lever arms, point
+//!    block and hinge rows are worked out once a pass (the poses do not
+//!    move within one) and read by each sweep.
 //! 3. After the substeps, position passes (Box2D v2's position solver,
 //!    nonlinear Gauss-Seidel) move the bodies so that each rigid part of a
-//!    joint holds, their velocities untouched ([`JointSolver::project`]):
-//!    a soft push instead (Box2D v3) leaves a loaded joint stretched by its
-//!    load over `m (2π hertz)²`, centimetres down a hanging chain
+//!    joint holds, their velocities untouched: [`EASY_POSITION_PASSES`]
+//!    colour by colour, alternating direction, and the heavy joints'
+//!    [`POSITION_PASSES`] in joint order, alternating direction. A soft
+//!    push instead (Box2D v3) leaves a loaded joint stretched by its load
+//!    over `m (2π hertz)²`, centimetres down a hanging chain
 //!    (`a_chain_of_twenty_links_holds_together_2d`, `_3d`).
 //! 4. Each joint keeps its accumulated impulses for the next step's warm
 //!    start, and its reaction force and torque (impulse over the substep).
@@ -30,22 +45,34 @@
 //! one-sided rows (speculative while apart, as contacts), a motor a row
 //! clamped by its torque, a spring a row with its own softness.
 //!
-//! All joints are solved on one thread in joint order, before the
-//! contacts' colours: the results do not depend on the thread count.
+//! The colours and the solve order follow from the joints and bodies
+//! alone, so the results do not depend on the thread count.
 //!
-//! Limits: joints are not coloured with the contacts (a scene with
-//! thousands of joints solves them on one thread); Gauss-Seidel converges
-//! slowly down long chains with large mass ratios (a direct solver over
-//! the joint tree, Baraff's, would be exact).
+//! Limits: the heavy joints are solved on one thread (a scene of many
+//! ragdolls, whose limbs are far lighter than their chests, solves them
+//! all there); Gauss-Seidel converges slowly down long chains with large
+//! mass ratios (a direct solver over the joint tree, Baraff's, would be
+//! exact), and a large grid of joints sags its most loaded joints apart by
+//! centimetres (`joint_grid_2d`: 0.3 m at most beside the pins).
+
+use core::ops::{Index, IndexMut, Range};
 
 use crate::math::{Angular, MathDim, Rot2, Vector, D2, D3};
+use crate::pipeline::constraint_graph::{ConstraintGraph, COLOURS};
 use crate::pipeline::integrate::{BodyState, SolverBody};
+use crate::pipeline::lanes::{InertiaLanes, Lanes};
 use crate::pipeline::solver::{Softness, SolverDim};
+use crate::pipeline::stages::Shared;
 use glam::{Mat3, Quat, Vec2, Vec3};
+
+mod point;
+
+pub(crate) use point::PointDim;
+use point::{PointBundle, PointRows, StateLanes, LANES, NO_JOINT};
 
 /// What joints add to the solver's dimension: turning and measuring angles
 /// about an axis.
-pub trait JointDim: SolverDim {
+pub trait JointDim: SolverDim + PointDim {
     /// The default axis of a hinge: Z (in 2D, the only one).
     fn z_axis() -> Self::AngularVector;
     /// `axis` turned by `r` (2D: unchanged).
@@ -183,6 +210,23 @@ const POSITION_PASSES: usize = 8;
 /// (`the_wrecking_ball_swings_through_the_boxes`, demos). Each sweep costs
 /// as much as the others: the joint grid steps in 101 ms with 2, 154 with 4.
 const JOINT_ITERATIONS: usize = 4;
+
+/// Above this ratio between the masses of a joint's two moving bodies, the
+/// joint's whole group (the bodies joined to it through moving bodies) is
+/// heavy: solved on one thread in joint order, [`JOINT_ITERATIONS`] sweeps
+/// a pass and [`POSITION_PASSES`] position passes. Gauss-Seidel carries a
+/// heavy body's load along a chain slowly, in colour order slower still: a
+/// chain of 20 with a 100:1 end mass ends 1.3 cm apart in all coloured
+/// with 4 sweeps and 8 passes, 4 mm in joint order.
+const HEAVY_RATIO: f32 = 10.0;
+
+/// Gauss-Seidel sweeps over the other joints in each solve and relax pass,
+/// colour by colour.
+const EASY_ITERATIONS: usize = 2;
+
+/// Position passes over the other joints, colour by colour, alternating
+/// direction.
+const EASY_POSITION_PASSES: usize = 4;
 
 /// The largest distance (m) and angle (rad) a position pass corrects at
 /// one joint (Box2D v2's `b2_maxLinearCorrection` and
@@ -363,14 +407,113 @@ pub(crate) struct JointPass {
     pub h: f32,
 }
 
+/// What a joint stage does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum JointWork {
+    /// The accumulated impulses applied again (and the plain joints' rows
+    /// worked out where the bodies stand).
+    WarmStart,
+    /// One Gauss-Seidel sweep; `fresh`: the bodies moved since the rows
+    /// were last worked out.
+    Solve { fresh: bool },
+    /// One position pass.
+    Project,
+}
+
+/// One stage of joint work: a colour's joints, and with `heavy` the heavy
+/// joints' whole pass (all their sweeps or position passes) as one more
+/// block.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct JointStage {
+    work: JointWork,
+    /// The colour, or `None` for the heavy joints alone.
+    colour: Option<usize>,
+    heavy: bool,
+}
+
+/// Fewest bundles in a block of a colour's stage (as the contacts').
+const MIN_BUNDLES_PER_BLOCK: usize = 64;
+/// Fewest joints in a block of a colour's joints that are not plain.
+const MIN_SCALARS_PER_BLOCK: usize = 64;
+/// Blocks per thread in a colour's stage, for balance.
+const BLOCKS_PER_THREAD: usize = 2;
+
 /// The joints of a step.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct JointSolver<D: JointDim> {
+    /// Every joint, in input order.
     joints: Vec<Prepared<D>>,
+    /// The heavy joints (of a group joined by a mass ratio over
+    /// [`HEAVY_RATIO`]), in input order.
+    heavy: Vec<usize>,
+    /// The other joints' plain ones, four to a bundle, colour by colour.
+    bundles: Vec<PointBundle<D>>,
+    /// Each bundle's rows where its bodies stand in the current pass.
+    rows: Vec<PointRows<D>>,
+    /// The other joints that are not plain, colour by colour, each colour
+    /// in input order.
+    scalars: Vec<usize>,
+    /// Each colour's bundles and other joints (the overflow last).
+    colour_bundles: Vec<Range<usize>>,
+    colour_scalars: Vec<Range<usize>>,
+    /// Scratch for the layout.
+    graph: ConstraintGraph,
+    group: Vec<u32>,
+    ratio: Vec<f32>,
+    plain: Vec<Vec<usize>>,
+    other: Vec<Vec<usize>>,
+}
+
+impl<D: JointDim> Default for JointSolver<D> {
+    fn default() -> Self {
+        Self {
+            joints: Vec::new(),
+            heavy: Vec::new(),
+            bundles: Vec::new(),
+            rows: Vec::new(),
+            scalars: Vec::new(),
+            colour_bundles: vec![0..0; COLOURS + 1],
+            colour_scalars: vec![0..0; COLOURS + 1],
+            graph: ConstraintGraph::new(0),
+            group: Vec::new(),
+            ratio: Vec::new(),
+            plain: vec![Vec::new(); COLOURS + 1],
+            other: vec![Vec::new(); COLOURS + 1],
+        }
+    }
+}
+
+/// True for a joint solved in SIMD lanes: a revolute joint without limits,
+/// motor or spring, or a ball joint without cone or twist limits.
+fn is_plain(model: &JointModel) -> bool {
+    matches!(
+        model,
+        JointModel::Revolute {
+            limits: None,
+            motor: None,
+            spring: None,
+            ..
+        } | JointModel::Spherical {
+            cone: None,
+            twist: None,
+        }
+    )
+}
+
+/// The root of `x`'s group (union-find with path halving).
+fn group_of(group: &mut [u32], mut x: usize) -> usize {
+    while group[x] as usize != x {
+        let up = group[group[x] as usize];
+        group[x] = up;
+        x = up as usize;
+    }
+    x
 }
 
 impl<D: JointDim> JointSolver<D> {
-    /// Step 1 for `inputs`, over the solver's `bodies`.
+    /// Step 1 for `inputs`, over the solver's `bodies`: each joint's lever
+    /// arms and masses; the heavy joints set apart; the others coloured,
+    /// their plain ones bundled.
     pub(crate) fn prepare(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
         self.joints.clear();
         self.joints.extend(inputs.iter().map(|input| {
@@ -387,23 +530,232 @@ impl<D: JointDim> JointSolver<D> {
                 rotation: [a.rotation, b.rotation],
             }
         }));
+        self.find_heavy(bodies);
+        self.colour(bodies);
+        self.bundle(bodies.len());
     }
 
-    /// True when there is no joint to solve.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.joints.is_empty()
-    }
-
-    /// Step 2's warm start: each joint's accumulated impulses applied.
-    pub(crate) fn warm_start(&mut self, states: &mut [D::BodyState]) {
-        for joint in &mut self.joints {
-            let now = Now::of(joint, states);
-            let (linear, angular) = totals(joint, &now);
-            apply(joint, &now, states, linear, angular);
+    /// The heavy joints: those of a group of bodies joined by moving bodies
+    /// (a fixed body joins nothing) in which some joint's bodies' masses
+    /// are more than [`HEAVY_RATIO`] apart.
+    fn find_heavy(&mut self, bodies: &[SolverBody<D>]) {
+        self.heavy.clear();
+        let moves = |i: usize| bodies[i].inv_mass > 0.0;
+        let (group, ratio) = (&mut self.group, &mut self.ratio);
+        group.clear();
+        group.extend(0..bodies.len() as u32);
+        ratio.clear();
+        ratio.resize(bodies.len(), 1.0);
+        let mut any = false;
+        for joint in &self.joints {
+            let [a, b] = joint.input.bodies;
+            if moves(a) && moves(b) {
+                let (ra, rb) = (group_of(group, a), group_of(group, b));
+                let (ra, rb) = (ra.min(rb), ra.max(rb));
+                group[rb] = ra as u32;
+                let [ma, mb] = joint.inv_mass;
+                let joint_ratio = (ma / mb).max(mb / ma);
+                ratio[ra] = ratio[ra].max(ratio[rb]).max(joint_ratio);
+                any |= ratio[ra] > HEAVY_RATIO;
+            }
+        }
+        if !any {
+            return;
+        }
+        for (k, joint) in self.joints.iter().enumerate() {
+            let [a, b] = joint.input.bodies;
+            let root = group_of(group, if moves(a) { a } else { b });
+            if ratio[root] > HEAVY_RATIO {
+                self.heavy.push(k);
+            }
         }
     }
 
-    /// Step 3: each joint's impulses and its reaction on B over the last
+    /// The other joints' colours, in input order: each joins its colour's
+    /// plain or other members.
+    fn colour(&mut self, bodies: &[SolverBody<D>]) {
+        self.graph.clear(bodies.len());
+        self.plain.iter_mut().for_each(Vec::clear);
+        self.other.iter_mut().for_each(Vec::clear);
+        let mut heavy = self.heavy.iter().peekable();
+        for (k, joint) in self.joints.iter().enumerate() {
+            if heavy.next_if_eq(&&k).is_some() {
+                continue;
+            }
+            let [a, b] = joint.input.bodies;
+            let colour = self
+                .graph
+                .colour([(a, bodies[a].inv_mass > 0.0), (b, bodies[b].inv_mass > 0.0)]);
+            if colour < COLOURS && is_plain(&joint.input.model) {
+                self.plain[colour].push(k);
+            } else {
+                self.other[colour].push(k);
+            }
+        }
+    }
+
+    /// Each colour's plain joints four to a bundle and its other joints
+    /// listed; `empty` is the all-zero state past the last body.
+    fn bundle(&mut self, empty: usize) {
+        self.bundles.clear();
+        self.scalars.clear();
+        for colour in 0..=COLOURS {
+            let start = self.bundles.len();
+            for chunk in self.plain[colour].chunks(LANES) {
+                let mut bundle = PointBundle::<D> {
+                    body_a: [empty as u32; LANES],
+                    body_b: [empty as u32; LANES],
+                    joint: [NO_JOINT; LANES],
+                    ..Default::default()
+                };
+                for (lane, &k) in chunk.iter().enumerate() {
+                    set_lane(&mut bundle, lane, k, &self.joints[k]);
+                }
+                self.bundles.push(bundle);
+            }
+            self.colour_bundles[colour] = start..self.bundles.len();
+            let start = self.scalars.len();
+            self.scalars.extend_from_slice(&self.other[colour]);
+            self.colour_scalars[colour] = start..self.scalars.len();
+        }
+        self.rows.clear();
+        self.rows.resize(self.bundles.len(), PointRows::default());
+    }
+
+    /// The colours holding joints, in order.
+    fn used_colours(&self) -> Vec<usize> {
+        (0..=COLOURS)
+            .filter(|&c| !self.colour_bundles[c].is_empty() || !self.colour_scalars[c].is_empty())
+            .collect()
+    }
+
+    /// The stages of `sweeps` sweeps of `work` over every colour, each
+    /// sweep in colour order or (`backwards`) the other way; only the
+    /// first sweep of a `fresh` solve works its rows out anew.
+    fn sweeps(
+        &self,
+        work: JointWork,
+        sweeps: usize,
+        backwards: impl Fn(usize) -> bool,
+    ) -> Vec<JointStage> {
+        let used = self.used_colours();
+        let mut stages = Vec::new();
+        for sweep in 0..sweeps {
+            let work = match work {
+                JointWork::Solve { fresh } => JointWork::Solve {
+                    fresh: fresh && sweep == 0,
+                },
+                other => other,
+            };
+            let stage = |&c: &usize| JointStage {
+                work,
+                colour: Some(c),
+                heavy: false,
+            };
+            if backwards(sweep) {
+                stages.extend(used.iter().rev().map(stage));
+            } else {
+                stages.extend(used.iter().map(stage));
+            }
+        }
+        if !self.heavy.is_empty() {
+            // The heavy joints' whole pass goes with the first stage.
+            match stages.first_mut() {
+                Some(first) => first.heavy = true,
+                None => stages.push(JointStage {
+                    work,
+                    colour: None,
+                    heavy: true,
+                }),
+            }
+        }
+        stages
+    }
+
+    /// Step 2's warm start stages.
+    pub(crate) fn warm_start_stages(&self) -> Vec<JointStage> {
+        self.sweeps(JointWork::WarmStart, 1, |_| false)
+    }
+
+    /// Step 2's solve stages (`relax`: after the positions moved).
+    pub(crate) fn solve_stages(&self, relax: bool) -> Vec<JointStage> {
+        self.sweeps(JointWork::Solve { fresh: relax }, EASY_ITERATIONS, |_| {
+            false
+        })
+    }
+
+    /// Step 3's stages: position passes, alternating direction.
+    pub(crate) fn project_stages(&self) -> Vec<JointStage> {
+        self.sweeps(JointWork::Project, EASY_POSITION_PASSES, |pass| {
+            pass % 2 == 1
+        })
+    }
+
+    /// Bundles (and other joints) per block of colour `colour`'s stages:
+    /// the overflow, whose joints may share bodies, is one block.
+    fn block_sizes(&self, colour: usize) -> (usize, usize) {
+        let (bundles, scalars) = (
+            self.colour_bundles[colour].len(),
+            self.colour_scalars[colour].len(),
+        );
+        if colour == COLOURS {
+            return (bundles.max(1), scalars.max(1));
+        }
+        let threads = crate::parallel::threads();
+        (
+            bundles
+                .div_ceil(BLOCKS_PER_THREAD * threads)
+                .max(MIN_BUNDLES_PER_BLOCK),
+            scalars
+                .div_ceil(BLOCKS_PER_THREAD * threads)
+                .max(MIN_SCALARS_PER_BLOCK),
+        )
+    }
+
+    /// The blocks of `stage`.
+    pub(crate) fn blocks(&self, stage: &JointStage) -> usize {
+        let colour = stage.colour.map_or(0, |c| {
+            let (bundle_size, scalar_size) = self.block_sizes(c);
+            self.colour_bundles[c].len().div_ceil(bundle_size)
+                + self.colour_scalars[c].len().div_ceil(scalar_size)
+        });
+        colour + usize::from(stage.heavy)
+    }
+
+    /// The joints shared by the threads of the solver's stages.
+    pub(crate) fn view(&mut self) -> JointView<'_, D> {
+        let sizes = (0..=COLOURS).map(|c| self.block_sizes(c)).collect();
+        JointView {
+            joints: Shared::new(&mut self.joints),
+            bundles: Shared::new(&mut self.bundles),
+            rows: Shared::new(&mut self.rows),
+            heavy: &self.heavy,
+            scalars: &self.scalars,
+            colour_bundles: &self.colour_bundles,
+            colour_scalars: &self.colour_scalars,
+            sizes,
+        }
+    }
+
+    /// Step 4's first half: the bundles' accumulated impulses back into
+    /// their joints (a plain joint keeps no axial, motor or limit impulse).
+    pub(crate) fn finish(&mut self) {
+        for bundle in &self.bundles {
+            for (lane, &k) in bundle.joint.iter().enumerate() {
+                if k == NO_JOINT {
+                    continue;
+                }
+                let impulses = &mut self.joints[k as usize].input.impulses;
+                *impulses = JointImpulses {
+                    point: bundle.point.get(lane),
+                    angular: bundle.angular.get(lane),
+                    ..JointImpulses::default()
+                };
+            }
+        }
+    }
+
+    /// Step 4: each joint's impulses and its reaction on B over the last
     /// substep of `h` seconds (force N, torque N·m about B's anchor), in
     /// input order, the bodies at their `states` after the step.
     pub(crate) fn reactions<'s>(
@@ -421,113 +773,318 @@ impl<D: JointDim> JointSolver<D> {
             )
         })
     }
+}
 
-    /// Step 3: [`POSITION_PASSES`] passes moving the bodies so that each
-    /// joint's rigid parts hold: point, rod, hinge axes, weld rotation,
-    /// limits passed. Springs and motors are left alone.
-    pub(crate) fn project(&mut self, states: &mut [D::BodyState]) {
-        let n = self.joints.len();
-        for pass in 0..POSITION_PASSES {
-            for k in 0..n {
-                // Passes alternate direction (symmetric Gauss-Seidel): a
-                // chain's error runs down it in one pass and up in the next.
-                let k = if pass % 2 == 0 { k } else { n - 1 - k };
-                let joint = &mut self.joints[k];
-                match joint.input.model {
-                    JointModel::Distance {
-                        length,
-                        min,
-                        max,
-                        spring,
-                    } => project_distance(joint, states, length, min, max, spring),
-                    JointModel::Revolute { limits, .. } => {
-                        project_hinge(joint, states, limits);
-                        project_point(joint, states);
+/// Lane `lane` of `bundle` set to plain joint `k`.
+fn set_lane<D: JointDim>(bundle: &mut PointBundle<D>, lane: usize, k: usize, joint: &Prepared<D>) {
+    let [a, b] = joint.input.bodies;
+    let [ma, mb] = joint.inv_mass;
+    bundle.body_a[lane] = a as u32;
+    bundle.body_b[lane] = b as u32;
+    bundle.moves_a[lane] = ma > 0.0;
+    bundle.moves_b[lane] = mb > 0.0;
+    bundle.joint[lane] = k as u32;
+    bundle.inv_mass_a[lane] = ma;
+    bundle.inv_mass_b[lane] = mb;
+    bundle.inv_inertia_a.set(lane, joint.inv_inertia[0]);
+    bundle.inv_inertia_b.set(lane, joint.inv_inertia[1]);
+    bundle.arm_a.set(lane, joint.arm[0]);
+    bundle.arm_b.set(lane, joint.arm[1]);
+    bundle.centres.set(lane, joint.centres);
+    if let JointModel::Revolute { .. } = joint.input.model {
+        let frame = &joint.input.frame;
+        let axis_a = D::turn_axis(joint.rotation[0], frame.axis_a);
+        let axis_b = D::turn_axis(joint.rotation[1], frame.axis_b);
+        bundle.axis_a.set(lane, axis_a);
+        bundle.axis_b.set(lane, axis_b);
+        bundle.hinge[lane] = 1.0;
+    }
+    bundle.point.set(lane, joint.input.impulses.point);
+    bundle.angular.set(lane, joint.input.impulses.angular);
+}
+
+/// The joints during the solver's stages, shared by the threads.
+pub(crate) struct JointView<'a, D: JointDim> {
+    joints: Shared<'a, Prepared<D>>,
+    bundles: Shared<'a, PointBundle<D>>,
+    rows: Shared<'a, PointRows<D>>,
+    heavy: &'a [usize],
+    scalars: &'a [usize],
+    colour_bundles: &'a [Range<usize>],
+    colour_scalars: &'a [Range<usize>],
+    /// Each colour's bundles and other joints per block.
+    sizes: Vec<(usize, usize)>,
+}
+
+impl<D: JointDim> JointView<'_, D> {
+    /// Block `block` of `stage`, over the bodies' `states`.
+    ///
+    /// # Safety
+    /// The blocks of one stage may run at once, but no other stage may run
+    /// beside them, and nothing else may reach `states`, the joints, their
+    /// bundles or rows meanwhile. (Within a colour no two joints share a
+    /// moving body, the heavy joints share none with the others, and the
+    /// overflow is one block; a body that does not move is only read.)
+    pub(crate) unsafe fn run(
+        &self,
+        stage: &JointStage,
+        mut block: usize,
+        states: &Shared<'_, D::BodyState>,
+        pass: &JointPass,
+    ) {
+        // SAFETY: by the caller's contract, this block alone reaches its
+        // joints' moving bodies, and no one writes the bodies it only reads.
+        let mut bodies = unsafe { States::new(states) };
+        if stage.heavy {
+            if block == 0 {
+                // SAFETY: the heavy joints are this block's alone.
+                unsafe { self.run_heavy(stage.work, &mut bodies, pass) };
+                return;
+            }
+            block -= 1;
+        }
+        let Some(colour) = stage.colour else {
+            return;
+        };
+        let (bundle_size, scalar_size) = self.sizes[colour];
+        let bundles = &self.colour_bundles[colour];
+        let bundle_blocks = bundles.len().div_ceil(bundle_size);
+        if block < bundle_blocks {
+            let start = bundles.start + block * bundle_size;
+            let range = start..(start + bundle_size).min(bundles.end);
+            // SAFETY: the bundles of a block are its own; their bodies, as
+            // the contract says.
+            unsafe { self.run_bundles(stage.work, range, states) };
+            return;
+        }
+        let scalars = &self.colour_scalars[colour];
+        let start = scalars.start + (block - bundle_blocks) * scalar_size;
+        for &k in &self.scalars[start..(start + scalar_size).min(scalars.end)] {
+            // SAFETY: each joint is in one block of a stage.
+            let joint = unsafe { self.joints.get_mut(k) };
+            match stage.work {
+                JointWork::WarmStart => warm_start_joint(joint, &mut bodies),
+                JointWork::Solve { .. } => solve_joint(joint, &mut bodies, pass),
+                JointWork::Project => project_joint(joint, &mut bodies),
+            }
+        }
+    }
+
+    /// The heavy joints' whole pass, in input order.
+    ///
+    /// # Safety
+    /// As [`JointView::run`], the heavy joints this block's alone.
+    unsafe fn run_heavy(&self, work: JointWork, bodies: &mut Bodies<D>, pass: &JointPass) {
+        // SAFETY: the heavy joints are reached by this block alone.
+        let joint = |k: usize| unsafe { self.joints.get_mut(k) };
+        match work {
+            JointWork::WarmStart => {
+                for &k in self.heavy {
+                    warm_start_joint(joint(k), bodies);
+                }
+            }
+            JointWork::Solve { .. } => {
+                for _ in 0..JOINT_ITERATIONS {
+                    for &k in self.heavy {
+                        solve_joint(joint(k), bodies, pass);
                     }
-                    JointModel::Weld { linear, angular } => {
-                        if angular.is_none() {
-                            project_weld_rotation(joint, states);
-                        }
-                        if linear.is_none() {
-                            project_point(joint, states);
-                        }
+                }
+            }
+            JointWork::Project => {
+                let n = self.heavy.len();
+                for pass in 0..POSITION_PASSES {
+                    for k in 0..n {
+                        // Passes alternate direction (symmetric Gauss-Seidel): a
+                        // chain's error runs down it in one pass and up in the next.
+                        let k = if pass % 2 == 0 { k } else { n - 1 - k };
+                        project_joint(joint(self.heavy[k]), bodies);
                     }
-                    JointModel::Spherical { cone, twist } => {
-                        project_ball_limits(joint, states, cone, twist);
-                        project_point(joint, states);
-                    }
-                    JointModel::Prismatic { limits, .. } => {
-                        project_weld_rotation(joint, states);
-                        project_across(joint, states, limits);
-                    }
-                    JointModel::Wheel { spring, .. } => {
-                        project_hinge(joint, states, None);
-                        let hold = spring.is_none().then_some((0.0, 0.0));
-                        project_across(joint, states, hold);
-                    }
-                    JointModel::Motor { .. } => {}
                 }
             }
         }
     }
 
-    /// Step 2's solve or relax: every row of every joint,
-    /// [`JOINT_ITERATIONS`] times.
-    pub(crate) fn solve(&mut self, states: &mut [D::BodyState], pass: &JointPass) {
-        for _ in 0..JOINT_ITERATIONS {
-            for joint in &mut self.joints {
-                match joint.input.model {
-                    JointModel::Distance {
-                        length,
-                        min,
-                        max,
-                        spring,
-                    } => solve_distance(joint, states, pass, length, min, max, spring),
-                    JointModel::Revolute {
-                        limits,
-                        motor,
-                        spring,
-                        target,
-                    } => {
-                        let mut now = Now::of(joint, states);
-                        solve_hinge(joint, states, pass, &mut now, limits, motor, spring, target);
-                        solve_point(joint, states, pass, None, &mut now);
+    /// `work` on the bundles `range`, four joints at a time.
+    ///
+    /// # Safety
+    /// As [`JointView::run`], the bundles `range` this block's alone.
+    unsafe fn run_bundles(
+        &self,
+        work: JointWork,
+        range: Range<usize>,
+        states: &Shared<'_, D::BodyState>,
+    ) {
+        let lanes = StateLanes::<D> { states };
+        for index in range {
+            // SAFETY: the bundle and its rows are this block's alone.
+            let bundle = unsafe { self.bundles.get_mut(index) };
+            let rows = unsafe { self.rows.get_mut(index) };
+            // SAFETY: within a colour no two bundles, nor two lanes of one,
+            // share a moving body; bodies that do not move are only read.
+            unsafe {
+                match work {
+                    JointWork::Project => {
+                        let mut a = lanes.motions(&bundle.body_a);
+                        let mut b = lanes.motions(&bundle.body_b);
+                        bundle.project(&mut a, &mut b);
+                        lanes.set_motions(&bundle.body_a, &bundle.moves_a, &a);
+                        lanes.set_motions(&bundle.body_b, &bundle.moves_b, &b);
                     }
-                    JointModel::Weld { linear, angular } => {
-                        let mut now = Now::of(joint, states);
-                        solve_weld_rotation(joint, states, pass, angular);
-                        solve_point(joint, states, pass, linear, &mut now);
-                    }
-                    JointModel::Spherical { cone, twist } => {
-                        let mut now = Now::of(joint, states);
-                        solve_ball_limits(joint, states, pass, cone, twist);
-                        solve_point(joint, states, pass, None, &mut now);
-                    }
-                    JointModel::Prismatic {
-                        limits,
-                        motor,
-                        spring,
-                        target,
-                    } => {
-                        solve_slide(joint, states, pass, limits, motor, spring, target);
-                        solve_weld_rotation(joint, states, pass, None);
-                        solve_across(joint, states);
-                    }
-                    JointModel::Wheel { spring, motor } => {
-                        match spring {
-                            Some(_) => solve_slide(joint, states, pass, None, None, spring, 0.0),
-                            None => solve_rigid_slide(joint, states),
+                    JointWork::WarmStart | JointWork::Solve { .. } => {
+                        if matches!(
+                            work,
+                            JointWork::WarmStart | JointWork::Solve { fresh: true }
+                        ) {
+                            let a = lanes.motions(&bundle.body_a);
+                            let b = lanes.motions(&bundle.body_b);
+                            *rows = bundle.rows(&a.turn, &b.turn);
                         }
-                        solve_wheel_spin(joint, states, pass, motor);
-                        solve_across(joint, states);
+                        let mut a = lanes.velocities(&bundle.body_a);
+                        let mut b = lanes.velocities(&bundle.body_b);
+                        if work == JointWork::WarmStart {
+                            bundle.warm_start(rows, &mut a, &mut b);
+                        } else {
+                            bundle.sweep(rows, &mut a, &mut b);
+                        }
+                        lanes.set_velocities(&bundle.body_a, &bundle.moves_a, &a);
+                        lanes.set_velocities(&bundle.body_b, &bundle.moves_b, &b);
                     }
-                    JointModel::Motor {
-                        max_force,
-                        max_torque,
-                    } => solve_motor_joint(joint, states, pass, max_force, max_torque),
                 }
             }
         }
+    }
+}
+
+/// The bodies' states as a joint stage reaches them, indexed as a slice.
+pub(crate) struct States<'s, 'a, S> {
+    shared: &'s Shared<'a, S>,
+}
+
+/// The solver's body states, as the joints reach them.
+type Bodies<'s, 'a, D> = States<'s, 'a, <D as SolverDim>::BodyState>;
+
+impl<'s, 'a, S> States<'s, 'a, S> {
+    /// # Safety
+    /// While the result lives, the states it is used to write are reached
+    /// by nothing else, and those it reads are written by nothing else.
+    unsafe fn new(shared: &'s Shared<'a, S>) -> Self {
+        Self { shared }
+    }
+}
+
+impl<S> Index<usize> for States<'_, '_, S> {
+    type Output = S;
+    fn index(&self, i: usize) -> &S {
+        // SAFETY: by the contract of `States::new`.
+        unsafe { self.shared.get(i) }
+    }
+}
+
+impl<S> IndexMut<usize> for States<'_, '_, S> {
+    fn index_mut(&mut self, i: usize) -> &mut S {
+        // SAFETY: by the contract of `States::new`.
+        unsafe { self.shared.get_mut(i) }
+    }
+}
+
+/// A joint's accumulated impulses applied again.
+fn warm_start_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
+    let now = Now::of(joint, states);
+    let (linear, angular) = totals(joint, &now);
+    apply(joint, &now, states, linear, angular);
+}
+
+/// One sweep over a joint's rows.
+fn solve_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>, pass: &JointPass) {
+    match joint.input.model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } => solve_distance(joint, states, pass, length, min, max, spring),
+        JointModel::Revolute {
+            limits,
+            motor,
+            spring,
+            target,
+        } => {
+            let mut now = Now::of(joint, states);
+            solve_hinge(joint, states, pass, &mut now, limits, motor, spring, target);
+            solve_point(joint, states, pass, None, &mut now);
+        }
+        JointModel::Weld { linear, angular } => {
+            let mut now = Now::of(joint, states);
+            solve_weld_rotation(joint, states, pass, angular);
+            solve_point(joint, states, pass, linear, &mut now);
+        }
+        JointModel::Spherical { cone, twist } => {
+            let mut now = Now::of(joint, states);
+            solve_ball_limits(joint, states, pass, cone, twist);
+            solve_point(joint, states, pass, None, &mut now);
+        }
+        JointModel::Prismatic {
+            limits,
+            motor,
+            spring,
+            target,
+        } => {
+            solve_slide(joint, states, pass, limits, motor, spring, target);
+            solve_weld_rotation(joint, states, pass, None);
+            solve_across(joint, states);
+        }
+        JointModel::Wheel { spring, motor } => {
+            match spring {
+                Some(_) => solve_slide(joint, states, pass, None, None, spring, 0.0),
+                None => solve_rigid_slide(joint, states),
+            }
+            solve_wheel_spin(joint, states, pass, motor);
+            solve_across(joint, states);
+        }
+        JointModel::Motor {
+            max_force,
+            max_torque,
+        } => solve_motor_joint(joint, states, pass, max_force, max_torque),
+    }
+}
+
+/// One position pass over a joint: the bodies moved so that its rigid
+/// parts hold (point, rod, hinge axes, weld rotation, limits passed);
+/// springs and motors are left alone.
+fn project_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
+    match joint.input.model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } => project_distance(joint, states, length, min, max, spring),
+        JointModel::Revolute { limits, .. } => {
+            project_hinge(joint, states, limits);
+            project_point(joint, states);
+        }
+        JointModel::Weld { linear, angular } => {
+            if angular.is_none() {
+                project_weld_rotation(joint, states);
+            }
+            if linear.is_none() {
+                project_point(joint, states);
+            }
+        }
+        JointModel::Spherical { cone, twist } => {
+            project_ball_limits(joint, states, cone, twist);
+            project_point(joint, states);
+        }
+        JointModel::Prismatic { limits, .. } => {
+            project_weld_rotation(joint, states);
+            project_across(joint, states, limits);
+        }
+        JointModel::Wheel { spring, .. } => {
+            project_hinge(joint, states, None);
+            let hold = spring.is_none().then_some((0.0, 0.0));
+            project_across(joint, states, hold);
+        }
+        JointModel::Motor { .. } => {}
     }
 }
 
@@ -547,7 +1104,10 @@ struct Now<D: JointDim> {
 }
 
 impl<D: JointDim> Now<D> {
-    fn of(joint: &Prepared<D>, states: &[D::BodyState]) -> Self {
+    fn of<S: Index<usize, Output = D::BodyState> + ?Sized>(
+        joint: &Prepared<D>,
+        states: &S,
+    ) -> Self {
         let [a, b] = joint.input.bodies;
         let ((va, wa), (vb, wb)) = (states[a].velocities(), states[b].velocities());
         let ((da, ta), (db, tb)) = (states[a].motion(), states[b].motion());
@@ -569,7 +1129,7 @@ impl<D: JointDim> Now<D> {
 
     /// The bodies' velocities read again (after an impulse): the poses do
     /// not change within a pass, only the velocities.
-    fn read_velocities(&mut self, joint: &Prepared<D>, states: &[D::BodyState]) {
+    fn read_velocities(&mut self, joint: &Prepared<D>, states: &Bodies<D>) {
         let [a, b] = joint.input.bodies;
         let ((va, wa), (vb, wb)) = (states[a].velocities(), states[b].velocities());
         self.linear = [va, vb];
@@ -670,7 +1230,7 @@ fn totals<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (D::Vector, D::Angu
 fn apply<D: JointDim>(
     joint: &Prepared<D>,
     now: &Now<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     linear: D::Vector,
     angular: D::AngularVector,
 ) {
@@ -681,7 +1241,7 @@ fn apply<D: JointDim>(
 fn apply_at<D: JointDim>(
     joint: &Prepared<D>,
     arm: [D::Vector; 2],
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     linear: D::Vector,
     angular: D::AngularVector,
 ) {
@@ -689,16 +1249,22 @@ fn apply_at<D: JointDim>(
     let [a, b] = joint.input.bodies;
     let [ma, mb] = joint.inv_mass;
     let [ia, ib] = joint.inv_inertia;
-    let (va, wa) = states[a].velocities();
-    states[a].set_velocities(
-        va - linear * ma,
-        wa - D::mul_inertia(ia, D::cross(now_arm[0], linear) + angular),
-    );
-    let (vb, wb) = states[b].velocities();
-    states[b].set_velocities(
-        vb + linear * mb,
-        wb + D::mul_inertia(ib, D::cross(now_arm[1], linear) + angular),
-    );
+    // A body that does not move is only read (another colour's joints may
+    // read it at the same time).
+    if ma > 0.0 {
+        let (va, wa) = states[a].velocities();
+        states[a].set_velocities(
+            va - linear * ma,
+            wa - D::mul_inertia(ia, D::cross(now_arm[0], linear) + angular),
+        );
+    }
+    if mb > 0.0 {
+        let (vb, wb) = states[b].velocities();
+        states[b].set_velocities(
+            vb + linear * mb,
+            wb + D::mul_inertia(ib, D::cross(now_arm[1], linear) + angular),
+        );
+    }
 }
 
 /// A spring's softness over one substep.
@@ -787,7 +1353,7 @@ fn limit_row(mass: f32, speed: f32, error: f32, pass: &JointPass, accumulated: &
 /// (`spring`).
 fn solve_point<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     spring: Option<Spring>,
     now: &mut Now<D>,
@@ -812,7 +1378,7 @@ fn point_block<D: JointDim>(joint: &Prepared<D>, now: &Now<D>, rhs: D::Vector) -
 /// spring; then its limits.
 fn solve_distance<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     length: f32,
     min: f32,
@@ -877,7 +1443,7 @@ fn solve_distance<D: JointDim>(
 #[allow(clippy::too_many_arguments)]
 fn solve_hinge<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     now: &mut Now<D>,
     limits: Option<(f32, f32)>,
@@ -949,7 +1515,7 @@ struct AngleRow<D: JointDim> {
 /// (lower, upper); the impulses after.
 fn solve_angle_limits<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     now: &mut Now<D>,
     pass: &JointPass,
     row: &AngleRow<D>,
@@ -971,7 +1537,7 @@ fn solve_angle_limits<D: JointDim>(
 /// one block, rigid or soft (`spring`).
 fn solve_weld_rotation<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     spring: Option<Spring>,
 ) {
@@ -993,21 +1559,26 @@ fn solve_weld_rotation<D: JointDim>(
 fn nudge<D: JointDim>(
     joint: &Prepared<D>,
     now: &Now<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     linear: D::Vector,
     angular: D::AngularVector,
 ) {
     let [a, b] = joint.input.bodies;
     let [ma, mb] = joint.inv_mass;
     let [ia, ib] = joint.inv_inertia;
-    states[a].nudge(
-        -linear * ma,
-        -D::mul_inertia(ia, D::cross(now.arm[0], linear) + angular),
-    );
-    states[b].nudge(
-        linear * mb,
-        D::mul_inertia(ib, D::cross(now.arm[1], linear) + angular),
-    );
+    // As in `apply_at`: a body that does not move is only read.
+    if ma > 0.0 {
+        states[a].nudge(
+            -linear * ma,
+            -D::mul_inertia(ia, D::cross(now.arm[0], linear) + angular),
+        );
+    }
+    if mb > 0.0 {
+        states[b].nudge(
+            linear * mb,
+            D::mul_inertia(ib, D::cross(now.arm[1], linear) + angular),
+        );
+    }
 }
 
 /// `v` shortened to at most `most`.
@@ -1021,7 +1592,7 @@ fn at_most<V: Vector>(v: V, most: f32) -> V {
 }
 
 /// The anchors brought together.
-fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
+fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) {
     let now = Now::of(joint, states);
     let error = at_most(now.separation, MAX_LINEAR_CORRECTION);
     let shift = -point_block(joint, &now, error);
@@ -1031,7 +1602,7 @@ fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) 
 /// A rod's length restored, or a rope's or spring's range where passed.
 fn project_distance<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     length: f32,
     min: f32,
     max: f32,
@@ -1059,7 +1630,7 @@ fn project_distance<D: JointDim>(
 /// A hinge's axes brought together (3D), and its angle back within its limits.
 fn project_hinge<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     limits: Option<(f32, f32)>,
 ) {
     let frame = joint.input.frame;
@@ -1091,7 +1662,7 @@ fn project_hinge<D: JointDim>(
 }
 
 /// A rigid weld's rotation restored.
-fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
+fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) {
     let now = Now::of(joint, states);
     let error = now.held_turn(joint);
     let mass = rotation_mass(joint);
@@ -1121,7 +1692,7 @@ fn slide_row<D: JointDim>(
 /// `impulse` along `d` at the slide row's arms (B gains, A loses).
 fn apply_slide<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     arms: [D::Vector; 2],
     d: D::Vector,
     impulse: f32,
@@ -1142,7 +1713,7 @@ fn across<D: JointDim>(axis: D::Vector) -> ([D::Vector; 2], usize) {
 
 /// A slider's or wheel's rows across its axis: anchor B kept on A's axis
 /// (rigid, no push: the position passes correct the drift).
-fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState]) {
+fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
     let mut now = Now::of(joint, states);
     let (directions, count) = across::<D>(now.slide_axis(joint));
     for &d in &directions[..count] {
@@ -1157,7 +1728,7 @@ fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState
 /// A slider's or wheel's rows along its axis: spring, drive, limits.
 fn solve_slide<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     limits: Option<(f32, f32)>,
     motor: Option<Motor>,
@@ -1214,7 +1785,7 @@ fn solve_slide<D: JointDim>(
 }
 
 /// A wheel without a spring: anchor B held on anchor A along the axis too.
-fn solve_rigid_slide<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState]) {
+fn solve_rigid_slide<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
     let now = Now::of(joint, states);
     let axis = now.slide_axis(joint);
     let (mass, speed, arms) = slide_row(joint, &now, axis);
@@ -1226,7 +1797,7 @@ fn solve_rigid_slide<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::Body
 /// A wheel's axle kept on its axis (3D) and its drive.
 fn solve_wheel_spin<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     motor: Option<Motor>,
 ) {
@@ -1250,7 +1821,7 @@ fn solve_wheel_spin<D: JointDim>(
 /// joint's force and torque.
 fn solve_motor_joint<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     max_force: f32,
     max_torque: f32,
@@ -1286,7 +1857,7 @@ fn solve_motor_joint<D: JointDim>(
 /// slider's translation back within its limits.
 fn project_across<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     limits: Option<(f32, f32)>,
 ) {
     let now = Now::of(joint, states);
@@ -1351,7 +1922,7 @@ fn twist<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (f32, D::AngularVect
 /// A ball joint's cone and twist limits: one-sided angular rows.
 fn solve_ball_limits<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     cone: Option<f32>,
     twist_limits: Option<(f32, f32)>,
@@ -1401,7 +1972,7 @@ fn solve_ball_limits<D: JointDim>(
 /// A ball joint brought back within its cone and twist limits.
 fn project_ball_limits<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     cone: Option<f32>,
     twist_limits: Option<(f32, f32)>,
 ) {
