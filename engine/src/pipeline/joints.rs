@@ -68,7 +68,7 @@ use glam::{Mat3, Quat, Vec2, Vec3};
 mod point;
 
 pub(crate) use point::PointDim;
-use point::{PointBundle, PointRows, StateLanes, LANES, NO_JOINT};
+use point::{PointBundle, PointRows, StateLanes, LANES};
 
 /// What joints add to the solver's dimension: turning and measuring angles
 /// about an axis.
@@ -410,9 +410,11 @@ pub(crate) struct JointPass {
 /// What a joint stage does.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum JointWork {
-    /// The accumulated impulses applied again (and the plain joints' rows
-    /// worked out where the bodies stand).
-    WarmStart,
+    /// The accumulated impulses applied again; `fresh`: the plain joints'
+    /// rows worked out where the bodies stand first (in the first substep:
+    /// in the others, the rows of the last relax pass stand, as nothing
+    /// moved since).
+    WarmStart { fresh: bool },
     /// One Gauss-Seidel sweep; `fresh`: the bodies moved since the rows
     /// were last worked out.
     Solve { fresh: bool },
@@ -438,28 +440,43 @@ const MIN_SCALARS_PER_BLOCK: usize = 64;
 /// Blocks per thread in a colour's stage, for balance.
 const BLOCKS_PER_THREAD: usize = 2;
 
+/// Where the solver keeps a joint during the step.
+#[derive(Copy, Clone, Debug)]
+enum Place {
+    /// In the joints, at this index.
+    Joint(u32),
+    /// In a bundle's lane.
+    Lane(u32, u8),
+}
+
 /// The joints of a step.
 #[derive(Clone, Debug)]
 pub(crate) struct JointSolver<D: JointDim> {
-    /// Every joint, in input order.
+    /// The joints solved one at a time: the heavy ones (of a group joined
+    /// by a mass ratio over [`HEAVY_RATIO`]) first, in input order, then
+    /// the others that are not plain, colour by colour, each colour in
+    /// input order.
     joints: Vec<Prepared<D>>,
-    /// The heavy joints (of a group joined by a mass ratio over
-    /// [`HEAVY_RATIO`]), in input order.
-    heavy: Vec<usize>,
-    /// The other joints' plain ones, four to a bundle, colour by colour.
+    /// The heavy joints' share of `joints`.
+    heavy: usize,
+    /// The bodies' count: a bundle's bodies are below it, or at it (the
+    /// all-zero state past the last body).
+    body_count: usize,
+    /// The plain joints that are not heavy, four to a bundle, colour by
+    /// colour.
     bundles: Vec<PointBundle<D>>,
     /// Each bundle's rows where its bodies stand in the current pass.
     rows: Vec<PointRows<D>>,
-    /// The other joints that are not plain, colour by colour, each colour
-    /// in input order.
-    scalars: Vec<usize>,
-    /// Each colour's bundles and other joints (the overflow last).
+    /// Each colour's bundles and joints (the overflow last).
     colour_bundles: Vec<Range<usize>>,
-    colour_scalars: Vec<Range<usize>>,
+    colour_joints: Vec<Range<usize>>,
+    /// Each input's place.
+    places: Vec<Place>,
     /// Scratch for the layout.
     graph: ConstraintGraph,
     group: Vec<u32>,
     ratio: Vec<f32>,
+    is_heavy: Vec<bool>,
     plain: Vec<Vec<usize>>,
     other: Vec<Vec<usize>>,
 }
@@ -468,15 +485,17 @@ impl<D: JointDim> Default for JointSolver<D> {
     fn default() -> Self {
         Self {
             joints: Vec::new(),
-            heavy: Vec::new(),
+            heavy: 0,
+            body_count: 0,
             bundles: Vec::new(),
             rows: Vec::new(),
-            scalars: Vec::new(),
             colour_bundles: vec![0..0; COLOURS + 1],
-            colour_scalars: vec![0..0; COLOURS + 1],
+            colour_joints: vec![0..0; COLOURS + 1],
+            places: Vec::new(),
             graph: ConstraintGraph::new(0),
             group: Vec::new(),
             ratio: Vec::new(),
+            is_heavy: Vec::new(),
             plain: vec![Vec::new(); COLOURS + 1],
             other: vec![Vec::new(); COLOURS + 1],
         }
@@ -511,35 +530,21 @@ fn group_of(group: &mut [u32], mut x: usize) -> usize {
 }
 
 impl<D: JointDim> JointSolver<D> {
-    /// Step 1 for `inputs`, over the solver's `bodies`: each joint's lever
-    /// arms and masses; the heavy joints set apart; the others coloured,
-    /// their plain ones bundled.
+    /// Step 1 for `inputs`, over the solver's `bodies`: the heavy joints
+    /// set apart, the others coloured; each joint's lever arms and masses,
+    /// the plain ones' in bundles.
     pub(crate) fn prepare(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
-        self.joints.clear();
-        self.joints.extend(inputs.iter().map(|input| {
-            let [a, b] = input.bodies.map(|i| &bodies[i]);
-            Prepared {
-                input: *input,
-                inv_mass: [a.inv_mass, b.inv_mass],
-                inv_inertia: [a.inv_inertia, b.inv_inertia],
-                arm: [
-                    D::rotate(a.rotation, input.frame.anchor_a),
-                    D::rotate(b.rotation, input.frame.anchor_b),
-                ],
-                centres: b.center - a.center,
-                rotation: [a.rotation, b.rotation],
-            }
-        }));
-        self.find_heavy(bodies);
-        self.colour(bodies);
-        self.bundle(bodies.len());
+        self.find_heavy(inputs, bodies);
+        self.colour(inputs, bodies);
+        self.lay_out(inputs, bodies);
     }
 
-    /// The heavy joints: those of a group of bodies joined by moving bodies
-    /// (a fixed body joins nothing) in which some joint's bodies' masses
-    /// are more than [`HEAVY_RATIO`] apart.
-    fn find_heavy(&mut self, bodies: &[SolverBody<D>]) {
-        self.heavy.clear();
+    /// Which joints are heavy: those of a group of bodies joined by moving
+    /// bodies (a fixed body joins nothing) in which some joint's bodies'
+    /// masses are more than [`HEAVY_RATIO`] apart.
+    fn find_heavy(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
+        self.is_heavy.clear();
+        self.is_heavy.resize(inputs.len(), false);
         let moves = |i: usize| bodies[i].inv_mass > 0.0;
         let (group, ratio) = (&mut self.group, &mut self.ratio);
         group.clear();
@@ -547,13 +552,13 @@ impl<D: JointDim> JointSolver<D> {
         ratio.clear();
         ratio.resize(bodies.len(), 1.0);
         let mut any = false;
-        for joint in &self.joints {
-            let [a, b] = joint.input.bodies;
+        for input in inputs {
+            let [a, b] = input.bodies;
             if moves(a) && moves(b) {
                 let (ra, rb) = (group_of(group, a), group_of(group, b));
                 let (ra, rb) = (ra.min(rb), ra.max(rb));
                 group[rb] = ra as u32;
-                let [ma, mb] = joint.inv_mass;
+                let (ma, mb) = (bodies[a].inv_mass, bodies[b].inv_mass);
                 let joint_ratio = (ma / mb).max(mb / ma);
                 ratio[ra] = ratio[ra].max(ratio[rb]).max(joint_ratio);
                 any |= ratio[ra] > HEAVY_RATIO;
@@ -562,31 +567,28 @@ impl<D: JointDim> JointSolver<D> {
         if !any {
             return;
         }
-        for (k, joint) in self.joints.iter().enumerate() {
-            let [a, b] = joint.input.bodies;
+        for (input, heavy) in inputs.iter().zip(&mut self.is_heavy) {
+            let [a, b] = input.bodies;
             let root = group_of(group, if moves(a) { a } else { b });
-            if ratio[root] > HEAVY_RATIO {
-                self.heavy.push(k);
-            }
+            *heavy = ratio[root] > HEAVY_RATIO;
         }
     }
 
     /// The other joints' colours, in input order: each joins its colour's
     /// plain or other members.
-    fn colour(&mut self, bodies: &[SolverBody<D>]) {
+    fn colour(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
         self.graph.clear(bodies.len());
         self.plain.iter_mut().for_each(Vec::clear);
         self.other.iter_mut().for_each(Vec::clear);
-        let mut heavy = self.heavy.iter().peekable();
-        for (k, joint) in self.joints.iter().enumerate() {
-            if heavy.next_if_eq(&&k).is_some() {
+        for (k, (input, &heavy)) in inputs.iter().zip(&self.is_heavy).enumerate() {
+            if heavy {
                 continue;
             }
-            let [a, b] = joint.input.bodies;
+            let [a, b] = input.bodies;
             let colour = self
                 .graph
                 .colour([(a, bodies[a].inv_mass > 0.0), (b, bodies[b].inv_mass > 0.0)]);
-            if colour < COLOURS && is_plain(&joint.input.model) {
+            if colour < COLOURS && is_plain(&input.model) {
                 self.plain[colour].push(k);
             } else {
                 self.other[colour].push(k);
@@ -594,29 +596,44 @@ impl<D: JointDim> JointSolver<D> {
         }
     }
 
-    /// Each colour's plain joints four to a bundle and its other joints
-    /// listed; `empty` is the all-zero state past the last body.
-    fn bundle(&mut self, empty: usize) {
+    /// The heavy joints, then each colour's plain joints four to a bundle
+    /// and its other joints; where each input went.
+    fn lay_out(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
+        self.places.clear();
+        self.places.resize(inputs.len(), Place::Joint(0));
+        self.joints.clear();
+        for (k, input) in inputs.iter().enumerate() {
+            if self.is_heavy[k] {
+                self.places[k] = Place::Joint(self.joints.len() as u32);
+                self.joints.push(Prepared::new(input, bodies));
+            }
+        }
+        self.heavy = self.joints.len();
+        self.body_count = bodies.len();
         self.bundles.clear();
-        self.scalars.clear();
+        // The all-zero state past the last body: an empty lane's bodies.
+        let empty = bodies.len() as u32;
         for colour in 0..=COLOURS {
             let start = self.bundles.len();
             for chunk in self.plain[colour].chunks(LANES) {
                 let mut bundle = PointBundle::<D> {
-                    body_a: [empty as u32; LANES],
-                    body_b: [empty as u32; LANES],
-                    joint: [NO_JOINT; LANES],
+                    body_a: [empty; LANES],
+                    body_b: [empty; LANES],
                     ..Default::default()
                 };
                 for (lane, &k) in chunk.iter().enumerate() {
-                    set_lane(&mut bundle, lane, k, &self.joints[k]);
+                    set_lane(&mut bundle, lane, &inputs[k], bodies);
+                    self.places[k] = Place::Lane(self.bundles.len() as u32, lane as u8);
                 }
                 self.bundles.push(bundle);
             }
             self.colour_bundles[colour] = start..self.bundles.len();
-            let start = self.scalars.len();
-            self.scalars.extend_from_slice(&self.other[colour]);
-            self.colour_scalars[colour] = start..self.scalars.len();
+            let start = self.joints.len();
+            for &k in &self.other[colour] {
+                self.places[k] = Place::Joint(self.joints.len() as u32);
+                self.joints.push(Prepared::new(&inputs[k], bodies));
+            }
+            self.colour_joints[colour] = start..self.joints.len();
         }
         self.rows.clear();
         self.rows.resize(self.bundles.len(), PointRows::default());
@@ -625,7 +642,7 @@ impl<D: JointDim> JointSolver<D> {
     /// The colours holding joints, in order.
     fn used_colours(&self) -> Vec<usize> {
         (0..=COLOURS)
-            .filter(|&c| !self.colour_bundles[c].is_empty() || !self.colour_scalars[c].is_empty())
+            .filter(|&c| !self.colour_bundles[c].is_empty() || !self.colour_joints[c].is_empty())
             .collect()
     }
 
@@ -645,6 +662,9 @@ impl<D: JointDim> JointSolver<D> {
                 JointWork::Solve { fresh } => JointWork::Solve {
                     fresh: fresh && sweep == 0,
                 },
+                JointWork::WarmStart { fresh } => JointWork::WarmStart {
+                    fresh: fresh && sweep == 0,
+                },
                 other => other,
             };
             let stage = |&c: &usize| JointStage {
@@ -658,7 +678,7 @@ impl<D: JointDim> JointSolver<D> {
                 stages.extend(used.iter().map(stage));
             }
         }
-        if !self.heavy.is_empty() {
+        if self.heavy > 0 {
             // The heavy joints' whole pass goes with the first stage.
             match stages.first_mut() {
                 Some(first) => first.heavy = true,
@@ -672,9 +692,9 @@ impl<D: JointDim> JointSolver<D> {
         stages
     }
 
-    /// Step 2's warm start stages.
-    pub(crate) fn warm_start_stages(&self) -> Vec<JointStage> {
-        self.sweeps(JointWork::WarmStart, 1, |_| false)
+    /// Step 2's warm start stages (`first`: of the step's first substep).
+    pub(crate) fn warm_start_stages(&self, first: bool) -> Vec<JointStage> {
+        self.sweeps(JointWork::WarmStart { fresh: first }, 1, |_| false)
     }
 
     /// Step 2's solve stages (`relax`: after the positions moved).
@@ -696,7 +716,7 @@ impl<D: JointDim> JointSolver<D> {
     fn block_sizes(&self, colour: usize) -> (usize, usize) {
         let (bundles, scalars) = (
             self.colour_bundles[colour].len(),
-            self.colour_scalars[colour].len(),
+            self.colour_joints[colour].len(),
         );
         if colour == COLOURS {
             return (bundles.max(1), scalars.max(1));
@@ -717,7 +737,7 @@ impl<D: JointDim> JointSolver<D> {
         let colour = stage.colour.map_or(0, |c| {
             let (bundle_size, scalar_size) = self.block_sizes(c);
             self.colour_bundles[c].len().div_ceil(bundle_size)
-                + self.colour_scalars[c].len().div_ceil(scalar_size)
+                + self.colour_joints[c].len().div_ceil(scalar_size)
         });
         colour + usize::from(stage.heavy)
     }
@@ -729,78 +749,100 @@ impl<D: JointDim> JointSolver<D> {
             joints: Shared::new(&mut self.joints),
             bundles: Shared::new(&mut self.bundles),
             rows: Shared::new(&mut self.rows),
-            heavy: &self.heavy,
-            scalars: &self.scalars,
+            heavy: self.heavy,
+            body_count: self.body_count,
             colour_bundles: &self.colour_bundles,
-            colour_scalars: &self.colour_scalars,
+            colour_joints: &self.colour_joints,
             sizes,
-        }
-    }
-
-    /// Step 4's first half: the bundles' accumulated impulses back into
-    /// their joints (a plain joint keeps no axial, motor or limit impulse).
-    pub(crate) fn finish(&mut self) {
-        for bundle in &self.bundles {
-            for (lane, &k) in bundle.joint.iter().enumerate() {
-                if k == NO_JOINT {
-                    continue;
-                }
-                let impulses = &mut self.joints[k as usize].input.impulses;
-                *impulses = JointImpulses {
-                    point: bundle.point.get(lane),
-                    angular: bundle.angular.get(lane),
-                    ..JointImpulses::default()
-                };
-            }
         }
     }
 
     /// Step 4: each joint's impulses and its reaction on B over the last
     /// substep of `h` seconds (force N, torque N·m about B's anchor), in
-    /// input order, the bodies at their `states` after the step.
+    /// input order, the bodies at their `states` after the step. A plain
+    /// joint keeps no axial, motor or limit impulse.
     pub(crate) fn reactions<'s>(
         &'s self,
         states: &'s [D::BodyState],
         h: f32,
     ) -> impl Iterator<Item = (JointImpulses<D>, D::Vector, D::AngularVector)> + 's {
-        self.joints.iter().map(move |joint| {
-            let now = Now::of(joint, states);
-            let (linear, angular) = totals(joint, &now);
-            (
-                joint.input.impulses,
-                linear * (1.0 / h),
-                angular * (1.0 / h),
-            )
+        self.places.iter().map(move |&place| {
+            let (impulses, (linear, angular)) = match place {
+                Place::Joint(k) => {
+                    let joint = &self.joints[k as usize];
+                    let now = Now::of(joint, states);
+                    (joint.input.impulses, totals(joint, &now))
+                }
+                Place::Lane(bundle, lane) => {
+                    let (bundle, lane) = (&self.bundles[bundle as usize], lane as usize);
+                    let impulses = JointImpulses {
+                        point: bundle.point.get(lane),
+                        angular: bundle.angular.get(lane),
+                        ..JointImpulses::default()
+                    };
+                    (impulses, (impulses.point, impulses.angular))
+                }
+            };
+            (impulses, linear * (1.0 / h), angular * (1.0 / h))
         })
     }
 }
 
-/// Lane `lane` of `bundle` set to plain joint `k`.
-fn set_lane<D: JointDim>(bundle: &mut PointBundle<D>, lane: usize, k: usize, joint: &Prepared<D>) {
-    let [a, b] = joint.input.bodies;
-    let [ma, mb] = joint.inv_mass;
+impl<D: JointDim> Prepared<D> {
+    /// `input` over the solver's `bodies` as the step begins.
+    fn new(input: &JointInput<D>, bodies: &[SolverBody<D>]) -> Self {
+        let [a, b] = input.bodies.map(|i| &bodies[i]);
+        Prepared {
+            input: *input,
+            inv_mass: [a.inv_mass, b.inv_mass],
+            inv_inertia: [a.inv_inertia, b.inv_inertia],
+            arm: [
+                D::rotate(a.rotation, input.frame.anchor_a),
+                D::rotate(b.rotation, input.frame.anchor_b),
+            ],
+            centres: b.center - a.center,
+            rotation: [a.rotation, b.rotation],
+        }
+    }
+}
+
+/// Lane `lane` of `bundle` set to plain joint `input` over the solver's
+/// `bodies` as the step begins.
+fn set_lane<D: JointDim>(
+    bundle: &mut PointBundle<D>,
+    lane: usize,
+    input: &JointInput<D>,
+    bodies: &[SolverBody<D>],
+) {
+    let [a, b] = input.bodies;
+    let (body_a, body_b) = (&bodies[a], &bodies[b]);
+    let frame = &input.frame;
     bundle.body_a[lane] = a as u32;
     bundle.body_b[lane] = b as u32;
-    bundle.moves_a[lane] = ma > 0.0;
-    bundle.moves_b[lane] = mb > 0.0;
-    bundle.joint[lane] = k as u32;
-    bundle.inv_mass_a[lane] = ma;
-    bundle.inv_mass_b[lane] = mb;
-    bundle.inv_inertia_a.set(lane, joint.inv_inertia[0]);
-    bundle.inv_inertia_b.set(lane, joint.inv_inertia[1]);
-    bundle.arm_a.set(lane, joint.arm[0]);
-    bundle.arm_b.set(lane, joint.arm[1]);
-    bundle.centres.set(lane, joint.centres);
-    if let JointModel::Revolute { .. } = joint.input.model {
-        let frame = &joint.input.frame;
-        let axis_a = D::turn_axis(joint.rotation[0], frame.axis_a);
-        let axis_b = D::turn_axis(joint.rotation[1], frame.axis_b);
-        bundle.axis_a.set(lane, axis_a);
-        bundle.axis_b.set(lane, axis_b);
+    bundle.moves_a[lane] = body_a.inv_mass > 0.0;
+    bundle.moves_b[lane] = body_b.inv_mass > 0.0;
+    bundle.inv_mass_a[lane] = body_a.inv_mass;
+    bundle.inv_mass_b[lane] = body_b.inv_mass;
+    bundle.inv_inertia_a.set(lane, body_a.inv_inertia);
+    bundle.inv_inertia_b.set(lane, body_b.inv_inertia);
+    bundle
+        .arm_a
+        .set(lane, D::rotate(body_a.rotation, frame.anchor_a));
+    bundle
+        .arm_b
+        .set(lane, D::rotate(body_b.rotation, frame.anchor_b));
+    bundle.centres.set(lane, body_b.center - body_a.center);
+    if let JointModel::Revolute { .. } = input.model {
+        bundle
+            .axis_a
+            .set(lane, D::turn_axis(body_a.rotation, frame.axis_a));
+        bundle
+            .axis_b
+            .set(lane, D::turn_axis(body_b.rotation, frame.axis_b));
         bundle.hinge[lane] = 1.0;
     }
-    bundle.point.set(lane, joint.input.impulses.point);
-    bundle.angular.set(lane, joint.input.impulses.angular);
+    bundle.point.set(lane, input.impulses.point);
+    bundle.angular.set(lane, input.impulses.angular);
 }
 
 /// The joints during the solver's stages, shared by the threads.
@@ -808,10 +850,12 @@ pub(crate) struct JointView<'a, D: JointDim> {
     joints: Shared<'a, Prepared<D>>,
     bundles: Shared<'a, PointBundle<D>>,
     rows: Shared<'a, PointRows<D>>,
-    heavy: &'a [usize],
-    scalars: &'a [usize],
+    /// The heavy joints' share of the joints.
+    heavy: usize,
+    /// The bodies' count (the bundles' indices reach it, not past).
+    body_count: usize,
     colour_bundles: &'a [Range<usize>],
-    colour_scalars: &'a [Range<usize>],
+    colour_joints: &'a [Range<usize>],
     /// Each colour's bundles and other joints per block.
     sizes: Vec<(usize, usize)>,
 }
@@ -857,13 +901,13 @@ impl<D: JointDim> JointView<'_, D> {
             unsafe { self.run_bundles(stage.work, range, states) };
             return;
         }
-        let scalars = &self.colour_scalars[colour];
-        let start = scalars.start + (block - bundle_blocks) * scalar_size;
-        for &k in &self.scalars[start..(start + scalar_size).min(scalars.end)] {
+        let joints = &self.colour_joints[colour];
+        let start = joints.start + (block - bundle_blocks) * scalar_size;
+        for k in start..(start + scalar_size).min(joints.end) {
             // SAFETY: each joint is in one block of a stage.
             let joint = unsafe { self.joints.get_mut(k) };
             match stage.work {
-                JointWork::WarmStart => warm_start_joint(joint, &mut bodies),
+                JointWork::WarmStart { .. } => warm_start_joint(joint, &mut bodies),
                 JointWork::Solve { .. } => solve_joint(joint, &mut bodies, pass),
                 JointWork::Project => project_joint(joint, &mut bodies),
             }
@@ -878,26 +922,26 @@ impl<D: JointDim> JointView<'_, D> {
         // SAFETY: the heavy joints are reached by this block alone.
         let joint = |k: usize| unsafe { self.joints.get_mut(k) };
         match work {
-            JointWork::WarmStart => {
-                for &k in self.heavy {
+            JointWork::WarmStart { .. } => {
+                for k in 0..self.heavy {
                     warm_start_joint(joint(k), bodies);
                 }
             }
             JointWork::Solve { .. } => {
                 for _ in 0..JOINT_ITERATIONS {
-                    for &k in self.heavy {
+                    for k in 0..self.heavy {
                         solve_joint(joint(k), bodies, pass);
                     }
                 }
             }
             JointWork::Project => {
-                let n = self.heavy.len();
+                let n = self.heavy;
                 for pass in 0..POSITION_PASSES {
                     for k in 0..n {
                         // Passes alternate direction (symmetric Gauss-Seidel): a
                         // chain's error runs down it in one pass and up in the next.
                         let k = if pass % 2 == 0 { k } else { n - 1 - k };
-                        project_joint(joint(self.heavy[k]), bodies);
+                        project_joint(joint(k), bodies);
                     }
                 }
             }
@@ -914,7 +958,7 @@ impl<D: JointDim> JointView<'_, D> {
         range: Range<usize>,
         states: &Shared<'_, D::BodyState>,
     ) {
-        let lanes = StateLanes::<D> { states };
+        let lanes = StateLanes::<D>::new(states, self.body_count + 1);
         for index in range {
             // SAFETY: the bundle and its rows are this block's alone.
             let bundle = unsafe { self.bundles.get_mut(index) };
@@ -930,18 +974,15 @@ impl<D: JointDim> JointView<'_, D> {
                         lanes.set_motions(&bundle.body_a, &bundle.moves_a, &a);
                         lanes.set_motions(&bundle.body_b, &bundle.moves_b, &b);
                     }
-                    JointWork::WarmStart | JointWork::Solve { .. } => {
-                        if matches!(
-                            work,
-                            JointWork::WarmStart | JointWork::Solve { fresh: true }
-                        ) {
+                    JointWork::WarmStart { fresh } | JointWork::Solve { fresh } => {
+                        if fresh {
                             let a = lanes.motions(&bundle.body_a);
                             let b = lanes.motions(&bundle.body_b);
                             *rows = bundle.rows(&a.turn, &b.turn);
                         }
                         let mut a = lanes.velocities(&bundle.body_a);
                         let mut b = lanes.velocities(&bundle.body_b);
-                        if work == JointWork::WarmStart {
+                        if matches!(work, JointWork::WarmStart { .. }) {
                             bundle.warm_start(rows, &mut a, &mut b);
                         } else {
                             bundle.sweep(rows, &mut a, &mut b);

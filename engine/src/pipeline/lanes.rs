@@ -418,6 +418,12 @@ impl SymmetricLanes3 {
             yz,
         }
     }
+
+    /// The entries: the diagonal `xx, yy, zz`, then `xy, xz, yz`.
+    #[inline]
+    pub(crate) fn entries(&self) -> [Vec4; 6] {
+        [self.xx, self.yy, self.zz, self.xy, self.xz, self.yz]
+    }
 }
 
 impl InertiaLanes<Mat3, Lanes3> for SymmetricLanes3 {

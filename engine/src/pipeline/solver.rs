@@ -641,8 +641,6 @@ impl<D: SolverDim> ContactSolver<D> {
                 }),
             }
         });
-        drop(joint_view);
-        joints.finish();
     }
 
     /// Each body's state after [`ContactSolver::solve`], in body order: what
@@ -671,14 +669,16 @@ impl<D: SolverDim> ContactSolver<D> {
                 joint_stages.push(stage);
             }
         };
-        let (warm, solve, relax) = (
-            joints.warm_start_stages(),
+        let (first_warm, warm, solve, relax) = (
+            joints.warm_start_stages(true),
+            joints.warm_start_stages(false),
             joints.solve_stages(false),
             joints.solve_stages(true),
         );
         let mut stages = Vec::new();
-        for _ in 0..substeps {
+        for substep in 0..substeps {
             stages.push(Stage::IntegrateVelocities);
+            let warm = if substep == 0 { &first_warm } else { &warm };
             add_joints(&mut stages, warm.clone());
             stages.extend(used.iter().map(|&c| Stage::WarmStart(c)));
             add_joints(&mut stages, solve.clone());

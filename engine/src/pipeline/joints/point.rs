@@ -32,9 +32,6 @@ use crate::pipeline::stages::Shared;
 /// Joints in a bundle: one per SIMD lane.
 pub(crate) const LANES: usize = 4;
 
-/// In a bundle's joints: a lane with no joint.
-pub(crate) const NO_JOINT: u32 = u32::MAX;
-
 /// Four plain point joints of one colour side by side, one per lane.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct PointBundle<D: PointDim> {
@@ -45,8 +42,6 @@ pub struct PointBundle<D: PointDim> {
     /// Which lanes' bodies the solver moves; the others are only read.
     pub moves_a: [bool; LANES],
     pub moves_b: [bool; LANES],
-    /// Each lane's joint (its place in the solver's joints), or [`NO_JOINT`].
-    pub joint: [u32; LANES],
     pub inv_mass_a: Vec4,
     pub inv_mass_b: Vec4,
     pub inv_inertia_a: D::InertiaLanes,
@@ -221,31 +216,27 @@ impl PointDim for D3 {
         [ra, rb]: [&Lanes3; 2],
     ) -> SymmetricLanes3 {
         // K = m 1 + Sᵀ_a I_a S_a + Sᵀ_b I_b S_b, S the cross-product matrix
-        // of each arm; column j of Sᵀ I S is (I (r × e_j)) × r.
-        let column = |inertia: &SymmetricLanes3, r: &Lanes3, e: usize| {
-            let zero = Vec4::ZERO;
-            let r_cross_e = match e {
-                0 => Lanes3 {
-                    x: zero,
-                    y: r.z,
-                    z: zero - r.y,
-                },
-                1 => Lanes3 {
-                    x: zero - r.z,
-                    y: zero,
-                    z: r.x,
-                },
-                _ => Lanes3 {
-                    x: r.y,
-                    y: zero - r.x,
-                    z: zero,
-                },
-            };
-            inertia.mul(&r_cross_e).cross(r)
+        // of each arm (S v = r × v), Sᵀ I S written out for symmetric I.
+        let part = |inertia: &SymmetricLanes3, r: &Lanes3| {
+            let [a, b, c, d, e, f] = inertia.entries();
+            let (x, y, z) = (r.x, r.y, r.z);
+            let (xx, yy, zz, xy, xz, yz) = (x * x, y * y, z * z, x * y, x * z, y * z);
+            [
+                b * zz + c * yy - (f + f) * yz,
+                a * zz + c * xx - (e + e) * xz,
+                a * yy + b * xx - (d + d) * xy,
+                f * xz + e * yz - d * zz - c * xy,
+                d * yz + f * xy - b * xz - e * yy,
+                d * xz + e * xy - a * yz - f * xx,
+            ]
         };
-        let [x, y, z] = [0, 1, 2].map(|e| column(ia, ra, e) + column(ib, rb, e));
-        let (kxx, kyy, kzz) = (mass + x.x, mass + y.y, mass + z.z);
-        let (kxy, kxz, kyz) = (y.x, z.x, z.y);
+        let (pa, pb) = (part(ia, ra), part(ib, rb));
+        let (kxx, kyy, kzz) = (
+            mass + pa[0] + pb[0],
+            mass + pa[1] + pb[1],
+            mass + pa[2] + pb[2],
+        );
+        let (kxy, kxz, kyz) = (pa[3] + pb[3], pa[4] + pb[4], pa[5] + pb[5]);
         // The inverse from the cofactors (K is symmetric).
         let cxx = kyy * kzz - kyz * kyz;
         let cxy = kxz * kyz - kxy * kzz;
@@ -304,22 +295,23 @@ impl PointDim for D3 {
 
     #[inline]
     fn project_hinge_lanes(bundle: &PointBundle<D3>, a: &mut Motions<D3>, b: &mut Motions<D3>) {
-        // The rows from the axes as the pass found them, then each row's
-        // turn in turn (as `project_hinge`).
+        // Both rows from the axes as the pass found them, their turns
+        // applied together.
         let axis_a = a.turn.rotate(&bundle.axis_a);
         let axis_b = b.turn.rotate(&bundle.axis_b);
         let [p, q] = tangent_lanes(&axis_a);
         let lean = axis_a.cross(&axis_b);
         let most = Vec4::splat(MAX_ANGULAR_CORRECTION);
+        let mut turn = Lanes3::default();
         for d in [p, q] {
             let error = lean.dot(&d).clamp(-most, most);
             let k = bundle.inv_inertia_a.mul(&d).dot(&d) + bundle.inv_inertia_b.mul(&d).dot(&d);
             let mass = Vec4::select(k.cmpgt(Vec4::ZERO), Vec4::ONE / k, Vec4::ZERO) * bundle.hinge;
-            let turn = d * (Vec4::ZERO - mass * error);
-            let zero = Lanes3::default();
-            a.turn = D3::integrate_lanes(&a.turn, &(zero - bundle.inv_inertia_a.mul(&turn)));
-            b.turn = D3::integrate_lanes(&b.turn, &bundle.inv_inertia_b.mul(&turn));
+            turn -= d * (mass * error);
         }
+        let zero = Lanes3::default();
+        a.turn = D3::integrate_lanes(&a.turn, &(zero - bundle.inv_inertia_a.mul(&turn)));
+        b.turn = D3::integrate_lanes(&b.turn, &bundle.inv_inertia_b.mul(&turn));
     }
 
     #[inline]
@@ -479,20 +471,28 @@ impl<D: PointDim> PointBundle<D> {
 }
 
 /// The bodies' states as the solver's stages share them, read and written
-/// four at a time.
+/// four at a time. The bundles' body indices were laid out below the
+/// states' count (checked once, in [`StateLanes::new`]), so each access
+/// goes unchecked.
 pub(crate) struct StateLanes<'s, 'a, D: SolverDim> {
-    pub states: &'s Shared<'a, D::BodyState>,
+    states: &'s Shared<'a, D::BodyState>,
 }
 
-impl<D: SolverDim> StateLanes<'_, '_, D> {
+impl<'s, 'a, D: SolverDim> StateLanes<'s, 'a, D> {
+    /// `states`, to be reached at indices below `bound`.
+    pub(crate) fn new(states: &'s Shared<'a, D::BodyState>, bound: usize) -> Self {
+        assert!(bound <= states.len(), "bundles reach past the states");
+        Self { states }
+    }
     /// The velocities of `bodies` in lanes.
     ///
     /// # Safety
-    /// No state of `bodies` may be written while this runs.
+    /// `bodies` must be below the bound given to [`StateLanes::new`], and
+    /// no state of `bodies` may be written while this runs.
     #[inline]
     pub(crate) unsafe fn velocities(&self, bodies: &[u32; LANES]) -> Velocities<D> {
         // SAFETY: by the caller's contract.
-        let state = |i: u32| unsafe { self.states.get(i as usize) };
+        let state = |i: u32| unsafe { self.states.get_unchecked(i as usize) };
         let lanes = [
             state(bodies[0]),
             state(bodies[1]),
@@ -506,7 +506,8 @@ impl<D: SolverDim> StateLanes<'_, '_, D> {
     /// The lanes of `velocities` whose body moves written back.
     ///
     /// # Safety
-    /// No other reference to the state of a moving body of `bodies` may be
+    /// `bodies` must be below the bound given to [`StateLanes::new`], and
+    /// no other reference to the state of a moving body of `bodies` may be
     /// alive.
     #[inline]
     pub(crate) unsafe fn set_velocities(
@@ -519,7 +520,7 @@ impl<D: SolverDim> StateLanes<'_, '_, D> {
         for ((&index, &moves), velocity) in bodies.iter().zip(moves).zip(lanes) {
             if moves {
                 // SAFETY: by the caller's contract.
-                unsafe { self.states.get_mut(index as usize) }.set_velocity(velocity);
+                unsafe { self.states.get_unchecked_mut(index as usize) }.set_velocity(velocity);
             }
         }
     }
@@ -531,7 +532,7 @@ impl<D: SolverDim> StateLanes<'_, '_, D> {
     #[inline]
     pub(crate) unsafe fn motions(&self, bodies: &[u32; LANES]) -> Motions<D> {
         // SAFETY: by the caller's contract.
-        let state = |i: u32| unsafe { self.states.get(i as usize) };
+        let state = |i: u32| unsafe { self.states.get_unchecked(i as usize) };
         let lanes = [
             state(bodies[0]),
             state(bodies[1]),
@@ -557,7 +558,7 @@ impl<D: SolverDim> StateLanes<'_, '_, D> {
         for ((&index, &moves), motion) in bodies.iter().zip(moves).zip(lanes) {
             if moves {
                 // SAFETY: by the caller's contract.
-                unsafe { self.states.get_mut(index as usize) }.set_motion(motion);
+                unsafe { self.states.get_unchecked_mut(index as usize) }.set_motion(motion);
             }
         }
     }
