@@ -56,14 +56,15 @@
 //! centimetres (`joint_grid_2d`: 0.3 m at most beside the pins).
 
 use core::ops::{Index, IndexMut, Range};
+use core::sync::atomic::{AtomicBool, Ordering};
 
-use crate::math::{Angular, MathDim, Rot2, Vector, D2, D3};
+use crate::math::{Angular, MathDim, Rot2, SimdWord, Vector, D2, D3};
 use crate::pipeline::constraint_graph::{ConstraintGraph, COLOURS};
 use crate::pipeline::integrate::{BodyState, SolverBody};
-use crate::pipeline::lanes::{InertiaLanes, Lanes};
+use crate::pipeline::lanes::{InertiaLanes, Lanes, RotationLanes};
 use crate::pipeline::solver::{Softness, SolverDim};
 use crate::pipeline::stages::Shared;
-use glam::{Mat3, Quat, Vec2, Vec3};
+use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 
 mod point;
 
@@ -234,6 +235,13 @@ const EASY_POSITION_PASSES: usize = 4;
 /// over a few steps, not flung.
 const MAX_LINEAR_CORRECTION: f32 = 0.2;
 const MAX_ANGULAR_CORRECTION: f32 = 8.0 * core::f32::consts::PI / 180.0;
+
+/// A position pass leaves alone a joint's part off by less than this
+/// distance (m) or angle (rad): ten micrometres, far below what shows.
+/// A pass that moved nothing ends the passes (the next would find the
+/// same).
+const LINEAR_TOLERANCE: f32 = 1e-5;
+const ANGULAR_TOLERANCE: f32 = 1e-5;
 
 /// A spring's stiffness as a frequency and its damping.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -418,8 +426,9 @@ pub(crate) enum JointWork {
     /// One Gauss-Seidel sweep; `fresh`: the bodies moved since the rows
     /// were last worked out.
     Solve { fresh: bool },
-    /// One position pass.
-    Project,
+    /// Position pass `pass` (counted from 0), skipped when the one before
+    /// moved nothing.
+    Project { pass: usize },
 }
 
 /// One stage of joint work: a colour's joints, and with `heavy` the heavy
@@ -545,27 +554,32 @@ impl<D: JointDim> JointSolver<D> {
     fn find_heavy(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
         self.is_heavy.clear();
         self.is_heavy.resize(inputs.len(), false);
+        // A joint's two bodies' masses' ratio, 1 unless both move.
+        let ratio_of = |input: &JointInput<D>| {
+            let [ma, mb] = input.bodies.map(|i| bodies[i].inv_mass);
+            if ma > 0.0 && mb > 0.0 {
+                (ma / mb).max(mb / ma)
+            } else {
+                1.0
+            }
+        };
+        if !inputs.iter().any(|input| ratio_of(input) > HEAVY_RATIO) {
+            return;
+        }
         let moves = |i: usize| bodies[i].inv_mass > 0.0;
         let (group, ratio) = (&mut self.group, &mut self.ratio);
         group.clear();
         group.extend(0..bodies.len() as u32);
         ratio.clear();
         ratio.resize(bodies.len(), 1.0);
-        let mut any = false;
         for input in inputs {
             let [a, b] = input.bodies;
             if moves(a) && moves(b) {
                 let (ra, rb) = (group_of(group, a), group_of(group, b));
                 let (ra, rb) = (ra.min(rb), ra.max(rb));
                 group[rb] = ra as u32;
-                let (ma, mb) = (bodies[a].inv_mass, bodies[b].inv_mass);
-                let joint_ratio = (ma / mb).max(mb / ma);
-                ratio[ra] = ratio[ra].max(ratio[rb]).max(joint_ratio);
-                any |= ratio[ra] > HEAVY_RATIO;
+                ratio[ra] = ratio[ra].max(ratio[rb]).max(ratio_of(input));
             }
-        }
-        if !any {
-            return;
         }
         for (input, heavy) in inputs.iter().zip(&mut self.is_heavy) {
             let [a, b] = input.bodies;
@@ -616,16 +630,11 @@ impl<D: JointDim> JointSolver<D> {
         for colour in 0..=COLOURS {
             let start = self.bundles.len();
             for chunk in self.plain[colour].chunks(LANES) {
-                let mut bundle = PointBundle::<D> {
-                    body_a: [empty; LANES],
-                    body_b: [empty; LANES],
-                    ..Default::default()
-                };
+                let lanes = core::array::from_fn(|lane| chunk.get(lane).map(|&k| &inputs[k]));
                 for (lane, &k) in chunk.iter().enumerate() {
-                    set_lane(&mut bundle, lane, &inputs[k], bodies);
                     self.places[k] = Place::Lane(self.bundles.len() as u32, lane as u8);
                 }
-                self.bundles.push(bundle);
+                self.bundles.push(PointBundle::new(lanes, bodies, empty));
             }
             self.colour_bundles[colour] = start..self.bundles.len();
             let start = self.joints.len();
@@ -665,7 +674,7 @@ impl<D: JointDim> JointSolver<D> {
                 JointWork::WarmStart { fresh } => JointWork::WarmStart {
                     fresh: fresh && sweep == 0,
                 },
-                other => other,
+                JointWork::Project { .. } => JointWork::Project { pass: sweep },
             };
             let stage = |&c: &usize| JointStage {
                 work,
@@ -706,9 +715,11 @@ impl<D: JointDim> JointSolver<D> {
 
     /// Step 3's stages: position passes, alternating direction.
     pub(crate) fn project_stages(&self) -> Vec<JointStage> {
-        self.sweeps(JointWork::Project, EASY_POSITION_PASSES, |pass| {
-            pass % 2 == 1
-        })
+        self.sweeps(
+            JointWork::Project { pass: 0 },
+            EASY_POSITION_PASSES,
+            |pass| pass % 2 == 1,
+        )
     }
 
     /// Bundles (and other joints) per block of colour `colour`'s stages:
@@ -753,6 +764,9 @@ impl<D: JointDim> JointSolver<D> {
             body_count: self.body_count,
             colour_bundles: &self.colour_bundles,
             colour_joints: &self.colour_joints,
+            moved: (0..EASY_POSITION_PASSES)
+                .map(|_| AtomicBool::new(false))
+                .collect(),
             sizes,
         }
     }
@@ -806,43 +820,63 @@ impl<D: JointDim> Prepared<D> {
     }
 }
 
-/// Lane `lane` of `bundle` set to plain joint `input` over the solver's
-/// `bodies` as the step begins.
-fn set_lane<D: JointDim>(
-    bundle: &mut PointBundle<D>,
-    lane: usize,
-    input: &JointInput<D>,
-    bodies: &[SolverBody<D>],
-) {
-    let [a, b] = input.bodies;
-    let (body_a, body_b) = (&bodies[a], &bodies[b]);
-    let frame = &input.frame;
-    bundle.body_a[lane] = a as u32;
-    bundle.body_b[lane] = b as u32;
-    bundle.moves_a[lane] = body_a.inv_mass > 0.0;
-    bundle.moves_b[lane] = body_b.inv_mass > 0.0;
-    bundle.inv_mass_a[lane] = body_a.inv_mass;
-    bundle.inv_mass_b[lane] = body_b.inv_mass;
-    bundle.inv_inertia_a.set(lane, body_a.inv_inertia);
-    bundle.inv_inertia_b.set(lane, body_b.inv_inertia);
-    bundle
-        .arm_a
-        .set(lane, D::rotate(body_a.rotation, frame.anchor_a));
-    bundle
-        .arm_b
-        .set(lane, D::rotate(body_b.rotation, frame.anchor_b));
-    bundle.centres.set(lane, body_b.center - body_a.center);
-    if let JointModel::Revolute { .. } = input.model {
+impl<D: JointDim> PointBundle<D> {
+    /// The bundle of plain joints `lanes` (`None`: an empty lane, whose
+    /// bodies are the all-zero state `empty`) over the solver's `bodies`
+    /// as the step begins. Each quantity is gathered lane by lane, then
+    /// turned into world axes four lanes at a time.
+    fn new(lanes: [Option<&JointInput<D>>; LANES], bodies: &[SolverBody<D>], empty: u32) -> Self {
+        let mut bundle = PointBundle::<D> {
+            body_a: [empty; LANES],
+            body_b: [empty; LANES],
+            ..Default::default()
+        };
+        let zero = [Vec4::ZERO; LANES];
+        let (mut anchor_a, mut anchor_b, mut turn_a, mut turn_b) = (zero, zero, zero, zero);
+        let (mut centres, mut point, mut angular) = (zero, zero, zero);
+        let (mut inv_mass_a, mut inv_mass_b, mut hinge) =
+            ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
+        for (lane, input) in lanes.iter().enumerate() {
+            let Some(input) = input else { continue };
+            let [ia, ib] = input.bodies;
+            let (a, b) = (&bodies[ia], &bodies[ib]);
+            bundle.body_a[lane] = ia as u32;
+            bundle.body_b[lane] = ib as u32;
+            bundle.moves_a[lane] = a.inv_mass > 0.0;
+            bundle.moves_b[lane] = b.inv_mass > 0.0;
+            inv_mass_a[lane] = a.inv_mass;
+            inv_mass_b[lane] = b.inv_mass;
+            bundle.inv_inertia_a.set(lane, a.inv_inertia);
+            bundle.inv_inertia_b.set(lane, b.inv_inertia);
+            anchor_a[lane] = input.frame.anchor_a.to_word();
+            anchor_b[lane] = input.frame.anchor_b.to_word();
+            turn_a[lane] = a.rotation.to_word();
+            turn_b[lane] = b.rotation.to_word();
+            centres[lane] = (b.center - a.center).to_word();
+            point[lane] = input.impulses.point.to_word();
+            angular[lane] = input.impulses.angular.to_word();
+            if let JointModel::Revolute { .. } = input.model {
+                bundle
+                    .axis_a
+                    .set(lane, D::turn_axis(a.rotation, input.frame.axis_a));
+                bundle
+                    .axis_b
+                    .set(lane, D::turn_axis(b.rotation, input.frame.axis_b));
+                hinge[lane] = 1.0;
+            }
+        }
+        bundle.inv_mass_a = Vec4::from_array(inv_mass_a);
+        bundle.inv_mass_b = Vec4::from_array(inv_mass_b);
+        bundle.hinge = Vec4::from_array(hinge);
+        bundle.arm_a =
+            D::RotationLanes::from_words(turn_a).rotate(&D::VectorLanes::from_words(anchor_a));
+        bundle.arm_b =
+            D::RotationLanes::from_words(turn_b).rotate(&D::VectorLanes::from_words(anchor_b));
+        bundle.centres = D::VectorLanes::from_words(centres);
+        bundle.point = D::VectorLanes::from_words(point);
+        bundle.angular = D::AngularLanes::from_words(angular);
         bundle
-            .axis_a
-            .set(lane, D::turn_axis(body_a.rotation, frame.axis_a));
-        bundle
-            .axis_b
-            .set(lane, D::turn_axis(body_b.rotation, frame.axis_b));
-        bundle.hinge[lane] = 1.0;
     }
-    bundle.point.set(lane, input.impulses.point);
-    bundle.angular.set(lane, input.impulses.angular);
 }
 
 /// The joints during the solver's stages, shared by the threads.
@@ -856,6 +890,9 @@ pub(crate) struct JointView<'a, D: JointDim> {
     body_count: usize,
     colour_bundles: &'a [Range<usize>],
     colour_joints: &'a [Range<usize>],
+    /// Per position pass: whether it moved a body (set by any block; read
+    /// by the next pass's, after the stage between them ended).
+    moved: Vec<AtomicBool>,
     /// Each colour's bundles and other joints per block.
     sizes: Vec<(usize, usize)>,
 }
@@ -890,6 +927,12 @@ impl<D: JointDim> JointView<'_, D> {
         let Some(colour) = stage.colour else {
             return;
         };
+        if let JointWork::Project { pass } = stage.work {
+            if pass > 0 && !self.moved[pass - 1].load(Ordering::Relaxed) {
+                // The pass before moved nothing: this one would find the same.
+                return;
+            }
+        }
         let (bundle_size, scalar_size) = self.sizes[colour];
         let bundles = &self.colour_bundles[colour];
         let bundle_blocks = bundles.len().div_ceil(bundle_size);
@@ -909,7 +952,11 @@ impl<D: JointDim> JointView<'_, D> {
             match stage.work {
                 JointWork::WarmStart { .. } => warm_start_joint(joint, &mut bodies),
                 JointWork::Solve { .. } => solve_joint(joint, &mut bodies, pass),
-                JointWork::Project => project_joint(joint, &mut bodies),
+                JointWork::Project { pass } => {
+                    if project_joint(joint, &mut bodies) {
+                        self.moved[pass].store(true, Ordering::Relaxed);
+                    }
+                }
             }
         }
     }
@@ -934,14 +981,18 @@ impl<D: JointDim> JointView<'_, D> {
                     }
                 }
             }
-            JointWork::Project => {
+            JointWork::Project { .. } => {
                 let n = self.heavy;
                 for pass in 0..POSITION_PASSES {
+                    let mut moved = false;
                     for k in 0..n {
                         // Passes alternate direction (symmetric Gauss-Seidel): a
                         // chain's error runs down it in one pass and up in the next.
                         let k = if pass % 2 == 0 { k } else { n - 1 - k };
-                        project_joint(joint(k), bodies);
+                        moved |= project_joint(joint(k), bodies);
+                    }
+                    if !moved {
+                        break;
                     }
                 }
             }
@@ -959,6 +1010,7 @@ impl<D: JointDim> JointView<'_, D> {
         states: &Shared<'_, D::BodyState>,
     ) {
         let lanes = StateLanes::<D>::new(states, self.body_count + 1);
+        let mut moved = false;
         for index in range {
             // SAFETY: the bundle and its rows are this block's alone.
             let bundle = unsafe { self.bundles.get_mut(index) };
@@ -967,12 +1019,14 @@ impl<D: JointDim> JointView<'_, D> {
             // share a moving body; bodies that do not move are only read.
             unsafe {
                 match work {
-                    JointWork::Project => {
+                    JointWork::Project { .. } => {
                         let mut a = lanes.motions(&bundle.body_a);
                         let mut b = lanes.motions(&bundle.body_b);
-                        bundle.project(&mut a, &mut b);
-                        lanes.set_motions(&bundle.body_a, &bundle.moves_a, &a);
-                        lanes.set_motions(&bundle.body_b, &bundle.moves_b, &b);
+                        if bundle.project(&mut a, &mut b) {
+                            lanes.set_motions(&bundle.body_a, &bundle.moves_a, &a);
+                            lanes.set_motions(&bundle.body_b, &bundle.moves_b, &b);
+                            moved = true;
+                        }
                     }
                     JointWork::WarmStart { fresh } | JointWork::Solve { fresh } => {
                         if fresh {
@@ -992,6 +1046,9 @@ impl<D: JointDim> JointView<'_, D> {
                     }
                 }
             }
+        }
+        if let (JointWork::Project { pass }, true) = (work, moved) {
+            self.moved[pass].store(true, Ordering::Relaxed);
         }
     }
 }
@@ -1090,9 +1147,10 @@ fn solve_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>, pas
 }
 
 /// One position pass over a joint: the bodies moved so that its rigid
-/// parts hold (point, rod, hinge axes, weld rotation, limits passed);
-/// springs and motors are left alone.
-fn project_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
+/// parts hold (point, rod, hinge axes, weld rotation, limits passed), each
+/// part off by less than [`LINEAR_TOLERANCE`] or [`ANGULAR_TOLERANCE`]
+/// left alone; springs and motors are left alone. Whether it moved them.
+fn project_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) -> bool {
     match joint.input.model {
         JointModel::Distance {
             length,
@@ -1101,31 +1159,27 @@ fn project_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
             spring,
         } => project_distance(joint, states, length, min, max, spring),
         JointModel::Revolute { limits, .. } => {
-            project_hinge(joint, states, limits);
-            project_point(joint, states);
+            let turned = project_hinge(joint, states, limits);
+            project_point(joint, states) | turned
         }
         JointModel::Weld { linear, angular } => {
-            if angular.is_none() {
-                project_weld_rotation(joint, states);
-            }
-            if linear.is_none() {
-                project_point(joint, states);
-            }
+            let turned = angular.is_none() && project_weld_rotation(joint, states);
+            (linear.is_none() && project_point(joint, states)) | turned
         }
         JointModel::Spherical { cone, twist } => {
-            project_ball_limits(joint, states, cone, twist);
-            project_point(joint, states);
+            let turned = project_ball_limits(joint, states, cone, twist);
+            project_point(joint, states) | turned
         }
         JointModel::Prismatic { limits, .. } => {
-            project_weld_rotation(joint, states);
-            project_across(joint, states, limits);
+            let turned = project_weld_rotation(joint, states);
+            project_across(joint, states, limits) | turned
         }
         JointModel::Wheel { spring, .. } => {
-            project_hinge(joint, states, None);
+            let turned = project_hinge(joint, states, None);
             let hold = spring.is_none().then_some((0.0, 0.0));
-            project_across(joint, states, hold);
+            project_across(joint, states, hold) | turned
         }
-        JointModel::Motor { .. } => {}
+        JointModel::Motor { .. } => false,
     }
 }
 
@@ -1632,15 +1686,20 @@ fn at_most<V: Vector>(v: V, most: f32) -> V {
     }
 }
 
-/// The anchors brought together.
-fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) {
+/// The anchors brought together; whether they were apart.
+fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) -> bool {
     let now = Now::of(joint, states);
+    if now.separation.length() < LINEAR_TOLERANCE {
+        return false;
+    }
     let error = at_most(now.separation, MAX_LINEAR_CORRECTION);
     let shift = -point_block(joint, &now, error);
     nudge(joint, &now, states, shift, D::AngularVector::default());
+    true
 }
 
-/// A rod's length restored, or a rope's or spring's range where passed.
+/// A rod's length restored, or a rope's or spring's range where passed;
+/// whether it was off.
 fn project_distance<D: JointDim>(
     joint: &Prepared<D>,
     states: &mut Bodies<D>,
@@ -1648,10 +1707,10 @@ fn project_distance<D: JointDim>(
     min: f32,
     max: f32,
     spring: Option<Spring>,
-) {
+) -> bool {
     let now = Now::of(joint, states);
     let Some(u) = now.direction() else {
-        return;
+        return false;
     };
     let current = now.separation.length();
     let error = if spring.is_none() && min >= max {
@@ -1661,31 +1720,41 @@ fn project_distance<D: JointDim>(
     } else if current > max {
         current - max
     } else {
-        return;
+        return false;
     };
+    if error.abs() < LINEAR_TOLERANCE {
+        return false;
+    }
     let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
     let shift = u * (-linear_mass(joint, &now, u) * error);
     nudge(joint, &now, states, shift, D::AngularVector::default());
+    true
 }
 
-/// A hinge's axes brought together (3D), and its angle back within its limits.
+/// A hinge's axes brought together (3D), and its angle back within its
+/// limits; whether either was off.
 fn project_hinge<D: JointDim>(
     joint: &Prepared<D>,
     states: &mut Bodies<D>,
     limits: Option<(f32, f32)>,
-) {
+) -> bool {
     let frame = joint.input.frame;
     let now = Now::of(joint, states);
     let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
     let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
+    let mut moved = false;
     for &(direction, error) in &rows[..count] {
+        if error.abs() < ANGULAR_TOLERANCE {
+            continue;
+        }
         let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
         let now = Now::of(joint, states);
         let turn = direction * (-angular_mass(joint, direction) * error);
         nudge(joint, &now, states, D::Vector::ZERO, turn);
+        moved = true;
     }
     let Some((lower, upper)) = limits else {
-        return;
+        return moved;
     };
     let now = Now::of(joint, states);
     let angle = now.hinge_angle(&frame);
@@ -1694,18 +1763,25 @@ fn project_hinge<D: JointDim>(
     } else if angle > upper {
         angle - upper
     } else {
-        return;
+        return moved;
     };
+    if error.abs() < ANGULAR_TOLERANCE {
+        return moved;
+    }
     let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
     let axis = now.hinge_axis();
     let turn = axis * (-angular_mass(joint, axis) * error);
     nudge(joint, &now, states, D::Vector::ZERO, turn);
+    true
 }
 
-/// A rigid weld's rotation restored.
-fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) {
+/// A rigid weld's rotation restored; whether it was off.
+fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) -> bool {
     let now = Now::of(joint, states);
     let error = now.held_turn(joint);
+    if error.dot(error).sqrt() < ANGULAR_TOLERANCE {
+        return false;
+    }
     let mass = rotation_mass(joint);
     let turn = -D::mul_inertia(mass, error);
     let size = turn.dot(turn).sqrt();
@@ -1715,6 +1791,7 @@ fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D
         turn
     };
     nudge(joint, &now, states, D::Vector::ZERO, turn);
+    true
 }
 
 /// A linear row along unit `d` between the point of A under anchor B
@@ -1895,21 +1972,24 @@ fn solve_motor_joint<D: JointDim>(
 }
 
 /// A slider's or wheel's anchor B brought back onto A's axis, and a
-/// slider's translation back within its limits.
+/// slider's translation back within its limits; whether either was off.
 fn project_across<D: JointDim>(
     joint: &Prepared<D>,
     states: &mut Bodies<D>,
     limits: Option<(f32, f32)>,
-) {
+) -> bool {
     let now = Now::of(joint, states);
     let axis = now.slide_axis(joint);
     let (directions, count) = across::<D>(axis);
+    let mut off = false;
     for &d in &directions[..count] {
         let now = Now::of(joint, states);
-        let error = now
-            .separation
-            .dot(d)
-            .clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
+        let error = now.separation.dot(d);
+        if error.abs() < LINEAR_TOLERANCE {
+            continue;
+        }
+        off = true;
+        let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
         let (mass, _, arms) = slide_row(joint, &now, d);
         let moved = Now::<D> { arm: arms, ..now };
         nudge(
@@ -1921,7 +2001,7 @@ fn project_across<D: JointDim>(
         );
     }
     let Some((lower, upper)) = limits else {
-        return;
+        return off;
     };
     let now = Now::of(joint, states);
     let translation = now.translation(joint);
@@ -1930,8 +2010,11 @@ fn project_across<D: JointDim>(
     } else if translation > upper {
         translation - upper
     } else {
-        return;
+        return off;
     };
+    if error.abs() < LINEAR_TOLERANCE {
+        return off;
+    }
     let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
     let (mass, _, arms) = slide_row(joint, &now, axis);
     let moved = Now::<D> { arm: arms, ..now };
@@ -1942,6 +2025,7 @@ fn project_across<D: JointDim>(
         axis * (-mass * error),
         D::AngularVector::default(),
     );
+    true
 }
 
 /// A ball joint's swing (the angle between the twist axes) and the unit
@@ -2010,20 +2094,23 @@ fn solve_ball_limits<D: JointDim>(
     }
 }
 
-/// A ball joint brought back within its cone and twist limits.
+/// A ball joint brought back within its cone and twist limits; whether it
+/// was past either.
 fn project_ball_limits<D: JointDim>(
     joint: &Prepared<D>,
     states: &mut Bodies<D>,
     cone: Option<f32>,
     twist_limits: Option<(f32, f32)>,
-) {
+) -> bool {
+    let mut moved = false;
     if let Some(cone) = cone {
         let now = Now::of(joint, states);
         if let Some((angle, direction)) = swing(joint, &now) {
-            if angle > cone {
+            if angle - cone >= ANGULAR_TOLERANCE {
                 let error = (angle - cone).min(MAX_ANGULAR_CORRECTION);
                 let turn = direction * (-angular_mass(joint, direction) * error);
                 nudge(joint, &now, states, D::Vector::ZERO, turn);
+                moved = true;
             }
         }
     }
@@ -2035,10 +2122,15 @@ fn project_ball_limits<D: JointDim>(
         } else if angle > upper {
             angle - upper
         } else {
-            return;
+            return moved;
         };
+        if error.abs() < ANGULAR_TOLERANCE {
+            return moved;
+        }
         let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
         let turn = about * (-angular_mass(joint, about) * error);
         nudge(joint, &now, states, D::Vector::ZERO, turn);
+        moved = true;
     }
+    moved
 }

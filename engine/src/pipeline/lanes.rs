@@ -18,6 +18,37 @@ pub(crate) fn transpose(words: [Vec4; 4]) -> Mat4 {
     Mat4::from_cols(words[0], words[1], words[2], words[3]).transpose()
 }
 
+/// Per lane, the square root, correctly rounded as `f32::sqrt` is, in one
+/// SIMD instruction where glam keeps a `Vec4` in a SIMD register (its
+/// `Vec4::sqrt` takes the four roots one by one).
+#[inline]
+pub(crate) fn sqrt_lanes(v: Vec4) -> Vec4 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is enabled (the `cfg` above).
+        Vec4::from(unsafe { core::arch::x86_64::_mm_sqrt_ps(v.into()) })
+    }
+    #[cfg(all(target_arch = "x86", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is enabled (the `cfg` above).
+        Vec4::from(unsafe { core::arch::x86::_mm_sqrt_ps(v.into()) })
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        Vec4::from(core::arch::wasm32::f32x4_sqrt(v.into()))
+    }
+    #[cfg(not(any(
+        all(
+            any(target_arch = "x86_64", target_arch = "x86"),
+            target_feature = "sse2"
+        ),
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )))]
+    {
+        v.sqrt()
+    }
+}
+
 /// A matrix's columns.
 #[inline]
 pub(crate) fn columns(m: Mat4) -> [Vec4; 4] {

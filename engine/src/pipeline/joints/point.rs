@@ -19,11 +19,11 @@ use core::fmt::Debug;
 
 use glam::Vec4;
 
-use super::{MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION};
+use super::{ANGULAR_TOLERANCE, LINEAR_TOLERANCE, MAX_ANGULAR_CORRECTION, MAX_LINEAR_CORRECTION};
 use crate::math::{D2, D3};
 use crate::pipeline::integrate::BodyState;
 use crate::pipeline::lanes::{
-    InertiaLanes, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
+    sqrt_lanes, InertiaLanes, Lanes, Lanes1, Lanes2, Lanes3, QuatLanes, Rot2Lanes, RotationLanes,
     SymmetricLanes3,
 };
 use crate::pipeline::solver::SolverDim;
@@ -115,12 +115,12 @@ pub trait PointDim: SolverDim {
         b: &mut Velocities<Self>,
     );
     /// A position pass over a bundle's hinge rows (as `project_hinge`
-    /// without limits).
+    /// without limits); whether it turned a body.
     fn project_hinge_lanes(
         bundle: &PointBundle<Self>,
         a: &mut Motions<Self>,
         b: &mut Motions<Self>,
-    );
+    ) -> bool;
     /// Per lane, `turn` turned further by the small rotation vector `by`
     /// (`MathDim::integrate_rotation` over one second).
     fn integrate_lanes(turn: &Self::RotationLanes, by: &Self::AngularLanes) -> Self::RotationLanes;
@@ -172,7 +172,13 @@ impl PointDim for D2 {
     }
 
     #[inline]
-    fn project_hinge_lanes(_bundle: &PointBundle<D2>, _a: &mut Motions<D2>, _b: &mut Motions<D2>) {}
+    fn project_hinge_lanes(
+        _bundle: &PointBundle<D2>,
+        _a: &mut Motions<D2>,
+        _b: &mut Motions<D2>,
+    ) -> bool {
+        false
+    }
 
     #[inline]
     fn integrate_lanes(turn: &Rot2Lanes, by: &Lanes1) -> Rot2Lanes {
@@ -181,7 +187,7 @@ impl PointDim for D2 {
         let (c, s, h) = (turn.cos(), turn.sin(), by.0);
         let cos = c - h * s;
         let sin = s + h * c;
-        let len = (cos * cos + sin * sin).sqrt();
+        let len = sqrt_lanes(cos * cos + sin * sin);
         let ok = len.cmpgt(Vec4::ZERO) & len.is_finite_mask();
         Rot2Lanes::new(
             Vec4::select(ok, cos / len, Vec4::ONE),
@@ -190,14 +196,15 @@ impl PointDim for D2 {
     }
 }
 
-/// A 3D hinge's two rows across its axis: their directions (the tangents
-/// of A's axis now) and effective masses (zero in a ball joint's lanes).
+/// A 3D hinge's two rows across its axis, solved as one 2x2 block: their
+/// directions (the tangents of A's axis now) and the inverse of their
+/// effective mass matrix (zero in a ball joint's lanes).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct HingeLanes3 {
     p: Lanes3,
     q: Lanes3,
-    mass_p: Vec4,
-    mass_q: Vec4,
+    /// The inverse's entries `pp, pq, qq`.
+    inverse: [Vec4; 3],
 }
 
 impl PointDim for D3 {
@@ -265,15 +272,16 @@ impl PointDim for D3 {
     fn hinge_lanes(bundle: &PointBundle<D3>, turn_a: &QuatLanes) -> HingeLanes3 {
         let axis = turn_a.rotate(&bundle.axis_a);
         let [p, q] = tangent_lanes(&axis);
-        let mass = |d: &Lanes3| {
-            let k = bundle.inv_inertia_a.mul(d).dot(d) + bundle.inv_inertia_b.mul(d).dot(d);
-            Vec4::select(k.cmpgt(Vec4::ZERO), Vec4::ONE / k, Vec4::ZERO) * bundle.hinge
-        };
+        let (ip, iq) = (
+            bundle.inv_inertia_a.mul(&p) + bundle.inv_inertia_b.mul(&p),
+            bundle.inv_inertia_a.mul(&q) + bundle.inv_inertia_b.mul(&q),
+        );
+        let (kpp, kpq, kqq) = (p.dot(&ip), p.dot(&iq), q.dot(&iq));
+        let inv = inverse_or_zero(kpp * kqq - kpq * kpq) * bundle.hinge;
         HingeLanes3 {
-            mass_p: mass(&p),
-            mass_q: mass(&q),
             p,
             q,
+            inverse: [kqq * inv, Vec4::ZERO - kpq * inv, kpp * inv],
         }
     }
 
@@ -284,34 +292,48 @@ impl PointDim for D3 {
         a: &mut Velocities<D3>,
         b: &mut Velocities<D3>,
     ) {
-        for (d, mass) in [(&hinge.p, hinge.mass_p), (&hinge.q, hinge.mass_q)] {
-            let speed = (b.angular - a.angular).dot(d);
-            let impulse = *d * (Vec4::ZERO - mass * speed);
-            bundle.angular += impulse;
-            a.angular -= bundle.inv_inertia_a.mul(&impulse);
-            b.angular += bundle.inv_inertia_b.mul(&impulse);
-        }
+        let spin = b.angular - a.angular;
+        let (sp, sq) = (spin.dot(&hinge.p), spin.dot(&hinge.q));
+        let [kpp, kpq, kqq] = hinge.inverse;
+        // The impulse is minus `turn`: A gains `turn`, B loses it.
+        let turn = hinge.p * (kpp * sp + kpq * sq) + hinge.q * (kpq * sp + kqq * sq);
+        bundle.angular -= turn;
+        a.angular += bundle.inv_inertia_a.mul(&turn);
+        b.angular -= bundle.inv_inertia_b.mul(&turn);
     }
 
     #[inline]
-    fn project_hinge_lanes(bundle: &PointBundle<D3>, a: &mut Motions<D3>, b: &mut Motions<D3>) {
-        // Both rows from the axes as the pass found them, their turns
-        // applied together.
+    fn project_hinge_lanes(
+        bundle: &PointBundle<D3>,
+        a: &mut Motions<D3>,
+        b: &mut Motions<D3>,
+    ) -> bool {
+        // Both rows as one block, from the axes as the pass found them
+        // (each row's error clamped; a lane whose axes lean less than the
+        // tolerance left alone, a bundle whose lanes all do skipped).
         let axis_a = a.turn.rotate(&bundle.axis_a);
         let axis_b = b.turn.rotate(&bundle.axis_b);
-        let [p, q] = tangent_lanes(&axis_a);
         let lean = axis_a.cross(&axis_b);
-        let most = Vec4::splat(MAX_ANGULAR_CORRECTION);
-        let mut turn = Lanes3::default();
-        for d in [p, q] {
-            let error = lean.dot(&d).clamp(-most, most);
-            let k = bundle.inv_inertia_a.mul(&d).dot(&d) + bundle.inv_inertia_b.mul(&d).dot(&d);
-            let mass = Vec4::select(k.cmpgt(Vec4::ZERO), Vec4::ONE / k, Vec4::ZERO) * bundle.hinge;
-            turn -= d * (mass * error);
+        let off = lean
+            .dot(&lean)
+            .cmpge(Vec4::splat(ANGULAR_TOLERANCE * ANGULAR_TOLERANCE))
+            & bundle.hinge.cmpgt(Vec4::ZERO);
+        if !off.any() {
+            return false;
         }
+        let hinge = D3::hinge_lanes(bundle, &a.turn);
+        let most = Vec4::splat(MAX_ANGULAR_CORRECTION);
+        let (ep, eq) = (
+            Vec4::select(off, lean.dot(&hinge.p).clamp(-most, most), Vec4::ZERO),
+            Vec4::select(off, lean.dot(&hinge.q).clamp(-most, most), Vec4::ZERO),
+        );
+        let [kpp, kpq, kqq] = hinge.inverse;
+        // A turns by `turn`, B by minus it, each through its inertia.
+        let turn = hinge.p * (kpp * ep + kpq * eq) + hinge.q * (kpq * ep + kqq * eq);
+        a.turn = D3::integrate_lanes(&a.turn, &bundle.inv_inertia_a.mul(&turn));
         let zero = Lanes3::default();
-        a.turn = D3::integrate_lanes(&a.turn, &(zero - bundle.inv_inertia_a.mul(&turn)));
-        b.turn = D3::integrate_lanes(&b.turn, &bundle.inv_inertia_b.mul(&turn));
+        b.turn = D3::integrate_lanes(&b.turn, &(zero - bundle.inv_inertia_b.mul(&turn)));
+        true
     }
 
     #[inline]
@@ -323,7 +345,7 @@ impl PointDim for D3 {
         let dw = Vec4::ZERO - by.dot(v);
         let axis = *v + dv * half;
         let w2 = w + dw * half;
-        let len = (axis.dot(&axis) + w2 * w2).sqrt();
+        let len = sqrt_lanes(axis.dot(&axis) + w2 * w2);
         let ok = len.cmpgt(Vec4::ZERO) & len.is_finite_mask();
         let inv = Vec4::ONE / len;
         QuatLanes::new(
@@ -355,14 +377,14 @@ fn tangent_lanes(n: &Lanes3) -> [Lanes3; 2] {
         z: Vec4::ZERO,
     };
     let t = reference - *n * reference.dot(n);
-    let t1 = t * (Vec4::ONE / t.dot(&t).sqrt());
+    let t1 = t * (Vec4::ONE / sqrt_lanes(t.dot(&t)));
     [t1, n.cross(&t1)]
 }
 
 /// `v` shortened to at most `most` per lane (as `at_most`).
 #[inline]
 fn at_most_lanes<D: PointDim>(v: &D::VectorLanes, most: f32) -> D::VectorLanes {
-    let length = v.dot(v).sqrt();
+    let length = sqrt_lanes(v.dot(v));
     let most = Vec4::splat(most);
     let scale = Vec4::select(length.cmpgt(most), most / length, Vec4::ONE);
     *v * scale
@@ -437,22 +459,37 @@ impl<D: PointDim> PointBundle<D> {
         let speed = b.linear + D::angular_cross_lanes(&b.angular, &rows.arm_b)
             - a.linear
             - D::angular_cross_lanes(&a.angular, &rows.arm_a);
-        let impulse = D::VectorLanes::default() - D::solve_block_lanes(&rows.block, &speed);
-        self.point += impulse;
-        self.apply(rows, a, b, &impulse, &D::AngularLanes::default());
+        // The impulse is minus `solved`: A gains `solved`, B loses it.
+        let solved = D::solve_block_lanes(&rows.block, &speed);
+        self.point -= solved;
+        a.linear += solved * self.inv_mass_a;
+        a.angular += self
+            .inv_inertia_a
+            .mul(&D::cross_lanes(&rows.arm_a, &solved));
+        b.linear -= solved * self.inv_mass_b;
+        b.angular -= self
+            .inv_inertia_b
+            .mul(&D::cross_lanes(&rows.arm_b, &solved));
     }
 
     /// One position pass: the hinge's axes brought together, then the
-    /// anchors (as `project_hinge` and `project_point`); the poses move,
-    /// the velocities do not. Returns each lane's distance between the
-    /// anchors as the pass found them, metres.
+    /// anchors (as `project_hinge` and `project_point`, a lane off by less
+    /// than the tolerances left alone); the poses move, the velocities do
+    /// not. Whether it moved a body.
     #[inline]
-    pub(crate) fn project(&self, a: &mut Motions<D>, b: &mut Motions<D>) -> Vec4 {
-        D::project_hinge_lanes(self, a, b);
+    pub(crate) fn project(&self, a: &mut Motions<D>, b: &mut Motions<D>) -> bool {
+        let turned = D::project_hinge_lanes(self, a, b);
         let arm_a = a.turn.rotate(&self.arm_a);
         let arm_b = b.turn.rotate(&self.arm_b);
         let separation = self.centres + b.displacement - a.displacement + arm_b - arm_a;
-        let error = at_most_lanes::<D>(&separation, MAX_LINEAR_CORRECTION);
+        let apart = separation
+            .dot(&separation)
+            .cmpge(Vec4::splat(LINEAR_TOLERANCE * LINEAR_TOLERANCE));
+        if !apart.any() {
+            return turned;
+        }
+        let error = at_most_lanes::<D>(&separation, MAX_LINEAR_CORRECTION)
+            * Vec4::select(apart, Vec4::ONE, Vec4::ZERO);
         let block = D::block_lanes(
             self.inv_mass_a + self.inv_mass_b,
             [&self.inv_inertia_a, &self.inv_inertia_b],
@@ -466,7 +503,7 @@ impl<D: PointDim> PointBundle<D> {
         b.displacement += shift * self.inv_mass_b;
         let turn_b = self.inv_inertia_b.mul(&D::cross_lanes(&arm_b, &shift));
         b.turn = D::integrate_lanes(&b.turn, &turn_b);
-        separation.dot(&separation).sqrt()
+        true
     }
 }
 
