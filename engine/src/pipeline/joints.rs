@@ -634,7 +634,10 @@ impl<D: JointDim> JointSolver<D> {
                 for (lane, &k) in chunk.iter().enumerate() {
                     self.places[k] = Place::Lane(self.bundles.len() as u32, lane as u8);
                 }
-                self.bundles.push(PointBundle::new(lanes, bodies, empty));
+                self.bundles.push(PointBundle::default());
+                if let Some(bundle) = self.bundles.last_mut() {
+                    bundle.set(lanes, bodies, empty);
+                }
             }
             self.colour_bundles[colour] = start..self.bundles.len();
             let start = self.joints.len();
@@ -821,19 +824,23 @@ impl<D: JointDim> Prepared<D> {
 }
 
 impl<D: JointDim> PointBundle<D> {
-    /// The bundle of plain joints `lanes` (`None`: an empty lane, whose
-    /// bodies are the all-zero state `empty`) over the solver's `bodies`
-    /// as the step begins. Each quantity is gathered lane by lane, then
-    /// turned into world axes four lanes at a time.
-    fn new(lanes: [Option<&JointInput<D>>; LANES], bodies: &[SolverBody<D>], empty: u32) -> Self {
-        let mut bundle = PointBundle::<D> {
-            body_a: [empty; LANES],
-            body_b: [empty; LANES],
-            ..Default::default()
-        };
+    /// A fresh bundle set to plain joints `lanes` (`None`: an empty lane,
+    /// whose bodies are the all-zero state `empty`) over the solver's
+    /// `bodies` as the step begins. Each quantity is gathered lane by lane,
+    /// then turned into world axes four lanes at a time.
+    fn set(
+        &mut self,
+        lanes: [Option<&JointInput<D>>; LANES],
+        bodies: &[SolverBody<D>],
+        empty: u32,
+    ) {
+        let bundle = self;
+        bundle.body_a = [empty; LANES];
+        bundle.body_b = [empty; LANES];
         let zero = [Vec4::ZERO; LANES];
         let (mut anchor_a, mut anchor_b, mut turn_a, mut turn_b) = (zero, zero, zero, zero);
         let (mut centres, mut point, mut angular) = (zero, zero, zero);
+        let (mut axis_a, mut axis_b) = (zero, zero);
         let (mut inv_mass_a, mut inv_mass_b, mut hinge) =
             ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
         for (lane, input) in lanes.iter().enumerate() {
@@ -856,26 +863,25 @@ impl<D: JointDim> PointBundle<D> {
             point[lane] = input.impulses.point.to_word();
             angular[lane] = input.impulses.angular.to_word();
             if let JointModel::Revolute { .. } = input.model {
-                bundle
-                    .axis_a
-                    .set(lane, D::turn_axis(a.rotation, input.frame.axis_a));
-                bundle
-                    .axis_b
-                    .set(lane, D::turn_axis(b.rotation, input.frame.axis_b));
+                axis_a[lane] = input.frame.axis_a.to_word();
+                axis_b[lane] = input.frame.axis_b.to_word();
                 hinge[lane] = 1.0;
             }
         }
         bundle.inv_mass_a = Vec4::from_array(inv_mass_a);
         bundle.inv_mass_b = Vec4::from_array(inv_mass_b);
         bundle.hinge = Vec4::from_array(hinge);
-        bundle.arm_a =
-            D::RotationLanes::from_words(turn_a).rotate(&D::VectorLanes::from_words(anchor_a));
-        bundle.arm_b =
-            D::RotationLanes::from_words(turn_b).rotate(&D::VectorLanes::from_words(anchor_b));
+        let (turn_a, turn_b) = (
+            D::RotationLanes::from_words(turn_a),
+            D::RotationLanes::from_words(turn_b),
+        );
+        bundle.arm_a = turn_a.rotate(&D::VectorLanes::from_words(anchor_a));
+        bundle.arm_b = turn_b.rotate(&D::VectorLanes::from_words(anchor_b));
+        bundle.axis_a = D::turn_axis_lanes(&turn_a, &D::AngularLanes::from_words(axis_a));
+        bundle.axis_b = D::turn_axis_lanes(&turn_b, &D::AngularLanes::from_words(axis_b));
         bundle.centres = D::VectorLanes::from_words(centres);
         bundle.point = D::VectorLanes::from_words(point);
         bundle.angular = D::AngularLanes::from_words(angular);
-        bundle
     }
 }
 

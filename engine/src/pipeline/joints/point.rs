@@ -121,6 +121,9 @@ pub trait PointDim: SolverDim {
         a: &mut Motions<Self>,
         b: &mut Motions<Self>,
     ) -> bool;
+    /// Per lane, `axis` turned by `turn` (`JointDim::turn_axis`).
+    fn turn_axis_lanes(turn: &Self::RotationLanes, axis: &Self::AngularLanes)
+        -> Self::AngularLanes;
     /// Per lane, `turn` turned further by the small rotation vector `by`
     /// (`MathDim::integrate_rotation` over one second).
     fn integrate_lanes(turn: &Self::RotationLanes, by: &Self::AngularLanes) -> Self::RotationLanes;
@@ -178,6 +181,11 @@ impl PointDim for D2 {
         _b: &mut Motions<D2>,
     ) -> bool {
         false
+    }
+
+    #[inline]
+    fn turn_axis_lanes(_turn: &Rot2Lanes, axis: &Lanes1) -> Lanes1 {
+        *axis
     }
 
     #[inline]
@@ -334,6 +342,11 @@ impl PointDim for D3 {
         let zero = Lanes3::default();
         b.turn = D3::integrate_lanes(&b.turn, &(zero - bundle.inv_inertia_b.mul(&turn)));
         true
+    }
+
+    #[inline]
+    fn turn_axis_lanes(turn: &QuatLanes, axis: &Lanes3) -> Lanes3 {
+        turn.rotate(axis)
     }
 
     #[inline]
