@@ -1,19 +1,20 @@
 //! Joints in the soft-step solver (Box2D v3's `joint.c`,
 //! `revolute_joint.c`, `distance_joint.c`, `weld_joint.c`): each joint is a
 //! few velocity rows between two bodies, warm started, solved and relaxed
-//! in every substep beside the contacts.
+//! in every substep beside the contacts, then position passes.
 //!
-//! 1. Prepare (once a step, [`JointSolver::prepare`]): each joint's anchors
-//!    as lever arms from the bodies' centres of mass in world axes, with
-//!    the bodies' inverse masses and inertias. Then the layout: the bodies
-//!    joined through moving bodies form groups, and a group in which some
-//!    joint's two bodies' masses are more than [`HEAVY_RATIO`] apart is
-//!    *heavy*: its joints are solved on one thread in joint order. The
-//!    other joints are coloured in joint order (`constraint_graph`, a
-//!    graph of their own: no two joints of a colour share a moving body),
-//!    and each colour's *plain* joints (a revolute joint without limit,
-//!    motor or spring, a ball joint without cone or twist limit) are
-//!    bundled four to a bundle, one per SIMD lane (`point.rs`).
+//! 1. Prepare (once a step, [`JointSolver::prepare`]). The bodies joined
+//!    through moving bodies form groups; a group in which some joint's two
+//!    bodies' masses are more than [`HEAVY_RATIO`] apart is *heavy*, and
+//!    its joints keep their joint order. The other joints are coloured in
+//!    joint order in a constraint graph of their own (`constraint_graph`:
+//!    no two joints of a colour share a moving body). A colour's *plain*
+//!    joints (a revolute joint without limit, motor or spring, a ball
+//!    joint without cone or twist limit) go four to a bundle, one per SIMD
+//!    lane (`joints/point.rs`), with their bodies' inverse masses and
+//!    inertias and their anchors and hinge axes in world axes, turned four
+//!    lanes at a time; every other joint gets its lever arms and masses one
+//!    by one.
 //! 2. Per substep, before the contacts of each pass: warm start (the
 //!    accumulated impulses applied again), solve, and after the positions
 //!    move, relax: rigid velocity rows without a positional push (a soft
@@ -22,18 +23,23 @@
 //!    spring's rows with its own softness in both. The rows read the
 //!    bodies' pose *now*: each substep turns the arms by the body's turn
 //!    since the step began. A solve or relax pass is [`EASY_ITERATIONS`]
-//!    Gauss-Seidel sweeps colour by colour (a colour's blocks on any
-//!    thread), the heavy joints' [`JOINT_ITERATIONS`] sweeps running as
-//!    one block beside the first colour. A bundle's lever arms, point
-//!    block and hinge rows are worked out once a pass (the poses do not
-//!    move within one) and read by each sweep.
+//!    Gauss-Seidel sweeps colour by colour, a colour's blocks on any
+//!    thread; the heavy joints' [`JOINT_ITERATIONS`] sweeps run as one
+//!    more block of the first colour's stage (they share no moving body
+//!    with the others). A bundle's lever arms, point block inverse and
+//!    hinge rows are worked out where the bodies stand at the first relax
+//!    sweep, and read by every sweep until the bodies move again: the rest
+//!    of that relax pass and the next substep's warm start and solve (and
+//!    at the first substep's warm start).
 //! 3. After the substeps, position passes (Box2D v2's position solver,
 //!    nonlinear Gauss-Seidel) move the bodies so that each rigid part of a
 //!    joint holds, their velocities untouched: [`EASY_POSITION_PASSES`]
 //!    colour by colour, alternating direction, and the heavy joints'
-//!    [`POSITION_PASSES`] in joint order, alternating direction. A soft
-//!    push instead (Box2D v3) leaves a loaded joint stretched by its load
-//!    over `m (2π hertz)²`, centimetres down a hanging chain
+//!    [`POSITION_PASSES`] in joint order, alternating direction. A part off
+//!    by less than [`LINEAR_TOLERANCE`] or [`ANGULAR_TOLERANCE`] is left
+//!    alone, and a pass that moved nothing ends the passes. A soft push
+//!    instead (Box2D v3) leaves a loaded joint stretched by its load over
+//!    `m (2π hertz)²`, centimetres down a hanging chain
 //!    (`a_chain_of_twenty_links_holds_together_2d`, `_3d`).
 //! 4. Each joint keeps its accumulated impulses for the next step's warm
 //!    start, and its reaction force and torque (impulse over the substep).
@@ -41,19 +47,23 @@
 //! The rows: a point (revolute, spherical, weld) is solved as one block
 //! (2x2 in 2D, 3x3 in 3D) so that the point holds exactly whatever the
 //! lever arms; a 3D hinge keeps its axes together with two angular rows
-//! across the axis; a weld's rotation is one angular block; limits are
-//! one-sided rows (speculative while apart, as contacts), a motor a row
-//! clamped by its torque, a spring a row with its own softness.
+//! across the axis (one 2x2 block in the lanes); a weld's rotation is one
+//! angular block; limits are one-sided rows (speculative while apart, as
+//! contacts), a motor a row clamped by its torque, a spring a row with its
+//! own softness.
 //!
-//! The colours and the solve order follow from the joints and bodies
-//! alone, so the results do not depend on the thread count.
+//! The groups, colours, bundles and the solve order follow from the joints
+//! and bodies alone, so the results do not depend on the thread count
+//! (`falling_hinges_give_one_hash_across_runs_and_threads`).
 //!
-//! Limits: the heavy joints are solved on one thread (a scene of many
-//! ragdolls, whose limbs are far lighter than their chests, solves them
-//! all there); Gauss-Seidel converges slowly down long chains with large
-//! mass ratios (a direct solver over the joint tree, Baraff's, would be
-//! exact), and a large grid of joints sags its most loaded joints apart by
-//! centimetres (`joint_grid_2d`: 0.3 m at most beside the pins).
+//! Limits: a heavy group is solved on one thread, one joint at a time (a
+//! scene of many ragdolls, whose limbs are far lighter than their chests,
+//! solves them all there); Gauss-Seidel converges slowly down long chains
+//! with large mass ratios (a direct solver over the joint tree, Baraff's,
+//! would be exact); and a large grid of joints, two sweeps a pass and four
+//! position passes, leaves its most loaded joints centimetres apart
+//! (`joint_grid_2d` after 5 s: 0.31 m at most, beside the pins, 1.1 cm on
+//! average; rapier 0.62 m and 2.4 cm).
 
 use core::ops::{Index, IndexMut, Range};
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -195,21 +205,20 @@ impl JointDim for D3 {
 /// a ball joint's axes that close are aligned.
 const SWING_EPSILON: f32 = 1e-6;
 
-/// Position passes over the joints after each step (Box2D v2 took 3):
-/// each pass solves every joint exactly against the bodies as the passes
-/// before left them, alternating direction, so a chain's error falls with
-/// each pass.
+/// Position passes over the heavy joints after each step (Box2D v2 took
+/// 3): each pass solves every joint exactly against the bodies as the
+/// passes before left them, alternating direction, so a chain's error
+/// falls with each pass.
 const POSITION_PASSES: usize = 8;
 
-/// Gauss-Seidel sweeps over the joints in each solve and relax pass: a
-/// sweep carries a correction about one link along a chain, and a chain
+/// Gauss-Seidel sweeps over the heavy joints in each solve and relax pass:
+/// a sweep carries a correction about one link along a chain, and a chain
 /// bearing an end mass many times its links' needs several per substep
 /// to hold: with the eight position passes, a hanging chain of 20 with a
 /// 100:1 end mass ends 3.5 cm apart in all after 10 s with 1 sweep, 4 mm
 /// with 4 (`a_chain_of_twenty_links_holds_together_2d`), and a swinging
 /// 78:1 wrecking ball stays within 1 cm only with 4
-/// (`the_wrecking_ball_swings_through_the_boxes`, demos). Each sweep costs
-/// as much as the others: the joint grid steps in 101 ms with 2, 154 with 4.
+/// (`the_wrecking_ball_swings_through_the_boxes`, demos).
 const JOINT_ITERATIONS: usize = 4;
 
 /// Above this ratio between the masses of a joint's two moving bodies, the
@@ -222,11 +231,16 @@ const JOINT_ITERATIONS: usize = 4;
 const HEAVY_RATIO: f32 = 10.0;
 
 /// Gauss-Seidel sweeps over the other joints in each solve and relax pass,
-/// colour by colour.
+/// colour by colour. With one fewer in the relax pass, the demos' rope
+/// bridge sways enough to shed three of its eight boxes
+/// (`the_rope_bridge_holds_its_boxes` asks six to stay) and the 20 x 20
+/// grid's widest joint opens from 3.2 to 6.8 mm
+/// (`a_small_joint_grid_hangs_together`).
 const EASY_ITERATIONS: usize = 2;
 
 /// Position passes over the other joints, colour by colour, alternating
-/// direction.
+/// direction. With 3 the rope bridge keeps only the six boxes the test
+/// asks for; with 2 it sheds three and the 20 x 20 grid opens to 5.5 mm.
 const EASY_POSITION_PASSES: usize = 4;
 
 /// The largest distance (m) and angle (rad) a position pass corrects at
