@@ -14,7 +14,9 @@
 //!    lane (`joints/point.rs`), with their bodies' inverse masses and
 //!    inertias and their anchors and hinge axes in world axes, turned four
 //!    lanes at a time; every other joint gets its lever arms and masses one
-//!    by one.
+//!    by one. While the joints join the same bodies, of the same masses,
+//!    with the same kinds of joint as the step before, the groups and
+//!    colours stand (`same_layout`).
 //! 2. Per substep, before the contacts of each pass: warm start (the
 //!    accumulated impulses applied again), solve, and after the positions
 //!    move, relax: rigid velocity rows without a positional push (a soft
@@ -500,6 +502,9 @@ pub(crate) struct JointSolver<D: JointDim> {
     group: Vec<u32>,
     ratio: Vec<f32>,
     is_heavy: Vec<bool>,
+    /// Each input's bodies, their inverse masses and whether it is plain,
+    /// as last laid out.
+    signature: Vec<Signature>,
     plain: Vec<Vec<usize>>,
     other: Vec<Vec<usize>>,
 }
@@ -519,10 +524,20 @@ impl<D: JointDim> Default for JointSolver<D> {
             group: Vec::new(),
             ratio: Vec::new(),
             is_heavy: Vec::new(),
+            signature: Vec::new(),
             plain: vec![Vec::new(); COLOURS + 1],
             other: vec![Vec::new(); COLOURS + 1],
         }
     }
+}
+
+/// What the layout of a joint depends on: its bodies, their inverse masses'
+/// bits, and whether it is plain.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Signature {
+    bodies: [u32; 2],
+    inv_mass: [u32; 2],
+    plain: bool,
 }
 
 /// True for a joint solved in SIMD lanes: a revolute joint without limits,
@@ -557,9 +572,38 @@ impl<D: JointDim> JointSolver<D> {
     /// set apart, the others coloured; each joint's lever arms and masses,
     /// the plain ones' in bundles.
     pub(crate) fn prepare(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
-        self.find_heavy(inputs, bodies);
-        self.colour(inputs, bodies);
+        if !self.same_layout(inputs, bodies) {
+            self.find_heavy(inputs, bodies);
+            self.colour(inputs, bodies);
+        }
         self.lay_out(inputs, bodies);
+    }
+
+    /// True when `inputs` join the same bodies, of the same inverse masses
+    /// (whether they move, and their ratios), with the same kinds of joint
+    /// (plain or not) as last step's, so that last step's heavy groups and
+    /// colours stand (they depend on nothing else); the signature is
+    /// updated either way.
+    fn same_layout(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) -> bool {
+        let signature_of = |input: &JointInput<D>| {
+            let [a, b] = input.bodies;
+            Signature {
+                bodies: [a as u32, b as u32],
+                inv_mass: [bodies[a].inv_mass.to_bits(), bodies[b].inv_mass.to_bits()],
+                plain: is_plain(&input.model),
+            }
+        };
+        let same = self.signature.len() == inputs.len()
+            && !inputs.is_empty()
+            && inputs
+                .iter()
+                .zip(&self.signature)
+                .all(|(input, kept)| signature_of(input) == *kept);
+        if !same {
+            self.signature.clear();
+            self.signature.extend(inputs.iter().map(signature_of));
+        }
+        same
     }
 
     /// Which joints are heavy: those of a group of bodies joined by moving
@@ -2153,4 +2197,90 @@ fn project_ball_limits<D: JointDim>(
         moved = true;
     }
     moved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bodies 0..10 on the X axis, body 0 fixed, each of the others moving
+    /// with inverse mass `inv_mass(i)`.
+    fn bodies(inv_mass: impl Fn(usize) -> f32) -> Vec<SolverBody<D2>> {
+        (0..10)
+            .map(|i| {
+                let mut body = SolverBody::at_rest(Vec2::new(i as f32, 0.0), Rot2::IDENTITY);
+                if i > 0 {
+                    body.inv_mass = inv_mass(i);
+                    body.inv_inertia = 1.0;
+                    body.dynamic = true;
+                }
+                body
+            })
+            .collect()
+    }
+
+    /// Joint `k` hinges body `k` to body `k + 1`; the ones in `limited`
+    /// have limits (not plain).
+    fn chain(limited: &[usize]) -> Vec<JointInput<D2>> {
+        (0..9)
+            .map(|k| JointInput {
+                bodies: [k, k + 1],
+                frame: JointFrame {
+                    anchor_a: Vec2::new(0.5, 0.0),
+                    anchor_b: Vec2::new(-0.5, 0.0),
+                    axis_a: 1.0,
+                    axis_b: 1.0,
+                    reference: Rot2::IDENTITY,
+                    slide_a: Vec2::X,
+                },
+                model: JointModel::Revolute {
+                    limits: limited.contains(&k).then_some((-1.0, 1.0)),
+                    motor: None,
+                    spring: None,
+                    target: 0.0,
+                },
+                impulses: JointImpulses::default(),
+            })
+            .collect()
+    }
+
+    /// What a layout decided: the heavy count, each colour's bundles and
+    /// joints, and each input's place.
+    fn layout(solver: &JointSolver<D2>) -> String {
+        format!(
+            "{} {:?} {:?} {:?}",
+            solver.heavy, solver.colour_bundles, solver.colour_joints, solver.places
+        )
+    }
+
+    #[test]
+    fn an_unchanged_step_keeps_the_layout_a_fresh_one_gives() {
+        let even = bodies(|_| 1.0);
+        let heavy_end = bodies(|i| if i == 9 { 0.01 } else { 1.0 });
+        let cases = [
+            (chain(&[]), &even),
+            (chain(&[3]), &even),
+            (chain(&[]), &heavy_end),
+        ];
+        let mut kept = JointSolver::<D2>::default();
+        for (inputs, bodies) in &cases {
+            let mut fresh = JointSolver::<D2>::default();
+            fresh.prepare(inputs, bodies);
+            kept.prepare(inputs, bodies);
+            assert_eq!(layout(&kept), layout(&fresh), "laid out anew");
+            kept.prepare(inputs, bodies);
+            assert_eq!(layout(&kept), layout(&fresh), "kept");
+        }
+        // The chain with a 100:1 end mass is one heavy group; the even one
+        // takes two colours, its limited joint solved alone.
+        assert_eq!(kept.heavy, 9);
+        kept.prepare(&chain(&[3]), &even);
+        assert_eq!(kept.heavy, 0);
+        assert_eq!(
+            kept.bundles.len(),
+            2 + 1,
+            "colour 0's five plain joints in two bundles, colour 1's three in one"
+        );
+        assert_eq!(kept.joints.len(), 1, "the limited joint");
+    }
 }
