@@ -68,6 +68,8 @@ impl<D: SolverDim> SolverBody<D> {
 pub trait BodyState<D: SolverDim>: Copy + Debug + Default + Send + Sync + 'static {
     /// One body's velocities as a scatter writes them back.
     type Velocity: Copy;
+    /// One body's motion since the step began as a scatter writes it back.
+    type Motion: Copy;
     /// A body moving at `linear` (m/s) and `angular` (rad/s) as the step begins.
     fn starting(linear: D::Vector, angular: D::AngularVector) -> Self;
     /// The linear (m/s) and angular (rad/s) velocities.
@@ -95,6 +97,12 @@ pub trait BodyState<D: SolverDim>: Copy + Debug + Default + Send + Sync + 'stati
     ) -> [Self::Velocity; 4];
     /// The velocities set to `velocity`.
     fn set_velocity(&mut self, velocity: Self::Velocity);
+    /// Lanes of motions (displacement and turn since the step began), body
+    /// by body.
+    fn motions_by_lane(displacement: &D::VectorLanes, turn: &D::RotationLanes)
+        -> [Self::Motion; 4];
+    /// The motion since the step began set to `motion`.
+    fn set_motion(&mut self, motion: Self::Motion);
     /// The velocities set to `linear` (m/s) and `angular` (rad/s).
     fn set_velocities(&mut self, linear: D::Vector, angular: D::AngularVector);
     /// The pose moved by `shift` (m) and turned by the small rotation
@@ -111,6 +119,7 @@ pub struct BodyState2 {
 
 impl BodyState<D2> for BodyState2 {
     type Velocity = Vec4;
+    type Motion = Vec4;
     #[inline]
     fn starting(linear: Vec2, angular: f32) -> Self {
         Self {
@@ -171,6 +180,19 @@ impl BodyState<D2> for BodyState2 {
     fn set_velocity(&mut self, velocity: Vec4) {
         self.velocity = velocity;
     }
+    #[inline]
+    fn motions_by_lane(displacement: &Lanes2, turn: &Rot2Lanes) -> [Vec4; 4] {
+        columns(transpose([
+            displacement.x,
+            displacement.y,
+            turn.cos(),
+            turn.sin(),
+        ]))
+    }
+    #[inline]
+    fn set_motion(&mut self, motion: Vec4) {
+        self.motion = motion;
+    }
 }
 
 /// Four words in lanes: their first two components as 2D vectors, then
@@ -197,6 +219,7 @@ pub struct BodyState3 {
 
 impl BodyState<D3> for BodyState3 {
     type Velocity = (Vec4, Vec4);
+    type Motion = (Vec4, Vec4);
     #[inline]
     fn starting(linear: Vec3, angular: Vec3) -> Self {
         Self {
@@ -268,6 +291,16 @@ impl BodyState<D3> for BodyState3 {
     fn set_velocity(&mut self, (linear, angular): (Vec4, Vec4)) {
         self.linear_velocity = linear;
         self.angular_velocity = angular;
+    }
+    #[inline]
+    fn motions_by_lane(displacement: &Lanes3, turn: &QuatLanes) -> [(Vec4, Vec4); 4] {
+        let (displacement, turn) = (displacement.to_words(), turn.to_words());
+        core::array::from_fn(|i| (displacement[i], turn[i]))
+    }
+    #[inline]
+    fn set_motion(&mut self, (displacement, turn): (Vec4, Vec4)) {
+        self.displacement = displacement;
+        self.turn = turn;
     }
 }
 

@@ -1,11 +1,22 @@
 //! Joints in the soft-step solver (Box2D v3's `joint.c`,
 //! `revolute_joint.c`, `distance_joint.c`, `weld_joint.c`): each joint is a
 //! few velocity rows between two bodies, warm started, solved and relaxed
-//! in every substep beside the contacts.
+//! in every substep beside the contacts, then position passes.
 //!
-//! 1. Prepare (once a step): each joint's anchors as lever arms from the
-//!    bodies' centres of mass in world axes, with the bodies' inverse
-//!    masses and inertias ([`JointSolver::prepare`]).
+//! 1. Prepare (once a step, [`JointSolver::prepare`]). The bodies joined
+//!    through moving bodies form groups; a group in which some joint's two
+//!    bodies' masses are more than [`HEAVY_RATIO`] apart is *heavy*, and
+//!    its joints keep their joint order. The other joints are coloured in
+//!    joint order in a constraint graph of their own (`constraint_graph`:
+//!    no two joints of a colour share a moving body). A colour's *plain*
+//!    joints (a revolute joint without limit, motor or spring, a ball
+//!    joint without cone or twist limit) go four to a bundle, one per SIMD
+//!    lane (`joints/point.rs`), with their bodies' inverse masses and
+//!    inertias and their anchors and hinge axes in world axes, turned four
+//!    lanes at a time; every other joint gets its lever arms and masses one
+//!    by one. While the joints join the same bodies, of the same masses,
+//!    with the same kinds of joint as the step before, the groups and
+//!    colours stand (`same_layout`).
 //! 2. Per substep, before the contacts of each pass: warm start (the
 //!    accumulated impulses applied again), solve, and after the positions
 //!    move, relax: rigid velocity rows without a positional push (a soft
@@ -13,12 +24,24 @@
 //!    damping drains a pendulum: 3.5% of its amplitude in 10 swings), a
 //!    spring's rows with its own softness in both. The rows read the
 //!    bodies' pose *now*: each substep turns the arms by the body's turn
-//!    since the step began.
+//!    since the step began. A solve or relax pass is [`EASY_ITERATIONS`]
+//!    Gauss-Seidel sweeps colour by colour, a colour's blocks on any
+//!    thread; the heavy joints' [`JOINT_ITERATIONS`] sweeps run as one
+//!    more block of the first colour's stage (they share no moving body
+//!    with the others). A bundle's lever arms, point block inverse and
+//!    hinge rows are worked out where the bodies stand at the first relax
+//!    sweep, and read by every sweep until the bodies move again: the rest
+//!    of that relax pass and the next substep's warm start and solve (and
+//!    at the first substep's warm start).
 //! 3. After the substeps, position passes (Box2D v2's position solver,
 //!    nonlinear Gauss-Seidel) move the bodies so that each rigid part of a
-//!    joint holds, their velocities untouched ([`JointSolver::project`]):
-//!    a soft push instead (Box2D v3) leaves a loaded joint stretched by its
-//!    load over `m (2π hertz)²`, centimetres down a hanging chain
+//!    joint holds, their velocities untouched: [`EASY_POSITION_PASSES`]
+//!    colour by colour, alternating direction, and the heavy joints'
+//!    [`POSITION_PASSES`] in joint order, alternating direction. A part off
+//!    by less than [`LINEAR_TOLERANCE`] or [`ANGULAR_TOLERANCE`] is left
+//!    alone, and a pass that moved nothing ends the passes. A soft push
+//!    instead (Box2D v3) leaves a loaded joint stretched by its load over
+//!    `m (2π hertz)²`, centimetres down a hanging chain
 //!    (`a_chain_of_twenty_links_holds_together_2d`, `_3d`).
 //! 4. Each joint keeps its accumulated impulses for the next step's warm
 //!    start, and its reaction force and torque (impulse over the substep).
@@ -26,26 +49,43 @@
 //! The rows: a point (revolute, spherical, weld) is solved as one block
 //! (2x2 in 2D, 3x3 in 3D) so that the point holds exactly whatever the
 //! lever arms; a 3D hinge keeps its axes together with two angular rows
-//! across the axis; a weld's rotation is one angular block; limits are
-//! one-sided rows (speculative while apart, as contacts), a motor a row
-//! clamped by its torque, a spring a row with its own softness.
+//! across the axis (one 2x2 block in the lanes); a weld's rotation is one
+//! angular block; limits are one-sided rows (speculative while apart, as
+//! contacts), a motor a row clamped by its torque, a spring a row with its
+//! own softness.
 //!
-//! All joints are solved on one thread in joint order, before the
-//! contacts' colours: the results do not depend on the thread count.
+//! The groups, colours, bundles and the solve order follow from the joints
+//! and bodies alone, so the results do not depend on the thread count
+//! (`falling_hinges_give_one_hash_across_runs_and_threads`).
 //!
-//! Limits: joints are not coloured with the contacts (a scene with
-//! thousands of joints solves them on one thread); Gauss-Seidel converges
-//! slowly down long chains with large mass ratios (a direct solver over
-//! the joint tree, Baraff's, would be exact).
+//! Limits: a heavy group is solved on one thread, one joint at a time (a
+//! scene of many ragdolls, whose limbs are far lighter than their chests,
+//! solves them all there); Gauss-Seidel converges slowly down long chains
+//! with large mass ratios (a direct solver over the joint tree, Baraff's,
+//! would be exact); and a large grid of joints, two sweeps a pass and four
+//! position passes, leaves its most loaded joints centimetres apart
+//! (`joint_grid_2d` after 5 s: 0.31 m at most, beside the pins, 1.1 cm on
+//! average; rapier 0.62 m and 2.4 cm).
 
-use crate::math::{Angular, MathDim, Rot2, Vector, D2, D3};
+use core::ops::{Index, IndexMut, Range};
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use crate::math::{Angular, MathDim, Rot2, SimdWord, Vector, D2, D3};
+use crate::pipeline::constraint_graph::{ConstraintGraph, COLOURS};
 use crate::pipeline::integrate::{BodyState, SolverBody};
+use crate::pipeline::lanes::{InertiaLanes, Lanes, RotationLanes};
 use crate::pipeline::solver::{Softness, SolverDim};
-use glam::{Mat3, Quat, Vec2, Vec3};
+use crate::pipeline::stages::Shared;
+use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
+
+mod point;
+
+pub(crate) use point::PointDim;
+use point::{PointBundle, PointRows, StateLanes, LANES};
 
 /// What joints add to the solver's dimension: turning and measuring angles
 /// about an axis.
-pub trait JointDim: SolverDim {
+pub trait JointDim: SolverDim + PointDim {
     /// The default axis of a hinge: Z (in 2D, the only one).
     fn z_axis() -> Self::AngularVector;
     /// `axis` turned by `r` (2D: unchanged).
@@ -167,22 +207,43 @@ impl JointDim for D3 {
 /// a ball joint's axes that close are aligned.
 const SWING_EPSILON: f32 = 1e-6;
 
-/// Position passes over the joints after each step (Box2D v2 took 3):
-/// each pass solves every joint exactly against the bodies as the passes
-/// before left them, alternating direction, so a chain's error falls with
-/// each pass.
+/// Position passes over the heavy joints after each step (Box2D v2 took
+/// 3): each pass solves every joint exactly against the bodies as the
+/// passes before left them, alternating direction, so a chain's error
+/// falls with each pass.
 const POSITION_PASSES: usize = 8;
 
-/// Gauss-Seidel sweeps over the joints in each solve and relax pass: a
-/// sweep carries a correction about one link along a chain, and a chain
+/// Gauss-Seidel sweeps over the heavy joints in each solve and relax pass:
+/// a sweep carries a correction about one link along a chain, and a chain
 /// bearing an end mass many times its links' needs several per substep
 /// to hold: with the eight position passes, a hanging chain of 20 with a
 /// 100:1 end mass ends 3.5 cm apart in all after 10 s with 1 sweep, 4 mm
 /// with 4 (`a_chain_of_twenty_links_holds_together_2d`), and a swinging
 /// 78:1 wrecking ball stays within 1 cm only with 4
-/// (`the_wrecking_ball_swings_through_the_boxes`, demos). Each sweep costs
-/// as much as the others: the joint grid steps in 101 ms with 2, 154 with 4.
+/// (`the_wrecking_ball_swings_through_the_boxes`, demos).
 const JOINT_ITERATIONS: usize = 4;
+
+/// Above this ratio between the masses of a joint's two moving bodies, the
+/// joint's whole group (the bodies joined to it through moving bodies) is
+/// heavy: solved on one thread in joint order, [`JOINT_ITERATIONS`] sweeps
+/// a pass and [`POSITION_PASSES`] position passes. Gauss-Seidel carries a
+/// heavy body's load along a chain slowly, in colour order slower still: a
+/// chain of 20 with a 100:1 end mass ends 1.3 cm apart in all coloured
+/// with 4 sweeps and 8 passes, 4 mm in joint order.
+const HEAVY_RATIO: f32 = 10.0;
+
+/// Gauss-Seidel sweeps over the other joints in each solve and relax pass,
+/// colour by colour. With one fewer in the relax pass, the demos' rope
+/// bridge sways enough to shed three of its eight boxes
+/// (`the_rope_bridge_holds_its_boxes` asks six to stay) and the 20 x 20
+/// grid's widest joint opens from 3.2 to 6.8 mm
+/// (`a_small_joint_grid_hangs_together`).
+const EASY_ITERATIONS: usize = 2;
+
+/// Position passes over the other joints, colour by colour, alternating
+/// direction. With 3 the rope bridge keeps only the six boxes the test
+/// asks for; with 2 it sheds three and the 20 x 20 grid opens to 5.5 mm.
+const EASY_POSITION_PASSES: usize = 4;
 
 /// The largest distance (m) and angle (rad) a position pass corrects at
 /// one joint (Box2D v2's `b2_maxLinearCorrection` and
@@ -190,6 +251,13 @@ const JOINT_ITERATIONS: usize = 4;
 /// over a few steps, not flung.
 const MAX_LINEAR_CORRECTION: f32 = 0.2;
 const MAX_ANGULAR_CORRECTION: f32 = 8.0 * core::f32::consts::PI / 180.0;
+
+/// A position pass leaves alone a joint's part off by less than this
+/// distance (m) or angle (rad): ten micrometres, far below what shows.
+/// A pass that moved nothing ends the passes (the next would find the
+/// same).
+const LINEAR_TOLERANCE: f32 = 1e-5;
+const ANGULAR_TOLERANCE: f32 = 1e-5;
 
 /// A spring's stiffness as a frequency and its damping.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -376,171 +444,819 @@ pub(crate) struct JointPass {
     pub h: f32,
 }
 
+/// What a joint stage does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum JointWork {
+    /// The accumulated impulses applied again; `fresh`: the plain joints'
+    /// rows worked out where the bodies stand first (in the first substep:
+    /// in the others, the rows of the last relax pass stand, as nothing
+    /// moved since).
+    WarmStart { fresh: bool },
+    /// One Gauss-Seidel sweep; `fresh`: the bodies moved since the rows
+    /// were last worked out.
+    Solve { fresh: bool },
+    /// Position pass `pass` (counted from 0), skipped when the one before
+    /// moved nothing.
+    Project { pass: usize },
+}
+
+/// One stage of joint work: a colour's joints, and with `heavy` the heavy
+/// joints' whole pass (all their sweeps or position passes) as one more
+/// block.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct JointStage {
+    work: JointWork,
+    /// The colour, or `None` for the heavy joints alone.
+    colour: Option<usize>,
+    heavy: bool,
+}
+
+/// Fewest bundles in a block of a colour's stage (as the contacts').
+const MIN_BUNDLES_PER_BLOCK: usize = 64;
+/// Fewest joints in a block of a colour's joints that are not plain.
+const MIN_SCALARS_PER_BLOCK: usize = 64;
+/// Blocks per thread in a colour's stage, for balance.
+const BLOCKS_PER_THREAD: usize = 2;
+
+/// Where the solver keeps a joint during the step.
+#[derive(Copy, Clone, Debug)]
+enum Place {
+    /// In the joints, at this index.
+    Joint(u32),
+    /// In a bundle's lane.
+    Lane(u32, u8),
+}
+
 /// The joints of a step.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct JointSolver<D: JointDim> {
+    /// The joints solved one at a time: the heavy ones (of a group joined
+    /// by a mass ratio over [`HEAVY_RATIO`]) first, in input order, then
+    /// the others that are not plain, colour by colour, each colour in
+    /// input order.
     joints: Vec<Prepared<D>>,
+    /// The heavy joints' share of `joints`.
+    heavy: usize,
+    /// The bodies' count: a bundle's bodies are below it, or at it (the
+    /// all-zero state past the last body).
+    body_count: usize,
+    /// The plain joints that are not heavy, four to a bundle, colour by
+    /// colour.
+    bundles: Vec<PointBundle<D>>,
+    /// Each bundle's rows where its bodies stand in the current pass.
+    rows: Vec<PointRows<D>>,
+    /// Each colour's bundles and joints (the overflow last).
+    colour_bundles: Vec<Range<usize>>,
+    colour_joints: Vec<Range<usize>>,
+    /// Each input's place.
+    places: Vec<Place>,
+    /// Scratch for the layout.
+    graph: ConstraintGraph,
+    group: Vec<u32>,
+    ratio: Vec<f32>,
+    is_heavy: Vec<bool>,
+    /// Each input's bodies, their inverse masses and whether it is plain,
+    /// as last laid out.
+    signature: Vec<Signature>,
+    plain: Vec<Vec<usize>>,
+    other: Vec<Vec<usize>>,
+}
+
+impl<D: JointDim> Default for JointSolver<D> {
+    fn default() -> Self {
+        Self {
+            joints: Vec::new(),
+            heavy: 0,
+            body_count: 0,
+            bundles: Vec::new(),
+            rows: Vec::new(),
+            colour_bundles: vec![0..0; COLOURS + 1],
+            colour_joints: vec![0..0; COLOURS + 1],
+            places: Vec::new(),
+            graph: ConstraintGraph::new(0),
+            group: Vec::new(),
+            ratio: Vec::new(),
+            is_heavy: Vec::new(),
+            signature: Vec::new(),
+            plain: vec![Vec::new(); COLOURS + 1],
+            other: vec![Vec::new(); COLOURS + 1],
+        }
+    }
+}
+
+/// What the layout of a joint depends on: its bodies, their inverse masses'
+/// bits, and whether it is plain.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Signature {
+    bodies: [u32; 2],
+    inv_mass: [u32; 2],
+    plain: bool,
+}
+
+/// True for a joint solved in SIMD lanes: a revolute joint without limits,
+/// motor or spring, or a ball joint without cone or twist limits.
+fn is_plain(model: &JointModel) -> bool {
+    matches!(
+        model,
+        JointModel::Revolute {
+            limits: None,
+            motor: None,
+            spring: None,
+            ..
+        } | JointModel::Spherical {
+            cone: None,
+            twist: None,
+        }
+    )
+}
+
+/// The root of `x`'s group (union-find with path halving).
+fn group_of(group: &mut [u32], mut x: usize) -> usize {
+    while group[x] as usize != x {
+        let up = group[group[x] as usize];
+        group[x] = up;
+        x = up as usize;
+    }
+    x
 }
 
 impl<D: JointDim> JointSolver<D> {
-    /// Step 1 for `inputs`, over the solver's `bodies`.
+    /// Step 1 for `inputs`, over the solver's `bodies`: the heavy joints
+    /// set apart, the others coloured; each joint's lever arms and masses,
+    /// the plain ones' in bundles.
     pub(crate) fn prepare(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
-        self.joints.clear();
-        self.joints.extend(inputs.iter().map(|input| {
-            let [a, b] = input.bodies.map(|i| &bodies[i]);
-            Prepared {
-                input: *input,
-                inv_mass: [a.inv_mass, b.inv_mass],
-                inv_inertia: [a.inv_inertia, b.inv_inertia],
-                arm: [
-                    D::rotate(a.rotation, input.frame.anchor_a),
-                    D::rotate(b.rotation, input.frame.anchor_b),
-                ],
-                centres: b.center - a.center,
-                rotation: [a.rotation, b.rotation],
+        if !self.same_layout(inputs, bodies) {
+            self.find_heavy(inputs, bodies);
+            self.colour(inputs, bodies);
+        }
+        self.lay_out(inputs, bodies);
+    }
+
+    /// True when `inputs` join the same bodies, of the same inverse masses
+    /// (whether they move, and their ratios), with the same kinds of joint
+    /// (plain or not) as last step's, so that last step's heavy groups and
+    /// colours stand (they depend on nothing else); the signature is
+    /// updated either way.
+    fn same_layout(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) -> bool {
+        let signature_of = |input: &JointInput<D>| {
+            let [a, b] = input.bodies;
+            Signature {
+                bodies: [a as u32, b as u32],
+                inv_mass: [bodies[a].inv_mass.to_bits(), bodies[b].inv_mass.to_bits()],
+                plain: is_plain(&input.model),
             }
-        }));
+        };
+        let same = self.signature.len() == inputs.len()
+            && !inputs.is_empty()
+            && inputs
+                .iter()
+                .zip(&self.signature)
+                .all(|(input, kept)| signature_of(input) == *kept);
+        if !same {
+            self.signature.clear();
+            self.signature.extend(inputs.iter().map(signature_of));
+        }
+        same
     }
 
-    /// True when there is no joint to solve.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.joints.is_empty()
-    }
-
-    /// Step 2's warm start: each joint's accumulated impulses applied.
-    pub(crate) fn warm_start(&mut self, states: &mut [D::BodyState]) {
-        for joint in &mut self.joints {
-            let now = Now::of(joint, states);
-            let (linear, angular) = totals(joint, &now);
-            apply(joint, &now, states, linear, angular);
+    /// Which joints are heavy: those of a group of bodies joined by moving
+    /// bodies (a fixed body joins nothing) in which some joint's bodies'
+    /// masses are more than [`HEAVY_RATIO`] apart.
+    fn find_heavy(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
+        self.is_heavy.clear();
+        self.is_heavy.resize(inputs.len(), false);
+        // A joint's two bodies' masses' ratio, 1 unless both move.
+        let ratio_of = |input: &JointInput<D>| {
+            let [ma, mb] = input.bodies.map(|i| bodies[i].inv_mass);
+            if ma > 0.0 && mb > 0.0 {
+                (ma / mb).max(mb / ma)
+            } else {
+                1.0
+            }
+        };
+        if !inputs.iter().any(|input| ratio_of(input) > HEAVY_RATIO) {
+            return;
+        }
+        let moves = |i: usize| bodies[i].inv_mass > 0.0;
+        let (group, ratio) = (&mut self.group, &mut self.ratio);
+        group.clear();
+        group.extend(0..bodies.len() as u32);
+        ratio.clear();
+        ratio.resize(bodies.len(), 1.0);
+        for input in inputs {
+            let [a, b] = input.bodies;
+            if moves(a) && moves(b) {
+                let (ra, rb) = (group_of(group, a), group_of(group, b));
+                let (ra, rb) = (ra.min(rb), ra.max(rb));
+                group[rb] = ra as u32;
+                ratio[ra] = ratio[ra].max(ratio[rb]).max(ratio_of(input));
+            }
+        }
+        for (input, heavy) in inputs.iter().zip(&mut self.is_heavy) {
+            let [a, b] = input.bodies;
+            let root = group_of(group, if moves(a) { a } else { b });
+            *heavy = ratio[root] > HEAVY_RATIO;
         }
     }
 
-    /// Step 3: each joint's impulses and its reaction on B over the last
+    /// The other joints' colours, in input order: each joins its colour's
+    /// plain or other members.
+    fn colour(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
+        self.graph.clear(bodies.len());
+        self.plain.iter_mut().for_each(Vec::clear);
+        self.other.iter_mut().for_each(Vec::clear);
+        for (k, (input, &heavy)) in inputs.iter().zip(&self.is_heavy).enumerate() {
+            if heavy {
+                continue;
+            }
+            let [a, b] = input.bodies;
+            let colour = self
+                .graph
+                .colour([(a, bodies[a].inv_mass > 0.0), (b, bodies[b].inv_mass > 0.0)]);
+            if colour < COLOURS && is_plain(&input.model) {
+                self.plain[colour].push(k);
+            } else {
+                self.other[colour].push(k);
+            }
+        }
+    }
+
+    /// The heavy joints, then each colour's plain joints four to a bundle
+    /// and its other joints; where each input went.
+    fn lay_out(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
+        self.places.clear();
+        self.places.resize(inputs.len(), Place::Joint(0));
+        self.joints.clear();
+        for (k, input) in inputs.iter().enumerate() {
+            if self.is_heavy[k] {
+                self.places[k] = Place::Joint(self.joints.len() as u32);
+                self.joints.push(Prepared::new(input, bodies));
+            }
+        }
+        self.heavy = self.joints.len();
+        self.body_count = bodies.len();
+        self.bundles.clear();
+        // The all-zero state past the last body: an empty lane's bodies.
+        let empty = bodies.len() as u32;
+        for colour in 0..=COLOURS {
+            let start = self.bundles.len();
+            for chunk in self.plain[colour].chunks(LANES) {
+                let lanes = core::array::from_fn(|lane| chunk.get(lane).map(|&k| &inputs[k]));
+                for (lane, &k) in chunk.iter().enumerate() {
+                    self.places[k] = Place::Lane(self.bundles.len() as u32, lane as u8);
+                }
+                self.bundles.push(PointBundle::default());
+                if let Some(bundle) = self.bundles.last_mut() {
+                    bundle.set(lanes, bodies, empty);
+                }
+            }
+            self.colour_bundles[colour] = start..self.bundles.len();
+            let start = self.joints.len();
+            for &k in &self.other[colour] {
+                self.places[k] = Place::Joint(self.joints.len() as u32);
+                self.joints.push(Prepared::new(&inputs[k], bodies));
+            }
+            self.colour_joints[colour] = start..self.joints.len();
+        }
+        self.rows.clear();
+        self.rows.resize(self.bundles.len(), PointRows::default());
+    }
+
+    /// The colours holding joints, in order.
+    fn used_colours(&self) -> Vec<usize> {
+        (0..=COLOURS)
+            .filter(|&c| !self.colour_bundles[c].is_empty() || !self.colour_joints[c].is_empty())
+            .collect()
+    }
+
+    /// The stages of `sweeps` sweeps of `work` over every colour, each
+    /// sweep in colour order or (`backwards`) the other way; only the
+    /// first sweep of a `fresh` solve works its rows out anew.
+    fn sweeps(
+        &self,
+        work: JointWork,
+        sweeps: usize,
+        backwards: impl Fn(usize) -> bool,
+    ) -> Vec<JointStage> {
+        let used = self.used_colours();
+        let mut stages = Vec::new();
+        for sweep in 0..sweeps {
+            let work = match work {
+                JointWork::Solve { fresh } => JointWork::Solve {
+                    fresh: fresh && sweep == 0,
+                },
+                JointWork::WarmStart { fresh } => JointWork::WarmStart {
+                    fresh: fresh && sweep == 0,
+                },
+                JointWork::Project { .. } => JointWork::Project { pass: sweep },
+            };
+            let stage = |&c: &usize| JointStage {
+                work,
+                colour: Some(c),
+                heavy: false,
+            };
+            if backwards(sweep) {
+                stages.extend(used.iter().rev().map(stage));
+            } else {
+                stages.extend(used.iter().map(stage));
+            }
+        }
+        if self.heavy > 0 {
+            // The heavy joints' whole pass goes with the first stage.
+            match stages.first_mut() {
+                Some(first) => first.heavy = true,
+                None => stages.push(JointStage {
+                    work,
+                    colour: None,
+                    heavy: true,
+                }),
+            }
+        }
+        stages
+    }
+
+    /// Step 2's warm start stages (`first`: of the step's first substep).
+    pub(crate) fn warm_start_stages(&self, first: bool) -> Vec<JointStage> {
+        self.sweeps(JointWork::WarmStart { fresh: first }, 1, |_| false)
+    }
+
+    /// Step 2's solve stages (`relax`: after the positions moved).
+    pub(crate) fn solve_stages(&self, relax: bool) -> Vec<JointStage> {
+        self.sweeps(JointWork::Solve { fresh: relax }, EASY_ITERATIONS, |_| {
+            false
+        })
+    }
+
+    /// Step 3's stages: position passes, alternating direction.
+    pub(crate) fn project_stages(&self) -> Vec<JointStage> {
+        self.sweeps(
+            JointWork::Project { pass: 0 },
+            EASY_POSITION_PASSES,
+            |pass| pass % 2 == 1,
+        )
+    }
+
+    /// Bundles (and other joints) per block of colour `colour`'s stages:
+    /// the overflow, whose joints may share bodies, is one block.
+    fn block_sizes(&self, colour: usize) -> (usize, usize) {
+        let (bundles, scalars) = (
+            self.colour_bundles[colour].len(),
+            self.colour_joints[colour].len(),
+        );
+        if colour == COLOURS {
+            return (bundles.max(1), scalars.max(1));
+        }
+        let threads = crate::parallel::threads();
+        (
+            bundles
+                .div_ceil(BLOCKS_PER_THREAD * threads)
+                .max(MIN_BUNDLES_PER_BLOCK),
+            scalars
+                .div_ceil(BLOCKS_PER_THREAD * threads)
+                .max(MIN_SCALARS_PER_BLOCK),
+        )
+    }
+
+    /// The blocks of `stage`.
+    pub(crate) fn blocks(&self, stage: &JointStage) -> usize {
+        let colour = stage.colour.map_or(0, |c| {
+            let (bundle_size, scalar_size) = self.block_sizes(c);
+            self.colour_bundles[c].len().div_ceil(bundle_size)
+                + self.colour_joints[c].len().div_ceil(scalar_size)
+        });
+        colour + usize::from(stage.heavy)
+    }
+
+    /// The joints shared by the threads of the solver's stages.
+    pub(crate) fn view(&mut self) -> JointView<'_, D> {
+        let sizes = (0..=COLOURS).map(|c| self.block_sizes(c)).collect();
+        JointView {
+            joints: Shared::new(&mut self.joints),
+            bundles: Shared::new(&mut self.bundles),
+            rows: Shared::new(&mut self.rows),
+            heavy: self.heavy,
+            body_count: self.body_count,
+            colour_bundles: &self.colour_bundles,
+            colour_joints: &self.colour_joints,
+            moved: (0..EASY_POSITION_PASSES)
+                .map(|_| AtomicBool::new(false))
+                .collect(),
+            sizes,
+        }
+    }
+
+    /// Step 4: each joint's impulses and its reaction on B over the last
     /// substep of `h` seconds (force N, torque N·m about B's anchor), in
-    /// input order, the bodies at their `states` after the step.
+    /// input order, the bodies at their `states` after the step. A plain
+    /// joint keeps no axial, motor or limit impulse.
     pub(crate) fn reactions<'s>(
         &'s self,
         states: &'s [D::BodyState],
         h: f32,
     ) -> impl Iterator<Item = (JointImpulses<D>, D::Vector, D::AngularVector)> + 's {
-        self.joints.iter().map(move |joint| {
-            let now = Now::of(joint, states);
-            let (linear, angular) = totals(joint, &now);
-            (
-                joint.input.impulses,
-                linear * (1.0 / h),
-                angular * (1.0 / h),
-            )
+        self.places.iter().map(move |&place| {
+            let (impulses, (linear, angular)) = match place {
+                Place::Joint(k) => {
+                    let joint = &self.joints[k as usize];
+                    let now = Now::of(joint, states);
+                    (joint.input.impulses, totals(joint, &now))
+                }
+                Place::Lane(bundle, lane) => {
+                    let (bundle, lane) = (&self.bundles[bundle as usize], lane as usize);
+                    let impulses = JointImpulses {
+                        point: bundle.point.get(lane),
+                        angular: bundle.angular.get(lane),
+                        ..JointImpulses::default()
+                    };
+                    (impulses, (impulses.point, impulses.angular))
+                }
+            };
+            (impulses, linear * (1.0 / h), angular * (1.0 / h))
         })
     }
+}
 
-    /// Step 3: [`POSITION_PASSES`] passes moving the bodies so that each
-    /// joint's rigid parts hold: point, rod, hinge axes, weld rotation,
-    /// limits passed. Springs and motors are left alone.
-    pub(crate) fn project(&mut self, states: &mut [D::BodyState]) {
-        let n = self.joints.len();
-        for pass in 0..POSITION_PASSES {
-            for k in 0..n {
-                // Passes alternate direction (symmetric Gauss-Seidel): a
-                // chain's error runs down it in one pass and up in the next.
-                let k = if pass % 2 == 0 { k } else { n - 1 - k };
-                let joint = &mut self.joints[k];
-                match joint.input.model {
-                    JointModel::Distance {
-                        length,
-                        min,
-                        max,
-                        spring,
-                    } => project_distance(joint, states, length, min, max, spring),
-                    JointModel::Revolute { limits, .. } => {
-                        project_hinge(joint, states, limits);
-                        project_point(joint, states);
+impl<D: JointDim> Prepared<D> {
+    /// `input` over the solver's `bodies` as the step begins.
+    fn new(input: &JointInput<D>, bodies: &[SolverBody<D>]) -> Self {
+        let [a, b] = input.bodies.map(|i| &bodies[i]);
+        Prepared {
+            input: *input,
+            inv_mass: [a.inv_mass, b.inv_mass],
+            inv_inertia: [a.inv_inertia, b.inv_inertia],
+            arm: [
+                D::rotate(a.rotation, input.frame.anchor_a),
+                D::rotate(b.rotation, input.frame.anchor_b),
+            ],
+            centres: b.center - a.center,
+            rotation: [a.rotation, b.rotation],
+        }
+    }
+}
+
+impl<D: JointDim> PointBundle<D> {
+    /// A fresh bundle set to plain joints `lanes` (`None`: an empty lane,
+    /// whose bodies are the all-zero state `empty`) over the solver's
+    /// `bodies` as the step begins. Each quantity is gathered lane by lane,
+    /// then turned into world axes four lanes at a time.
+    fn set(
+        &mut self,
+        lanes: [Option<&JointInput<D>>; LANES],
+        bodies: &[SolverBody<D>],
+        empty: u32,
+    ) {
+        let bundle = self;
+        bundle.body_a = [empty; LANES];
+        bundle.body_b = [empty; LANES];
+        let zero = [Vec4::ZERO; LANES];
+        let (mut anchor_a, mut anchor_b, mut turn_a, mut turn_b) = (zero, zero, zero, zero);
+        let (mut centres, mut point, mut angular) = (zero, zero, zero);
+        let (mut axis_a, mut axis_b) = (zero, zero);
+        let (mut inv_mass_a, mut inv_mass_b, mut hinge) =
+            ([0.0; LANES], [0.0; LANES], [0.0; LANES]);
+        for (lane, input) in lanes.iter().enumerate() {
+            let Some(input) = input else { continue };
+            let [ia, ib] = input.bodies;
+            let (a, b) = (&bodies[ia], &bodies[ib]);
+            bundle.body_a[lane] = ia as u32;
+            bundle.body_b[lane] = ib as u32;
+            bundle.moves_a[lane] = a.inv_mass > 0.0;
+            bundle.moves_b[lane] = b.inv_mass > 0.0;
+            inv_mass_a[lane] = a.inv_mass;
+            inv_mass_b[lane] = b.inv_mass;
+            bundle.inv_inertia_a.set(lane, a.inv_inertia);
+            bundle.inv_inertia_b.set(lane, b.inv_inertia);
+            anchor_a[lane] = input.frame.anchor_a.to_word();
+            anchor_b[lane] = input.frame.anchor_b.to_word();
+            turn_a[lane] = a.rotation.to_word();
+            turn_b[lane] = b.rotation.to_word();
+            centres[lane] = (b.center - a.center).to_word();
+            point[lane] = input.impulses.point.to_word();
+            angular[lane] = input.impulses.angular.to_word();
+            if let JointModel::Revolute { .. } = input.model {
+                axis_a[lane] = input.frame.axis_a.to_word();
+                axis_b[lane] = input.frame.axis_b.to_word();
+                hinge[lane] = 1.0;
+            }
+        }
+        bundle.inv_mass_a = Vec4::from_array(inv_mass_a);
+        bundle.inv_mass_b = Vec4::from_array(inv_mass_b);
+        bundle.hinge = Vec4::from_array(hinge);
+        let (turn_a, turn_b) = (
+            D::RotationLanes::from_words(turn_a),
+            D::RotationLanes::from_words(turn_b),
+        );
+        bundle.arm_a = turn_a.rotate(&D::VectorLanes::from_words(anchor_a));
+        bundle.arm_b = turn_b.rotate(&D::VectorLanes::from_words(anchor_b));
+        bundle.axis_a = D::turn_axis_lanes(&turn_a, &D::AngularLanes::from_words(axis_a));
+        bundle.axis_b = D::turn_axis_lanes(&turn_b, &D::AngularLanes::from_words(axis_b));
+        bundle.centres = D::VectorLanes::from_words(centres);
+        bundle.point = D::VectorLanes::from_words(point);
+        bundle.angular = D::AngularLanes::from_words(angular);
+    }
+}
+
+/// The joints during the solver's stages, shared by the threads.
+pub(crate) struct JointView<'a, D: JointDim> {
+    joints: Shared<'a, Prepared<D>>,
+    bundles: Shared<'a, PointBundle<D>>,
+    rows: Shared<'a, PointRows<D>>,
+    /// The heavy joints' share of the joints.
+    heavy: usize,
+    /// The bodies' count (the bundles' indices reach it, not past).
+    body_count: usize,
+    colour_bundles: &'a [Range<usize>],
+    colour_joints: &'a [Range<usize>],
+    /// Per position pass: whether it moved a body (set by any block; read
+    /// by the next pass's, after the stage between them ended).
+    moved: Vec<AtomicBool>,
+    /// Each colour's bundles and other joints per block.
+    sizes: Vec<(usize, usize)>,
+}
+
+impl<D: JointDim> JointView<'_, D> {
+    /// Block `block` of `stage`, over the bodies' `states`.
+    ///
+    /// # Safety
+    /// The blocks of one stage may run at once, but no other stage may run
+    /// beside them, and nothing else may reach `states`, the joints, their
+    /// bundles or rows meanwhile. (Within a colour no two joints share a
+    /// moving body, the heavy joints share none with the others, and the
+    /// overflow is one block; a body that does not move is only read.)
+    pub(crate) unsafe fn run(
+        &self,
+        stage: &JointStage,
+        mut block: usize,
+        states: &Shared<'_, D::BodyState>,
+        pass: &JointPass,
+    ) {
+        // SAFETY: by the caller's contract, this block alone reaches its
+        // joints' moving bodies, and no one writes the bodies it only reads.
+        let mut bodies = unsafe { States::new(states) };
+        if stage.heavy {
+            if block == 0 {
+                // SAFETY: the heavy joints are this block's alone.
+                unsafe { self.run_heavy(stage.work, &mut bodies, pass) };
+                return;
+            }
+            block -= 1;
+        }
+        let Some(colour) = stage.colour else {
+            return;
+        };
+        if let JointWork::Project { pass } = stage.work {
+            if pass > 0 && !self.moved[pass - 1].load(Ordering::Relaxed) {
+                // The pass before moved nothing: this one would find the same.
+                return;
+            }
+        }
+        let (bundle_size, scalar_size) = self.sizes[colour];
+        let bundles = &self.colour_bundles[colour];
+        let bundle_blocks = bundles.len().div_ceil(bundle_size);
+        if block < bundle_blocks {
+            let start = bundles.start + block * bundle_size;
+            let range = start..(start + bundle_size).min(bundles.end);
+            // SAFETY: the bundles of a block are its own; their bodies, as
+            // the contract says.
+            unsafe { self.run_bundles(stage.work, range, states) };
+            return;
+        }
+        let joints = &self.colour_joints[colour];
+        let start = joints.start + (block - bundle_blocks) * scalar_size;
+        for k in start..(start + scalar_size).min(joints.end) {
+            // SAFETY: each joint is in one block of a stage.
+            let joint = unsafe { self.joints.get_mut(k) };
+            match stage.work {
+                JointWork::WarmStart { .. } => warm_start_joint(joint, &mut bodies),
+                JointWork::Solve { .. } => solve_joint(joint, &mut bodies, pass),
+                JointWork::Project { pass } => {
+                    if project_joint(joint, &mut bodies) {
+                        self.moved[pass].store(true, Ordering::Relaxed);
                     }
-                    JointModel::Weld { linear, angular } => {
-                        if angular.is_none() {
-                            project_weld_rotation(joint, states);
-                        }
-                        if linear.is_none() {
-                            project_point(joint, states);
-                        }
-                    }
-                    JointModel::Spherical { cone, twist } => {
-                        project_ball_limits(joint, states, cone, twist);
-                        project_point(joint, states);
-                    }
-                    JointModel::Prismatic { limits, .. } => {
-                        project_weld_rotation(joint, states);
-                        project_across(joint, states, limits);
-                    }
-                    JointModel::Wheel { spring, .. } => {
-                        project_hinge(joint, states, None);
-                        let hold = spring.is_none().then_some((0.0, 0.0));
-                        project_across(joint, states, hold);
-                    }
-                    JointModel::Motor { .. } => {}
                 }
             }
         }
     }
 
-    /// Step 2's solve or relax: every row of every joint,
-    /// [`JOINT_ITERATIONS`] times.
-    pub(crate) fn solve(&mut self, states: &mut [D::BodyState], pass: &JointPass) {
-        for _ in 0..JOINT_ITERATIONS {
-            for joint in &mut self.joints {
-                match joint.input.model {
-                    JointModel::Distance {
-                        length,
-                        min,
-                        max,
-                        spring,
-                    } => solve_distance(joint, states, pass, length, min, max, spring),
-                    JointModel::Revolute {
-                        limits,
-                        motor,
-                        spring,
-                        target,
-                    } => {
-                        let mut now = Now::of(joint, states);
-                        solve_hinge(joint, states, pass, &mut now, limits, motor, spring, target);
-                        solve_point(joint, states, pass, None, &mut now);
+    /// The heavy joints' whole pass, in input order.
+    ///
+    /// # Safety
+    /// As [`JointView::run`], the heavy joints this block's alone.
+    unsafe fn run_heavy(&self, work: JointWork, bodies: &mut Bodies<D>, pass: &JointPass) {
+        // SAFETY: the heavy joints are reached by this block alone.
+        let joint = |k: usize| unsafe { self.joints.get_mut(k) };
+        match work {
+            JointWork::WarmStart { .. } => {
+                for k in 0..self.heavy {
+                    warm_start_joint(joint(k), bodies);
+                }
+            }
+            JointWork::Solve { .. } => {
+                for _ in 0..JOINT_ITERATIONS {
+                    for k in 0..self.heavy {
+                        solve_joint(joint(k), bodies, pass);
                     }
-                    JointModel::Weld { linear, angular } => {
-                        let mut now = Now::of(joint, states);
-                        solve_weld_rotation(joint, states, pass, angular);
-                        solve_point(joint, states, pass, linear, &mut now);
+                }
+            }
+            JointWork::Project { .. } => {
+                let n = self.heavy;
+                for pass in 0..POSITION_PASSES {
+                    let mut moved = false;
+                    for k in 0..n {
+                        // Passes alternate direction (symmetric Gauss-Seidel): a
+                        // chain's error runs down it in one pass and up in the next.
+                        let k = if pass % 2 == 0 { k } else { n - 1 - k };
+                        moved |= project_joint(joint(k), bodies);
                     }
-                    JointModel::Spherical { cone, twist } => {
-                        let mut now = Now::of(joint, states);
-                        solve_ball_limits(joint, states, pass, cone, twist);
-                        solve_point(joint, states, pass, None, &mut now);
+                    if !moved {
+                        break;
                     }
-                    JointModel::Prismatic {
-                        limits,
-                        motor,
-                        spring,
-                        target,
-                    } => {
-                        solve_slide(joint, states, pass, limits, motor, spring, target);
-                        solve_weld_rotation(joint, states, pass, None);
-                        solve_across(joint, states);
-                    }
-                    JointModel::Wheel { spring, motor } => {
-                        match spring {
-                            Some(_) => solve_slide(joint, states, pass, None, None, spring, 0.0),
-                            None => solve_rigid_slide(joint, states),
-                        }
-                        solve_wheel_spin(joint, states, pass, motor);
-                        solve_across(joint, states);
-                    }
-                    JointModel::Motor {
-                        max_force,
-                        max_torque,
-                    } => solve_motor_joint(joint, states, pass, max_force, max_torque),
                 }
             }
         }
+    }
+
+    /// `work` on the bundles `range`, four joints at a time.
+    ///
+    /// # Safety
+    /// As [`JointView::run`], the bundles `range` this block's alone.
+    unsafe fn run_bundles(
+        &self,
+        work: JointWork,
+        range: Range<usize>,
+        states: &Shared<'_, D::BodyState>,
+    ) {
+        let lanes = StateLanes::<D>::new(states, self.body_count + 1);
+        let mut moved = false;
+        for index in range {
+            // SAFETY: the bundle and its rows are this block's alone.
+            let bundle = unsafe { self.bundles.get_mut(index) };
+            let rows = unsafe { self.rows.get_mut(index) };
+            // SAFETY: within a colour no two bundles, nor two lanes of one,
+            // share a moving body; bodies that do not move are only read.
+            unsafe {
+                match work {
+                    JointWork::Project { .. } => {
+                        let mut a = lanes.motions(&bundle.body_a);
+                        let mut b = lanes.motions(&bundle.body_b);
+                        if bundle.project(&mut a, &mut b) {
+                            lanes.set_motions(&bundle.body_a, &bundle.moves_a, &a);
+                            lanes.set_motions(&bundle.body_b, &bundle.moves_b, &b);
+                            moved = true;
+                        }
+                    }
+                    JointWork::WarmStart { fresh } | JointWork::Solve { fresh } => {
+                        if fresh {
+                            let a = lanes.motions(&bundle.body_a);
+                            let b = lanes.motions(&bundle.body_b);
+                            *rows = bundle.rows(&a.turn, &b.turn);
+                        }
+                        let mut a = lanes.velocities(&bundle.body_a);
+                        let mut b = lanes.velocities(&bundle.body_b);
+                        if matches!(work, JointWork::WarmStart { .. }) {
+                            bundle.warm_start(rows, &mut a, &mut b);
+                        } else {
+                            bundle.sweep(rows, &mut a, &mut b);
+                        }
+                        lanes.set_velocities(&bundle.body_a, &bundle.moves_a, &a);
+                        lanes.set_velocities(&bundle.body_b, &bundle.moves_b, &b);
+                    }
+                }
+            }
+        }
+        if let (JointWork::Project { pass }, true) = (work, moved) {
+            self.moved[pass].store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The bodies' states as a joint stage reaches them, indexed as a slice.
+pub(crate) struct States<'s, 'a, S> {
+    shared: &'s Shared<'a, S>,
+}
+
+/// The solver's body states, as the joints reach them.
+type Bodies<'s, 'a, D> = States<'s, 'a, <D as SolverDim>::BodyState>;
+
+impl<'s, 'a, S> States<'s, 'a, S> {
+    /// # Safety
+    /// While the result lives, the states it is used to write are reached
+    /// by nothing else, and those it reads are written by nothing else.
+    unsafe fn new(shared: &'s Shared<'a, S>) -> Self {
+        Self { shared }
+    }
+}
+
+impl<S> Index<usize> for States<'_, '_, S> {
+    type Output = S;
+    fn index(&self, i: usize) -> &S {
+        // SAFETY: by the contract of `States::new`.
+        unsafe { self.shared.get(i) }
+    }
+}
+
+impl<S> IndexMut<usize> for States<'_, '_, S> {
+    fn index_mut(&mut self, i: usize) -> &mut S {
+        // SAFETY: by the contract of `States::new`.
+        unsafe { self.shared.get_mut(i) }
+    }
+}
+
+/// A joint's accumulated impulses applied again.
+fn warm_start_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
+    let now = Now::of(joint, states);
+    let (linear, angular) = totals(joint, &now);
+    apply(joint, &now, states, linear, angular);
+}
+
+/// One sweep over a joint's rows.
+fn solve_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>, pass: &JointPass) {
+    match joint.input.model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } => solve_distance(joint, states, pass, length, min, max, spring),
+        JointModel::Revolute {
+            limits,
+            motor,
+            spring,
+            target,
+        } => {
+            let mut now = Now::of(joint, states);
+            solve_hinge(joint, states, pass, &mut now, limits, motor, spring, target);
+            solve_point(joint, states, pass, None, &mut now);
+        }
+        JointModel::Weld { linear, angular } => {
+            let mut now = Now::of(joint, states);
+            solve_weld_rotation(joint, states, pass, angular);
+            solve_point(joint, states, pass, linear, &mut now);
+        }
+        JointModel::Spherical { cone, twist } => {
+            let mut now = Now::of(joint, states);
+            solve_ball_limits(joint, states, pass, cone, twist);
+            solve_point(joint, states, pass, None, &mut now);
+        }
+        JointModel::Prismatic {
+            limits,
+            motor,
+            spring,
+            target,
+        } => {
+            solve_slide(joint, states, pass, limits, motor, spring, target);
+            solve_weld_rotation(joint, states, pass, None);
+            solve_across(joint, states);
+        }
+        JointModel::Wheel { spring, motor } => {
+            match spring {
+                Some(_) => solve_slide(joint, states, pass, None, None, spring, 0.0),
+                None => solve_rigid_slide(joint, states),
+            }
+            solve_wheel_spin(joint, states, pass, motor);
+            solve_across(joint, states);
+        }
+        JointModel::Motor {
+            max_force,
+            max_torque,
+        } => solve_motor_joint(joint, states, pass, max_force, max_torque),
+    }
+}
+
+/// One position pass over a joint: the bodies moved so that its rigid
+/// parts hold (point, rod, hinge axes, weld rotation, limits passed), each
+/// part off by less than [`LINEAR_TOLERANCE`] or [`ANGULAR_TOLERANCE`]
+/// left alone; springs and motors are left alone. Whether it moved them.
+fn project_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) -> bool {
+    match joint.input.model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } => project_distance(joint, states, length, min, max, spring),
+        JointModel::Revolute { limits, .. } => {
+            let turned = project_hinge(joint, states, limits);
+            project_point(joint, states) | turned
+        }
+        JointModel::Weld { linear, angular } => {
+            let turned = angular.is_none() && project_weld_rotation(joint, states);
+            (linear.is_none() && project_point(joint, states)) | turned
+        }
+        JointModel::Spherical { cone, twist } => {
+            let turned = project_ball_limits(joint, states, cone, twist);
+            project_point(joint, states) | turned
+        }
+        JointModel::Prismatic { limits, .. } => {
+            let turned = project_weld_rotation(joint, states);
+            project_across(joint, states, limits) | turned
+        }
+        JointModel::Wheel { spring, .. } => {
+            let turned = project_hinge(joint, states, None);
+            let hold = spring.is_none().then_some((0.0, 0.0));
+            project_across(joint, states, hold) | turned
+        }
+        JointModel::Motor { .. } => false,
     }
 }
 
@@ -560,7 +1276,10 @@ struct Now<D: JointDim> {
 }
 
 impl<D: JointDim> Now<D> {
-    fn of(joint: &Prepared<D>, states: &[D::BodyState]) -> Self {
+    fn of<S: Index<usize, Output = D::BodyState> + ?Sized>(
+        joint: &Prepared<D>,
+        states: &S,
+    ) -> Self {
         let [a, b] = joint.input.bodies;
         let ((va, wa), (vb, wb)) = (states[a].velocities(), states[b].velocities());
         let ((da, ta), (db, tb)) = (states[a].motion(), states[b].motion());
@@ -582,7 +1301,7 @@ impl<D: JointDim> Now<D> {
 
     /// The bodies' velocities read again (after an impulse): the poses do
     /// not change within a pass, only the velocities.
-    fn read_velocities(&mut self, joint: &Prepared<D>, states: &[D::BodyState]) {
+    fn read_velocities(&mut self, joint: &Prepared<D>, states: &Bodies<D>) {
         let [a, b] = joint.input.bodies;
         let ((va, wa), (vb, wb)) = (states[a].velocities(), states[b].velocities());
         self.linear = [va, vb];
@@ -683,7 +1402,7 @@ fn totals<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (D::Vector, D::Angu
 fn apply<D: JointDim>(
     joint: &Prepared<D>,
     now: &Now<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     linear: D::Vector,
     angular: D::AngularVector,
 ) {
@@ -694,7 +1413,7 @@ fn apply<D: JointDim>(
 fn apply_at<D: JointDim>(
     joint: &Prepared<D>,
     arm: [D::Vector; 2],
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     linear: D::Vector,
     angular: D::AngularVector,
 ) {
@@ -702,16 +1421,22 @@ fn apply_at<D: JointDim>(
     let [a, b] = joint.input.bodies;
     let [ma, mb] = joint.inv_mass;
     let [ia, ib] = joint.inv_inertia;
-    let (va, wa) = states[a].velocities();
-    states[a].set_velocities(
-        va - linear * ma,
-        wa - D::mul_inertia(ia, D::cross(now_arm[0], linear) + angular),
-    );
-    let (vb, wb) = states[b].velocities();
-    states[b].set_velocities(
-        vb + linear * mb,
-        wb + D::mul_inertia(ib, D::cross(now_arm[1], linear) + angular),
-    );
+    // A body that does not move is only read (another colour's joints may
+    // read it at the same time).
+    if ma > 0.0 {
+        let (va, wa) = states[a].velocities();
+        states[a].set_velocities(
+            va - linear * ma,
+            wa - D::mul_inertia(ia, D::cross(now_arm[0], linear) + angular),
+        );
+    }
+    if mb > 0.0 {
+        let (vb, wb) = states[b].velocities();
+        states[b].set_velocities(
+            vb + linear * mb,
+            wb + D::mul_inertia(ib, D::cross(now_arm[1], linear) + angular),
+        );
+    }
 }
 
 /// A spring's softness over one substep.
@@ -800,7 +1525,7 @@ fn limit_row(mass: f32, speed: f32, error: f32, pass: &JointPass, accumulated: &
 /// (`spring`).
 fn solve_point<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     spring: Option<Spring>,
     now: &mut Now<D>,
@@ -825,7 +1550,7 @@ fn point_block<D: JointDim>(joint: &Prepared<D>, now: &Now<D>, rhs: D::Vector) -
 /// spring; then its limits.
 fn solve_distance<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     length: f32,
     min: f32,
@@ -890,7 +1615,7 @@ fn solve_distance<D: JointDim>(
 #[allow(clippy::too_many_arguments)]
 fn solve_hinge<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     now: &mut Now<D>,
     limits: Option<(f32, f32)>,
@@ -962,7 +1687,7 @@ struct AngleRow<D: JointDim> {
 /// (lower, upper); the impulses after.
 fn solve_angle_limits<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     now: &mut Now<D>,
     pass: &JointPass,
     row: &AngleRow<D>,
@@ -984,7 +1709,7 @@ fn solve_angle_limits<D: JointDim>(
 /// one block, rigid or soft (`spring`).
 fn solve_weld_rotation<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     spring: Option<Spring>,
 ) {
@@ -1006,21 +1731,26 @@ fn solve_weld_rotation<D: JointDim>(
 fn nudge<D: JointDim>(
     joint: &Prepared<D>,
     now: &Now<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     linear: D::Vector,
     angular: D::AngularVector,
 ) {
     let [a, b] = joint.input.bodies;
     let [ma, mb] = joint.inv_mass;
     let [ia, ib] = joint.inv_inertia;
-    states[a].nudge(
-        -linear * ma,
-        -D::mul_inertia(ia, D::cross(now.arm[0], linear) + angular),
-    );
-    states[b].nudge(
-        linear * mb,
-        D::mul_inertia(ib, D::cross(now.arm[1], linear) + angular),
-    );
+    // As in `apply_at`: a body that does not move is only read.
+    if ma > 0.0 {
+        states[a].nudge(
+            -linear * ma,
+            -D::mul_inertia(ia, D::cross(now.arm[0], linear) + angular),
+        );
+    }
+    if mb > 0.0 {
+        states[b].nudge(
+            linear * mb,
+            D::mul_inertia(ib, D::cross(now.arm[1], linear) + angular),
+        );
+    }
 }
 
 /// `v` shortened to at most `most`.
@@ -1033,26 +1763,31 @@ fn at_most<V: Vector>(v: V, most: f32) -> V {
     }
 }
 
-/// The anchors brought together.
-fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
+/// The anchors brought together; whether they were apart.
+fn project_point<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) -> bool {
     let now = Now::of(joint, states);
+    if now.separation.length() < LINEAR_TOLERANCE {
+        return false;
+    }
     let error = at_most(now.separation, MAX_LINEAR_CORRECTION);
     let shift = -point_block(joint, &now, error);
     nudge(joint, &now, states, shift, D::AngularVector::default());
+    true
 }
 
-/// A rod's length restored, or a rope's or spring's range where passed.
+/// A rod's length restored, or a rope's or spring's range where passed;
+/// whether it was off.
 fn project_distance<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     length: f32,
     min: f32,
     max: f32,
     spring: Option<Spring>,
-) {
+) -> bool {
     let now = Now::of(joint, states);
     let Some(u) = now.direction() else {
-        return;
+        return false;
     };
     let current = now.separation.length();
     let error = if spring.is_none() && min >= max {
@@ -1062,31 +1797,41 @@ fn project_distance<D: JointDim>(
     } else if current > max {
         current - max
     } else {
-        return;
+        return false;
     };
+    if error.abs() < LINEAR_TOLERANCE {
+        return false;
+    }
     let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
     let shift = u * (-linear_mass(joint, &now, u) * error);
     nudge(joint, &now, states, shift, D::AngularVector::default());
+    true
 }
 
-/// A hinge's axes brought together (3D), and its angle back within its limits.
+/// A hinge's axes brought together (3D), and its angle back within its
+/// limits; whether either was off.
 fn project_hinge<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     limits: Option<(f32, f32)>,
-) {
+) -> bool {
     let frame = joint.input.frame;
     let now = Now::of(joint, states);
     let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
     let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
+    let mut moved = false;
     for &(direction, error) in &rows[..count] {
+        if error.abs() < ANGULAR_TOLERANCE {
+            continue;
+        }
         let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
         let now = Now::of(joint, states);
         let turn = direction * (-angular_mass(joint, direction) * error);
         nudge(joint, &now, states, D::Vector::ZERO, turn);
+        moved = true;
     }
     let Some((lower, upper)) = limits else {
-        return;
+        return moved;
     };
     let now = Now::of(joint, states);
     let angle = now.hinge_angle(&frame);
@@ -1095,18 +1840,25 @@ fn project_hinge<D: JointDim>(
     } else if angle > upper {
         angle - upper
     } else {
-        return;
+        return moved;
     };
+    if error.abs() < ANGULAR_TOLERANCE {
+        return moved;
+    }
     let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
     let axis = now.hinge_axis();
     let turn = axis * (-angular_mass(joint, axis) * error);
     nudge(joint, &now, states, D::Vector::ZERO, turn);
+    true
 }
 
-/// A rigid weld's rotation restored.
-fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut [D::BodyState]) {
+/// A rigid weld's rotation restored; whether it was off.
+fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut Bodies<D>) -> bool {
     let now = Now::of(joint, states);
     let error = now.held_turn(joint);
+    if error.dot(error).sqrt() < ANGULAR_TOLERANCE {
+        return false;
+    }
     let mass = rotation_mass(joint);
     let turn = -D::mul_inertia(mass, error);
     let size = turn.dot(turn).sqrt();
@@ -1116,6 +1868,7 @@ fn project_weld_rotation<D: JointDim>(joint: &Prepared<D>, states: &mut [D::Body
         turn
     };
     nudge(joint, &now, states, D::Vector::ZERO, turn);
+    true
 }
 
 /// A linear row along unit `d` between the point of A under anchor B
@@ -1134,7 +1887,7 @@ fn slide_row<D: JointDim>(
 /// `impulse` along `d` at the slide row's arms (B gains, A loses).
 fn apply_slide<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     arms: [D::Vector; 2],
     d: D::Vector,
     impulse: f32,
@@ -1155,7 +1908,7 @@ fn across<D: JointDim>(axis: D::Vector) -> ([D::Vector; 2], usize) {
 
 /// A slider's or wheel's rows across its axis: anchor B kept on A's axis
 /// (rigid, no push: the position passes correct the drift).
-fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState]) {
+fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
     let mut now = Now::of(joint, states);
     let (directions, count) = across::<D>(now.slide_axis(joint));
     for &d in &directions[..count] {
@@ -1170,7 +1923,7 @@ fn solve_across<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState
 /// A slider's or wheel's rows along its axis: spring, drive, limits.
 fn solve_slide<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     limits: Option<(f32, f32)>,
     motor: Option<Motor>,
@@ -1227,7 +1980,7 @@ fn solve_slide<D: JointDim>(
 }
 
 /// A wheel without a spring: anchor B held on anchor A along the axis too.
-fn solve_rigid_slide<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::BodyState]) {
+fn solve_rigid_slide<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) {
     let now = Now::of(joint, states);
     let axis = now.slide_axis(joint);
     let (mass, speed, arms) = slide_row(joint, &now, axis);
@@ -1239,7 +1992,7 @@ fn solve_rigid_slide<D: JointDim>(joint: &mut Prepared<D>, states: &mut [D::Body
 /// A wheel's axle kept on its axis (3D) and its drive.
 fn solve_wheel_spin<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     motor: Option<Motor>,
 ) {
@@ -1263,7 +2016,7 @@ fn solve_wheel_spin<D: JointDim>(
 /// joint's force and torque.
 fn solve_motor_joint<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     max_force: f32,
     max_torque: f32,
@@ -1296,21 +2049,24 @@ fn solve_motor_joint<D: JointDim>(
 }
 
 /// A slider's or wheel's anchor B brought back onto A's axis, and a
-/// slider's translation back within its limits.
+/// slider's translation back within its limits; whether either was off.
 fn project_across<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     limits: Option<(f32, f32)>,
-) {
+) -> bool {
     let now = Now::of(joint, states);
     let axis = now.slide_axis(joint);
     let (directions, count) = across::<D>(axis);
+    let mut off = false;
     for &d in &directions[..count] {
         let now = Now::of(joint, states);
-        let error = now
-            .separation
-            .dot(d)
-            .clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
+        let error = now.separation.dot(d);
+        if error.abs() < LINEAR_TOLERANCE {
+            continue;
+        }
+        off = true;
+        let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
         let (mass, _, arms) = slide_row(joint, &now, d);
         let moved = Now::<D> { arm: arms, ..now };
         nudge(
@@ -1322,7 +2078,7 @@ fn project_across<D: JointDim>(
         );
     }
     let Some((lower, upper)) = limits else {
-        return;
+        return off;
     };
     let now = Now::of(joint, states);
     let translation = now.translation(joint);
@@ -1331,8 +2087,11 @@ fn project_across<D: JointDim>(
     } else if translation > upper {
         translation - upper
     } else {
-        return;
+        return off;
     };
+    if error.abs() < LINEAR_TOLERANCE {
+        return off;
+    }
     let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
     let (mass, _, arms) = slide_row(joint, &now, axis);
     let moved = Now::<D> { arm: arms, ..now };
@@ -1343,6 +2102,7 @@ fn project_across<D: JointDim>(
         axis * (-mass * error),
         D::AngularVector::default(),
     );
+    true
 }
 
 /// A ball joint's swing (the angle between the twist axes) and the unit
@@ -1364,7 +2124,7 @@ fn twist<D: JointDim>(joint: &Prepared<D>, now: &Now<D>) -> (f32, D::AngularVect
 /// A ball joint's cone and twist limits: one-sided angular rows.
 fn solve_ball_limits<D: JointDim>(
     joint: &mut Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     pass: &JointPass,
     cone: Option<f32>,
     twist_limits: Option<(f32, f32)>,
@@ -1411,20 +2171,23 @@ fn solve_ball_limits<D: JointDim>(
     }
 }
 
-/// A ball joint brought back within its cone and twist limits.
+/// A ball joint brought back within its cone and twist limits; whether it
+/// was past either.
 fn project_ball_limits<D: JointDim>(
     joint: &Prepared<D>,
-    states: &mut [D::BodyState],
+    states: &mut Bodies<D>,
     cone: Option<f32>,
     twist_limits: Option<(f32, f32)>,
-) {
+) -> bool {
+    let mut moved = false;
     if let Some(cone) = cone {
         let now = Now::of(joint, states);
         if let Some((angle, direction)) = swing(joint, &now) {
-            if angle > cone {
+            if angle - cone >= ANGULAR_TOLERANCE {
                 let error = (angle - cone).min(MAX_ANGULAR_CORRECTION);
                 let turn = direction * (-angular_mass(joint, direction) * error);
                 nudge(joint, &now, states, D::Vector::ZERO, turn);
+                moved = true;
             }
         }
     }
@@ -1436,10 +2199,101 @@ fn project_ball_limits<D: JointDim>(
         } else if angle > upper {
             angle - upper
         } else {
-            return;
+            return moved;
         };
+        if error.abs() < ANGULAR_TOLERANCE {
+            return moved;
+        }
         let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
         let turn = about * (-angular_mass(joint, about) * error);
         nudge(joint, &now, states, D::Vector::ZERO, turn);
+        moved = true;
+    }
+    moved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bodies 0..10 on the X axis, body 0 fixed, each of the others moving
+    /// with inverse mass `inv_mass(i)`.
+    fn bodies(inv_mass: impl Fn(usize) -> f32) -> Vec<SolverBody<D2>> {
+        (0..10)
+            .map(|i| {
+                let mut body = SolverBody::at_rest(Vec2::new(i as f32, 0.0), Rot2::IDENTITY);
+                if i > 0 {
+                    body.inv_mass = inv_mass(i);
+                    body.inv_inertia = 1.0;
+                    body.dynamic = true;
+                }
+                body
+            })
+            .collect()
+    }
+
+    /// Joint `k` hinges body `k` to body `k + 1`; the ones in `limited`
+    /// have limits (not plain).
+    fn chain(limited: &[usize]) -> Vec<JointInput<D2>> {
+        (0..9)
+            .map(|k| JointInput {
+                bodies: [k, k + 1],
+                frame: JointFrame {
+                    anchor_a: Vec2::new(0.5, 0.0),
+                    anchor_b: Vec2::new(-0.5, 0.0),
+                    axis_a: 1.0,
+                    axis_b: 1.0,
+                    reference: Rot2::IDENTITY,
+                    slide_a: Vec2::X,
+                },
+                model: JointModel::Revolute {
+                    limits: limited.contains(&k).then_some((-1.0, 1.0)),
+                    motor: None,
+                    spring: None,
+                    target: 0.0,
+                },
+                impulses: JointImpulses::default(),
+            })
+            .collect()
+    }
+
+    /// What a layout decided: the heavy count, each colour's bundles and
+    /// joints, and each input's place.
+    fn layout(solver: &JointSolver<D2>) -> String {
+        format!(
+            "{} {:?} {:?} {:?}",
+            solver.heavy, solver.colour_bundles, solver.colour_joints, solver.places
+        )
+    }
+
+    #[test]
+    fn an_unchanged_step_keeps_the_layout_a_fresh_one_gives() {
+        let even = bodies(|_| 1.0);
+        let heavy_end = bodies(|i| if i == 9 { 0.01 } else { 1.0 });
+        let cases = [
+            (chain(&[]), &even),
+            (chain(&[3]), &even),
+            (chain(&[]), &heavy_end),
+        ];
+        let mut kept = JointSolver::<D2>::default();
+        for (inputs, bodies) in &cases {
+            let mut fresh = JointSolver::<D2>::default();
+            fresh.prepare(inputs, bodies);
+            kept.prepare(inputs, bodies);
+            assert_eq!(layout(&kept), layout(&fresh), "laid out anew");
+            kept.prepare(inputs, bodies);
+            assert_eq!(layout(&kept), layout(&fresh), "kept");
+        }
+        // The chain with a 100:1 end mass is one heavy group; the even one
+        // takes two colours, its limited joint solved alone.
+        assert_eq!(kept.heavy, 9);
+        kept.prepare(&chain(&[3]), &even);
+        assert_eq!(kept.heavy, 0);
+        assert_eq!(
+            kept.bundles.len(),
+            2 + 1,
+            "colour 0's five plain joints in two bundles, colour 1's three in one"
+        );
+        assert_eq!(kept.joints.len(), 1, "the limited joint");
     }
 }

@@ -18,6 +18,37 @@ pub(crate) fn transpose(words: [Vec4; 4]) -> Mat4 {
     Mat4::from_cols(words[0], words[1], words[2], words[3]).transpose()
 }
 
+/// Per lane, the square root, correctly rounded as `f32::sqrt` is, in one
+/// SIMD instruction where glam keeps a `Vec4` in a SIMD register (its
+/// `Vec4::sqrt` takes the four roots one by one).
+#[inline]
+pub(crate) fn sqrt_lanes(v: Vec4) -> Vec4 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is enabled (the `cfg` above).
+        Vec4::from(unsafe { core::arch::x86_64::_mm_sqrt_ps(v.into()) })
+    }
+    #[cfg(all(target_arch = "x86", target_feature = "sse2"))]
+    {
+        // SAFETY: SSE2 is enabled (the `cfg` above).
+        Vec4::from(unsafe { core::arch::x86::_mm_sqrt_ps(v.into()) })
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        Vec4::from(core::arch::wasm32::f32x4_sqrt(v.into()))
+    }
+    #[cfg(not(any(
+        all(
+            any(target_arch = "x86_64", target_arch = "x86"),
+            target_feature = "sse2"
+        ),
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )))]
+    {
+        v.sqrt()
+    }
+}
+
 /// A matrix's columns.
 #[inline]
 pub(crate) fn columns(m: Mat4) -> [Vec4; 4] {
@@ -59,6 +90,10 @@ pub trait RotationLanes<R, V>: Copy + Debug + Default + Send + Sync + 'static {
     fn from_words(words: [Vec4; 4]) -> Self;
     /// Per lane, `v` turned by the inverse of the lane's rotation.
     fn inverse_rotate(&self, v: &V) -> V;
+    /// Per lane, `v` turned by the lane's rotation.
+    fn rotate(&self, v: &V) -> V;
+    /// Each lane as a [`SimdWord`].
+    fn to_words(&self) -> [Vec4; 4];
 }
 
 /// Symmetric inverse inertias, one per lane.
@@ -270,6 +305,18 @@ impl Rot2Lanes {
     pub(crate) fn new(cos: Vec4, sin: Vec4) -> Self {
         Rot2Lanes { cos, sin }
     }
+
+    /// Every lane's cosine.
+    #[inline]
+    pub(crate) fn cos(&self) -> Vec4 {
+        self.cos
+    }
+
+    /// Every lane's sine.
+    #[inline]
+    pub(crate) fn sin(&self) -> Vec4 {
+        self.sin
+    }
 }
 
 impl RotationLanes<Rot2, Lanes2> for Rot2Lanes {
@@ -288,6 +335,18 @@ impl RotationLanes<Rot2, Lanes2> for Rot2Lanes {
             y: self.cos * v.y - self.sin * v.x,
         }
     }
+    /// As [`Rot2::rotate`], lane by lane.
+    #[inline]
+    fn rotate(&self, v: &Lanes2) -> Lanes2 {
+        Lanes2 {
+            x: self.cos * v.x - self.sin * v.y,
+            y: self.sin * v.x + self.cos * v.y,
+        }
+    }
+    #[inline]
+    fn to_words(&self) -> [Vec4; 4] {
+        columns(transpose([self.cos, self.sin, Vec4::ZERO, Vec4::ZERO]))
+    }
 }
 
 /// Unit quaternions: vector part `(x, y, z)` and scalar part `w`.
@@ -295,6 +354,26 @@ impl RotationLanes<Rot2, Lanes2> for Rot2Lanes {
 pub struct QuatLanes {
     axis: Lanes3,
     w: Vec4,
+}
+
+impl QuatLanes {
+    /// Quaternions of vector parts `axis` and scalar parts `w`.
+    #[inline]
+    pub(crate) fn new(axis: Lanes3, w: Vec4) -> Self {
+        QuatLanes { axis, w }
+    }
+
+    /// Every lane's vector part.
+    #[inline]
+    pub(crate) fn axis(&self) -> &Lanes3 {
+        &self.axis
+    }
+
+    /// Every lane's scalar part.
+    #[inline]
+    pub(crate) fn w(&self) -> Vec4 {
+        self.w
+    }
 }
 
 impl RotationLanes<Quat, Lanes3> for QuatLanes {
@@ -316,6 +395,16 @@ impl RotationLanes<Quat, Lanes3> for QuatLanes {
     fn inverse_rotate(&self, v: &Lanes3) -> Lanes3 {
         let t = v.cross(&self.axis) * Vec4::splat(2.0);
         *v + t * self.w - self.axis.cross(&t)
+    }
+    /// With `t = 2 axis × v`, `v' = v + w t + axis × t`.
+    #[inline]
+    fn rotate(&self, v: &Lanes3) -> Lanes3 {
+        let t = self.axis.cross(v) * Vec4::splat(2.0);
+        *v + t * self.w + self.axis.cross(&t)
+    }
+    #[inline]
+    fn to_words(&self) -> [Vec4; 4] {
+        columns(transpose([self.axis.x, self.axis.y, self.axis.z, self.w]))
     }
 }
 
@@ -344,6 +433,28 @@ pub struct SymmetricLanes3 {
     xy: Vec4,
     xz: Vec4,
     yz: Vec4,
+}
+
+impl SymmetricLanes3 {
+    /// The symmetric matrices of diagonal `xx, yy, zz` and upper entries
+    /// `xy, xz, yz`.
+    #[inline]
+    pub(crate) fn new(xx: Vec4, yy: Vec4, zz: Vec4, xy: Vec4, xz: Vec4, yz: Vec4) -> Self {
+        SymmetricLanes3 {
+            xx,
+            yy,
+            zz,
+            xy,
+            xz,
+            yz,
+        }
+    }
+
+    /// The entries: the diagonal `xx, yy, zz`, then `xy, xz, yz`.
+    #[inline]
+    pub(crate) fn entries(&self) -> [Vec4; 6] {
+        [self.xx, self.yy, self.zz, self.xy, self.xz, self.yz]
+    }
 }
 
 impl InertiaLanes<Mat3, Lanes3> for SymmetricLanes3 {

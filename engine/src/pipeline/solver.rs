@@ -42,7 +42,7 @@ use super::constraint_graph::{ConstraintGraph, COLOURS};
 use super::integrate::{
     integrate_positions, integrate_velocities, starting_state, BodyState, SolverBody,
 };
-use super::joints::{JointDim, JointPass, JointSolver};
+use super::joints::{JointDim, JointPass, JointSolver, JointStage};
 use super::lanes::{InertiaLanes, Lanes, RotationLanes};
 use super::manifold::{Manifold, Pushed};
 use super::stages::{run_stages, Shared};
@@ -364,10 +364,9 @@ const BODIES_PER_TASK: usize = 1024;
 #[derive(Copy, Clone, Debug)]
 enum Stage {
     IntegrateVelocities,
-    /// The joints, on one thread, before the contacts of each pass.
-    JointWarmStart,
-    JointSolve,
-    JointRelax,
+    /// A stage of joint work (its place in the joint stages), before the
+    /// contacts of each pass.
+    Joints(usize),
     WarmStart(usize),
     Solve(usize),
     IntegratePositions,
@@ -568,7 +567,7 @@ impl<D: SolverDim> ContactSolver<D> {
             inv_h,
         );
         let threshold = settings.restitution_threshold;
-        let stages = self.stages(substeps, !joints.is_empty());
+        let (stages, joint_stages) = self.stages(substeps, joints);
         let block_sizes = self.block_sizes();
         let body_block = body_block_size(bodies.len());
         let body_blocks = bodies.len().div_ceil(body_block);
@@ -576,7 +575,7 @@ impl<D: SolverDim> ContactSolver<D> {
             .iter()
             .map(|stage| match *stage {
                 Stage::IntegrateVelocities | Stage::IntegratePositions => body_blocks,
-                Stage::JointWarmStart | Stage::JointSolve | Stage::JointRelax => 1,
+                Stage::Joints(k) => joints.blocks(&joint_stages[k]),
                 Stage::WarmStart(colour)
                 | Stage::Solve(colour)
                 | Stage::Relax(colour)
@@ -593,13 +592,12 @@ impl<D: SolverDim> ContactSolver<D> {
             .collect_into_vec(&mut self.states);
         // The extra state of empty lanes' bodies.
         self.states.push(D::BodyState::default());
-        let state_count = self.states.len();
         let view = BundleView {
             bundles: &self.bundles,
             points: Shared::new(&mut self.points),
             states: Shared::new(&mut self.states),
         };
-        let joint_solver = Shared::new(core::slice::from_mut(joints));
+        let joint_view = joints.view();
         let colours: Vec<(Range<usize>, usize)> = self
             .colour_bundles
             .iter()
@@ -624,24 +622,10 @@ impl<D: SolverDim> ContactSolver<D> {
                 Stage::IntegratePositions => {
                     integrate_positions::<D>(unsafe { view.states.range_mut(range) }, h)
                 }
-                // SAFETY: a joint stage is one block, and no other stage runs
-                // beside it: it alone reaches the joints and the states.
-                Stage::JointWarmStart => unsafe {
-                    joint_solver
-                        .get_mut(0)
-                        .warm_start(view.states.range_mut(0..state_count))
-                },
-                // SAFETY: likewise.
-                Stage::JointSolve => unsafe {
-                    joint_solver
-                        .get_mut(0)
-                        .solve(view.states.range_mut(0..state_count), &joint_pass)
-                },
-                // SAFETY: likewise.
-                Stage::JointRelax => unsafe {
-                    joint_solver
-                        .get_mut(0)
-                        .solve(view.states.range_mut(0..state_count), &joint_pass)
+                // SAFETY: the stages run one after another, and the joints'
+                // blocks of a stage reach disjoint moving bodies.
+                Stage::Joints(k) => unsafe {
+                    joint_view.run(&joint_stages[k], block, &view.states, &joint_pass)
                 },
                 Stage::WarmStart(colour) => view.run(bundles(colour), false, |c, p, a, b, _| {
                     warm_start(c, p, a, b)
@@ -657,9 +641,6 @@ impl<D: SolverDim> ContactSolver<D> {
                 }),
             }
         });
-        if !joints.is_empty() {
-            joints.project(&mut self.states);
-        }
     }
 
     /// Each body's state after [`ContactSolver::solve`], in body order: what
@@ -669,25 +650,46 @@ impl<D: SolverDim> ContactSolver<D> {
     }
 
     /// The stages of a step: per substep, integrate velocities, warm start
-    /// and solve colour by colour, integrate positions, relax; then
-    /// restitution. Empty colours are left out.
-    fn stages(&self, substeps: u32, joints: bool) -> Vec<Stage> {
+    /// (the joints, then the contacts colour by colour), solve, integrate
+    /// positions, relax; then restitution, and the joints' position passes.
+    /// Empty colours are left out. With them, the joint stages the
+    /// [`Stage::Joints`] point to.
+    fn stages<D2: JointDim>(
+        &self,
+        substeps: u32,
+        joints: &JointSolver<D2>,
+    ) -> (Vec<Stage>, Vec<JointStage>) {
         let used: Vec<usize> = (0..=COLOURS)
             .filter(|&c| !self.colour_bundles[c].is_empty())
             .collect();
+        let mut joint_stages = Vec::new();
+        let mut add_joints = |stages: &mut Vec<Stage>, more: Vec<JointStage>| {
+            for stage in more {
+                stages.push(Stage::Joints(joint_stages.len()));
+                joint_stages.push(stage);
+            }
+        };
+        let (first_warm, warm, solve, relax) = (
+            joints.warm_start_stages(true),
+            joints.warm_start_stages(false),
+            joints.solve_stages(false),
+            joints.solve_stages(true),
+        );
         let mut stages = Vec::new();
-        for _ in 0..substeps {
+        for substep in 0..substeps {
             stages.push(Stage::IntegrateVelocities);
-            stages.extend(joints.then_some(Stage::JointWarmStart));
+            let warm = if substep == 0 { &first_warm } else { &warm };
+            add_joints(&mut stages, warm.clone());
             stages.extend(used.iter().map(|&c| Stage::WarmStart(c)));
-            stages.extend(joints.then_some(Stage::JointSolve));
+            add_joints(&mut stages, solve.clone());
             stages.extend(used.iter().map(|&c| Stage::Solve(c)));
             stages.push(Stage::IntegratePositions);
-            stages.extend(joints.then_some(Stage::JointRelax));
+            add_joints(&mut stages, relax.clone());
             stages.extend(used.iter().map(|&c| Stage::Relax(c)));
         }
         stages.extend(used.iter().map(|&c| Stage::Restitution(c)));
-        stages
+        add_joints(&mut stages, joints.project_stages());
+        (stages, joint_stages)
     }
 
     /// Bundles per block of each colour's stages. The overflow, whose

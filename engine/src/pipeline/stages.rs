@@ -176,6 +176,30 @@ impl<'a, T> Shared<'a, T> {
         unsafe { &*self.ptr.add(i) }
     }
 
+    /// How many elements there are.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Element `i`, read only, without checking the bounds.
+    ///
+    /// # Safety
+    /// `i` must be below [`Shared::len`], and as for [`Shared::get`].
+    pub(crate) unsafe fn get_unchecked(&self, i: usize) -> &T {
+        // SAFETY: in bounds and not aliased mutably, by the contract.
+        unsafe { &*self.ptr.add(i) }
+    }
+
+    /// Element `i`, mutably, without checking the bounds.
+    ///
+    /// # Safety
+    /// `i` must be below [`Shared::len`], and as for [`Shared::get_mut`].
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn get_unchecked_mut(&self, i: usize) -> &mut T {
+        // SAFETY: in bounds and exclusive, by the contract.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+
     /// Elements `range`, mutably.
     ///
     /// # Safety

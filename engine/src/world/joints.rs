@@ -438,9 +438,15 @@ impl<D: Dim> World<D> {
             joint.impulses = impulses;
             joint.reaction_force = force;
             joint.reaction_torque = torque;
-            let (f, t) = (force.length(), torque.dot(torque).sqrt());
-            if f > joint.break_force || t > joint.break_torque {
-                broken.push((handle, f, t));
+            // Squared first: a root only for a joint near its limits (or
+            // past a square's range).
+            let (f2, t2) = (force.length_squared(), torque.dot(torque));
+            let (bf, bt) = (joint.break_force, joint.break_torque);
+            if f2 > bf * bf || t2 > bt * bt || !(f2 + t2).is_finite() {
+                let (f, t) = (f2.sqrt(), t2.sqrt());
+                if f > bf || t > bt {
+                    broken.push((handle, f, t));
+                }
             }
         }
         for (handle, force, torque) in broken {
