@@ -1821,32 +1821,44 @@ fn project_hinge<D: JointDim>(
     let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
     let mut moved = false;
     for &(direction, error) in &rows[..count] {
-        if error.abs() < ANGULAR_TOLERANCE {
-            continue;
-        }
-        let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
-        let now = Now::of(joint, states);
-        let turn = direction * (-angular_mass(joint, direction) * error);
-        nudge(joint, &now, states, D::Vector::ZERO, turn);
-        moved = true;
+        moved |= turn_out(joint, states, direction, error);
     }
-    let Some((lower, upper)) = limits else {
+    let Some(limits) = limits else {
         return moved;
     };
     let now = Now::of(joint, states);
-    let angle = now.hinge_angle(&frame);
-    let error = if angle < lower {
+    let error = beyond_limits(limits, now.hinge_angle(&frame));
+    moved | turn_out(joint, states, now.hinge_axis(), error)
+}
+
+/// How far `angle` lies beyond `lower..=upper`, radians: negative below,
+/// positive above, zero within.
+fn beyond_limits((lower, upper): (f32, f32), angle: f32) -> f32 {
+    if angle < lower {
         angle - lower
     } else if angle > upper {
         angle - upper
     } else {
-        return moved;
-    };
+        0.0
+    }
+}
+
+/// Turns a joint's bodies about unit `axis` (world) to take out `error`
+/// radians, at most [`MAX_ANGULAR_CORRECTION`] a pass; false, moving
+/// nothing, while the error is within [`ANGULAR_TOLERANCE`]. The one
+/// angular step of every position pass (hinge axes, hinge limits, cones,
+/// twists).
+fn turn_out<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut Bodies<D>,
+    axis: D::AngularVector,
+    error: f32,
+) -> bool {
     if error.abs() < ANGULAR_TOLERANCE {
-        return moved;
+        return false;
     }
     let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
-    let axis = now.hinge_axis();
+    let now = Now::of(joint, states);
     let turn = axis * (-angular_mass(joint, axis) * error);
     nudge(joint, &now, states, D::Vector::ZERO, turn);
     true
@@ -2183,31 +2195,13 @@ fn project_ball_limits<D: JointDim>(
     if let Some(cone) = cone {
         let now = Now::of(joint, states);
         if let Some((angle, direction)) = swing(joint, &now) {
-            if angle - cone >= ANGULAR_TOLERANCE {
-                let error = (angle - cone).min(MAX_ANGULAR_CORRECTION);
-                let turn = direction * (-angular_mass(joint, direction) * error);
-                nudge(joint, &now, states, D::Vector::ZERO, turn);
-                moved = true;
-            }
+            moved |= turn_out(joint, states, direction, (angle - cone).max(0.0));
         }
     }
-    if let Some((lower, upper)) = twist_limits {
+    if let Some(limits) = twist_limits {
         let now = Now::of(joint, states);
         let (angle, about) = twist(joint, &now);
-        let error = if angle < lower {
-            angle - lower
-        } else if angle > upper {
-            angle - upper
-        } else {
-            return moved;
-        };
-        if error.abs() < ANGULAR_TOLERANCE {
-            return moved;
-        }
-        let error = error.clamp(-MAX_ANGULAR_CORRECTION, MAX_ANGULAR_CORRECTION);
-        let turn = about * (-angular_mass(joint, about) * error);
-        nudge(joint, &now, states, D::Vector::ZERO, turn);
-        moved = true;
+        moved |= turn_out(joint, states, about, beyond_limits(limits, angle));
     }
     moved
 }

@@ -534,6 +534,16 @@ impl<'s, 'a, D: SolverDim> StateLanes<'s, 'a, D> {
         assert!(bound <= states.len(), "bundles reach past the states");
         Self { states }
     }
+    /// The states of `bodies`, one a lane.
+    ///
+    /// # Safety
+    /// As [`StateLanes::velocities`].
+    #[inline]
+    unsafe fn lanes(&self, bodies: &[u32; LANES]) -> [&D::BodyState; LANES] {
+        // SAFETY: by the caller's contract.
+        bodies.map(|i| unsafe { self.states.get_unchecked(i as usize) })
+    }
+
     /// The velocities of `bodies` in lanes.
     ///
     /// # Safety
@@ -542,13 +552,7 @@ impl<'s, 'a, D: SolverDim> StateLanes<'s, 'a, D> {
     #[inline]
     pub(crate) unsafe fn velocities(&self, bodies: &[u32; LANES]) -> Velocities<D> {
         // SAFETY: by the caller's contract.
-        let state = |i: u32| unsafe { self.states.get_unchecked(i as usize) };
-        let lanes = [
-            state(bodies[0]),
-            state(bodies[1]),
-            state(bodies[2]),
-            state(bodies[3]),
-        ];
+        let lanes = unsafe { self.lanes(bodies) };
         let (linear, angular) = D::BodyState::gather_velocities(lanes);
         Velocities { linear, angular }
     }
@@ -582,13 +586,7 @@ impl<'s, 'a, D: SolverDim> StateLanes<'s, 'a, D> {
     #[inline]
     pub(crate) unsafe fn motions(&self, bodies: &[u32; LANES]) -> Motions<D> {
         // SAFETY: by the caller's contract.
-        let state = |i: u32| unsafe { self.states.get_unchecked(i as usize) };
-        let lanes = [
-            state(bodies[0]),
-            state(bodies[1]),
-            state(bodies[2]),
-            state(bodies[3]),
-        ];
+        let lanes = unsafe { self.lanes(bodies) };
         let (displacement, turn) = D::BodyState::gather_motions(lanes);
         Motions { displacement, turn }
     }
