@@ -680,16 +680,7 @@ fn falling_hinges_hash() -> u64 {
     for _ in 0..120 {
         world.step(DT);
     }
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for (_, body) in world.bodies() {
-        let (p, q) = (body.position(), body.rotation());
-        for x in [p.x, p.y, p.z, q.x, q.y, q.z, q.w] {
-            for byte in x.to_bits().to_le_bytes() {
-                hash = (hash ^ byte as u64).wrapping_mul(0x100_0000_01b3);
-            }
-        }
-    }
-    hash
+    pose_hash_3d(&world)
 }
 
 #[test]

@@ -19,6 +19,8 @@
 //!
 //! The figures print with `--nocapture`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -580,19 +582,9 @@ fn a_loaded_world_hands_out_the_handles_the_original_would() {
     );
 }
 
-/// FNV-1a over the bits of every position and rotation
-/// (tests/determinism.rs's hash).
+/// The pose hash of tests/determinism.rs.
 fn pose_hash(world: &World<D3>) -> u64 {
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for (_, body) in world.bodies() {
-        let (p, q) = (body.position(), body.rotation());
-        for x in [p.x, p.y, p.z, q.x, q.y, q.z, q.w] {
-            for byte in x.to_bits().to_le_bytes() {
-                hash = (hash ^ byte as u64).wrapping_mul(0x100_0000_01b3);
-            }
-        }
-    }
-    hash
+    common::pose_hash_3d(world)
 }
 
 /// The 1000-cube pile of tests/determinism.rs saved at step 300, and the

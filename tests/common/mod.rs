@@ -268,3 +268,18 @@ impl Draw {
         low + (high - low) * self.unit()
     }
 }
+
+/// FNV-1a over the bits of every 3D body's position and rotation, in the
+/// bodies' order (`engine/tests/determinism.rs`'s pose hash).
+pub fn pose_hash_3d(world: &World<D3>) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for (_, body) in world.bodies() {
+        let (p, q) = (body.position(), body.rotation());
+        for x in [p.x, p.y, p.z, q.x, q.y, q.z, q.w] {
+            for byte in x.to_bits().to_le_bytes() {
+                hash = (hash ^ byte as u64).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+    hash
+}
