@@ -329,3 +329,301 @@ fn ten_thousand_random_calls_never_panic_or_leak_nan_3d() {
         "too tame: {steps} steps asked for, {taken} taken, at most {most} bodies"
     );
 }
+
+/// What the joints-and-levels driver needs per dimension: a level shape
+/// built from awkward input (a chain in 2D; a mesh or a heightfield in 3D).
+trait Levels: Scene {
+    fn level_shape(chaos: &mut Chaos) -> Result<Shape<Self>, tumble::shape::ShapeError>;
+}
+
+impl Levels for tumble::D2 {
+    fn level_shape(chaos: &mut Chaos) -> Result<Shape<Self>, tumble::shape::ShapeError> {
+        let count = chaos.below(8) as usize;
+        let points: Vec<_> = (0..count)
+            .map(|i| {
+                let x = 12.0 - 4.0 * i as f32;
+                match chaos.below(6) {
+                    0 => Self::v(chaos.value(), chaos.value()),
+                    // Now and then a point repeated.
+                    1 if i > 0 => Self::v(16.0 - 4.0 * i as f32, 0.0),
+                    _ => Self::v(x, chaos.mostly_fine() - 0.5),
+                }
+            })
+            .collect();
+        Shape::chain(&points, chaos.below(3) == 0)
+    }
+}
+
+impl Levels for tumble::D3 {
+    fn level_shape(chaos: &mut Chaos) -> Result<Shape<Self>, tumble::shape::ShapeError> {
+        use tumble::glam::Vec3;
+        if chaos.below(2) == 0 {
+            let (rows, columns) = (chaos.below(6) as usize, chaos.below(6) as usize);
+            // Sometimes one sample too few or too many.
+            let count = (rows * columns + chaos.below(3) as usize).saturating_sub(1);
+            let heights: Vec<f32> = (0..count).map(|_| chaos.mostly_fine() - 0.5).collect();
+            let scale = Vec3::new(
+                chaos.mostly_fine() * 20.0,
+                chaos.mostly_fine(),
+                chaos.mostly_fine() * 20.0,
+            );
+            Shape::heightfield(&heights, rows, columns, scale)
+        } else {
+            let count = chaos.below(9);
+            let vertices: Vec<Vec3> = (0..count)
+                .map(|_| match chaos.below(8) {
+                    0 => Vec3::new(chaos.value(), chaos.value(), chaos.value()),
+                    // Points on one line make zero-area triangles.
+                    1 => Vec3::new(chaos.mostly_fine(), 0.0, 0.0),
+                    _ => Vec3::new(
+                        (chaos.mostly_fine() - 0.5) * 20.0,
+                        chaos.mostly_fine() - 0.5,
+                        (chaos.mostly_fine() - 0.5) * 20.0,
+                    ),
+                })
+                .collect();
+            let triangles = chaos.below(9);
+            let index = |chaos: &mut Chaos| chaos.below(count + 1);
+            let indices: Vec<[u32; 3]> = (0..triangles)
+                .map(|_| [index(chaos), index(chaos), index(chaos)])
+                .collect();
+            Shape::triangle_mesh(&vertices, &indices)
+        }
+    }
+}
+
+/// A random joint between `a` and `b` of any kind; now and then one of
+/// its values is awkward.
+fn random_joint<D: Scene>(chaos: &mut Chaos, a: BodyHandle, b: BodyHandle) -> tumble::JointDesc<D> {
+    use tumble::JointDesc;
+    // Which value (of up to 8) is awkward, if any.
+    let odd = chaos.below(16);
+    let mut n = 0;
+    let mut value = |chaos: &mut Chaos, low: f32, high: f32| {
+        n += 1;
+        if n == odd {
+            chaos.value()
+        } else {
+            low + (high - low) * chaos.mostly_fine()
+        }
+    };
+    let anchor = D::v(value(chaos, 0.0, 10.0), value(chaos, 0.0, 10.0));
+    let other = D::v(value(chaos, 0.0, 10.0), value(chaos, 0.0, 10.0));
+    let axis = D::v(value(chaos, -1.0, 1.0), value(chaos, -1.0, 1.0));
+    let (low, high) = (value(chaos, -2.0, 0.0), value(chaos, 0.0, 2.0));
+    let (x, y) = (value(chaos, 0.0, 30.0), value(chaos, 0.0, 1.0));
+    let desc = match chaos.below(7) {
+        0 => JointDesc::distance(a, b, anchor, other)
+            .range(low.abs(), high)
+            .spring(x, y),
+        1 => JointDesc::revolute(a, b, anchor)
+            .axis(D::spin(y))
+            .limits(low, high)
+            .drive(x, 100.0 * y),
+        2 => JointDesc::weld(a, b, anchor).soft(x, x, y),
+        3 => JointDesc::prismatic(a, b, anchor, axis)
+            .limits(low, high)
+            .spring(x, y),
+        4 => JointDesc::wheel(a, b, anchor, axis).drive(x, 1e30 * y),
+        5 => JointDesc::spherical(a, b, anchor)
+            .cone(y)
+            .twist_limits(low, high),
+        _ => JointDesc::motor(a, b).max_force(x).max_torque(y),
+    };
+    desc.collide_connected(chaos.below(2) == 0)
+        .break_force(1e3 * value(chaos, 0.0, 1.0))
+}
+
+/// Runs `calls` random calls over joints, level geometry, bullets,
+/// kinematic targets and saved states; returns (steps taken, joints added,
+/// level shapes added, states restored).
+fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize, usize, usize) {
+    let mut chaos = Chaos(seed);
+    let mut world = World::<D>::new(Settings::default());
+    add_ground::<D>(&mut world, 0.0);
+    let mut handles: Vec<BodyHandle> = Vec::new();
+    let mut joints = Vec::new();
+    let mut states = Vec::new();
+    let (mut taken, mut joined, mut levels, mut restored) = (0, 0, 0, 0);
+    for _ in 0..calls {
+        let pick = |chaos: &mut Chaos, handles: &[BodyHandle]| {
+            handles
+                .get(chaos.below(handles.len().max(1) as u32) as usize)
+                .copied()
+        };
+        match chaos.below(12) {
+            0 | 1 => {
+                let Ok(shape) = random_shape::<D>(&mut chaos) else {
+                    continue;
+                };
+                let fast = D::v(chaos.value() * 100.0, chaos.value() * 100.0);
+                let desc = match chaos.below(3) {
+                    0 => BodyDesc::kinematic(),
+                    _ => BodyDesc::dynamic(),
+                }
+                .position(D::v(chaos.mostly_fine() * 10.0, chaos.mostly_fine() * 10.0))
+                .linear_velocity(fast)
+                .angular_velocity(D::spin(chaos.value() * 100.0))
+                .bullet(chaos.below(2) == 0)
+                .fast_share(chaos.value());
+                match world.add_body(desc, ColliderDesc::new(shape)) {
+                    Ok(h) => handles.push(h),
+                    Err(e) => assert!(!e.to_string().is_empty()),
+                }
+            }
+            2 => {
+                let shape = D::level_shape(&mut chaos);
+                let kind = [
+                    BodyDesc::fixed(),
+                    BodyDesc::kinematic(),
+                    BodyDesc::dynamic(),
+                ][chaos.below(3) as usize];
+                match shape {
+                    Ok(shape) => match world.add_body(kind, ColliderDesc::new(shape)) {
+                        Ok(h) => {
+                            levels += 1;
+                            handles.push(h);
+                        }
+                        Err(e) => assert!(!e.to_string().is_empty()),
+                    },
+                    Err(e) => assert!(!e.to_string().is_empty()),
+                }
+            }
+            3 | 4 => {
+                let (Some(a), Some(b)) = (pick(&mut chaos, &handles), pick(&mut chaos, &handles))
+                else {
+                    continue;
+                };
+                match world.add_joint(random_joint::<D>(&mut chaos, a, b)) {
+                    Ok(j) => {
+                        joined += 1;
+                        joints.push(j);
+                    }
+                    Err(e) => assert!(!e.to_string().is_empty()),
+                }
+            }
+            5 => {
+                if let Some(&j) = joints.get(chaos.below(joints.len().max(1) as u32) as usize) {
+                    match chaos.below(3) {
+                        0 => {
+                            let _ = world.remove_joint(j);
+                        }
+                        _ => {
+                            if let Some(joint) = world.joint_mut(j) {
+                                joint.set_drive_speed(chaos.value());
+                            }
+                        }
+                    }
+                }
+            }
+            6 => {
+                if handles.len() > 30 {
+                    let h = handles.swap_remove(chaos.below(handles.len() as u32) as usize);
+                    assert!(world.remove_body(h).is_some());
+                }
+            }
+            7 => {
+                if let Some(h) = pick(&mut chaos, &handles) {
+                    let at = D::v(chaos.value(), chaos.mostly_fine() * 10.0);
+                    let result = match world.body_mut(h) {
+                        Some(body) => match chaos.below(3) {
+                            0 => body.set_kinematic_target(at, chaos.rotation::<D>()),
+                            1 => body.set_angular_velocity(D::spin(chaos.value())),
+                            _ => body.set_position(at),
+                        },
+                        None => continue,
+                    };
+                    if let Err(e) = result {
+                        assert!(!e.to_string().is_empty());
+                    }
+                }
+            }
+            8 => {
+                // Mostly the latest state (the world may have changed since:
+                // a refusal), now and then an older one.
+                if chaos.below(3) == 0 || states.is_empty() {
+                    states.push(world.save_state());
+                } else {
+                    let back = chaos.below(4).min(states.len() as u32 - 1) as usize;
+                    let state = &states[states.len() - 1 - back];
+                    match world.restore_state(state) {
+                        Ok(()) => restored += 1,
+                        Err(e) => assert!(!e.to_string().is_empty()),
+                    }
+                }
+            }
+            9 => {
+                let all = tumble::QueryFilter::default();
+                let origin = D::v(chaos.mostly_fine() * 10.0, chaos.value());
+                let direction = D::v(chaos.value(), -1.0);
+                for hit in world.cast_ray_all(origin, direction, chaos.value(), &all) {
+                    assert!(
+                        hit.distance.is_finite() && hit.point.is_finite() && hit.normal.is_finite(),
+                        "a ray hit leaked a non-finite value"
+                    );
+                }
+                if let Ok(probe) = random_shape::<D>(&mut chaos) {
+                    let pose = tumble::Pose::<D>::new(origin, D::tilt(chaos.value()));
+                    let _ = world.bodies_overlapping(&probe, &pose, &all);
+                    if let Some(hit) =
+                        world.cast_shape(&probe, &pose, direction, chaos.value(), &all)
+                    {
+                        assert!(
+                            hit.distance.is_finite() && hit.point.is_finite(),
+                            "a shape cast leaked a non-finite value"
+                        );
+                    }
+                }
+            }
+            _ => {
+                if world.try_step(1.0 / 60.0).is_ok() {
+                    taken += 1;
+                }
+                for (_, body) in world.bodies() {
+                    let finite = body.position().is_finite()
+                        && body.linear_velocity().is_finite()
+                        && D::angular_is_finite(body);
+                    assert!(finite, "a body went non-finite");
+                }
+                for (_, joint) in world.joints() {
+                    assert!(
+                        joint.reaction_force().is_finite(),
+                        "a joint's reaction went non-finite: {:?} {:?}",
+                        joint.model(),
+                        joint.reaction_force()
+                    );
+                }
+            }
+        }
+    }
+    (taken, joined, levels, restored)
+}
+
+fn joints_and_levels<D: Levels>(seed: u64) {
+    let (taken, joined, levels, restored) = drive_joints_and_levels::<D>(seed, 10_000);
+    assert!(
+        taken > 1000 && joined > 300 && levels > 10 && restored > 50,
+        "too tame: {taken} steps, {joined} joints, {levels} level shapes, {restored} restores"
+    );
+}
+
+#[test]
+fn random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d() {
+    joints_and_levels::<tumble::D2>(17);
+}
+
+#[test]
+fn random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_3d() {
+    joints_and_levels::<tumble::D3>(19);
+}
+
+/// The joints-and-levels driver over 200 more seeds per dimension (a few
+/// minutes): `cargo test --release -p tumble-tests --test robustness -- --ignored`.
+#[test]
+#[ignore]
+fn random_joints_levels_bullets_and_rollbacks_over_many_seeds() {
+    for seed in 100..300 {
+        drive_joints_and_levels::<tumble::D2>(seed, 10_000);
+        drive_joints_and_levels::<tumble::D3>(seed, 10_000);
+    }
+}

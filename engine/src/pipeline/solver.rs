@@ -728,16 +728,33 @@ impl<D: SolverDim> ContactSolver<D> {
         let lanes = &self.points[bundle * points..(bundle + 1) * points];
         let mut pushed = Pushed::default();
         let mut strongest = 0.0;
+        // A point whose solve overflowed (bodies placed absurdly far apart,
+        // velocities near f32's limit) keeps no impulse: the next step
+        // starts it cold instead of warm starting with a NaN, and events
+        // report no push
+        // (`random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
         for (i, (mp, rows)) in manifold.points_mut().iter_mut().zip(lanes).enumerate() {
-            let total = rows.total_normal_impulse[lane];
+            let total = finite_or_zero(rows.total_normal_impulse[lane]);
             pushed.total_normal_impulse += total;
-            pushed.approach_speed = pushed.approach_speed.max(-rows.approach_speed[lane]);
+            pushed.approach_speed = pushed
+                .approach_speed
+                .max(finite_or_zero(-rows.approach_speed[lane]));
             if total > strongest {
                 (strongest, pushed.strongest) = (total, i as u8);
             }
-            mp.normal_impulse = rows.normal_impulse[lane];
+            let finite = rows.normal_impulse[lane].is_finite()
+                && (0..D::TANGENTS).all(|k| rows.tangent_impulse[k][lane].is_finite());
+            mp.normal_impulse = if finite {
+                rows.normal_impulse[lane]
+            } else {
+                0.0
+            };
             for k in 0..D::TANGENTS {
-                mp.tangent_impulse[k] = rows.tangent_impulse[k][lane];
+                mp.tangent_impulse[k] = if finite {
+                    rows.tangent_impulse[k][lane]
+                } else {
+                    0.0
+                };
             }
         }
         manifold.set_pushed(pushed);
@@ -1157,6 +1174,15 @@ fn apply_restitution<D: SolverDim>(
 /// face's corners to within a few tenths of a percent of their bounce
 /// (`two_bullets_meeting_head_on_collide_2d`, `_3d`).
 const RESTITUTION_SWEEPS: usize = 4;
+
+/// `value`, or zero when it is NaN or infinite.
+fn finite_or_zero(value: f32) -> f32 {
+    if value.is_finite() {
+        value
+    } else {
+        0.0
+    }
+}
 
 #[cfg(test)]
 mod tests {

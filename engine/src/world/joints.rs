@@ -435,9 +435,6 @@ impl<D: Dim> World<D> {
             let Some(joint) = self.joints.get_mut(handle) else {
                 continue;
             };
-            joint.impulses = impulses;
-            joint.reaction_force = force;
-            joint.reaction_torque = torque;
             // Squared first: a root only for a joint near its limits (or
             // past a square's range).
             let (f2, t2) = (force.length_squared(), torque.dot(torque));
@@ -447,6 +444,31 @@ impl<D: Dim> World<D> {
                 if f > bf || t > bt {
                     broken.push((handle, f, t));
                 }
+            }
+            // A solve that overflowed (bodies placed absurdly far apart,
+            // velocities near f32's limit) leaves the joint cold, as new,
+            // rather than warm starting from a NaN or reporting one
+            // (`random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
+            let finite = force.is_finite()
+                && torque.is_finite()
+                && impulses.point.is_finite()
+                && impulses.angular.is_finite()
+                && [
+                    impulses.axial,
+                    impulses.motor,
+                    impulses.lower,
+                    impulses.upper,
+                ]
+                .iter()
+                .all(|i| i.is_finite());
+            if finite {
+                joint.impulses = impulses;
+                joint.reaction_force = force;
+                joint.reaction_torque = torque;
+            } else {
+                joint.impulses = JointImpulses::default();
+                joint.reaction_force = D::Vector::ZERO;
+                joint.reaction_torque = D::AngularVector::default();
             }
         }
         for (handle, force, torque) in broken {
