@@ -444,7 +444,7 @@ fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize,
     let mut handles: Vec<BodyHandle> = Vec::new();
     let mut joints = Vec::new();
     let mut states = Vec::new();
-    let (mut taken, mut joined, mut levels, mut restored) = (0, 0, 0, 0);
+    let (mut taken, mut joined, mut levels, mut restored, mut reloaded) = (0, 0, 0, 0, 0);
     for _ in 0..calls {
         let pick = |chaos: &mut Chaos, handles: &[BodyHandle]| {
             handles
@@ -539,6 +539,23 @@ fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize,
                 }
             }
             8 => {
+                // Now and then the world saved to bytes and loaded: the
+                // same world, stepping on as the original.
+                if chaos.below(8) == 0 {
+                    let loaded = World::<D>::from_bytes(&world.to_bytes())
+                        .expect("a world's own bytes load");
+                    assert_eq!(loaded.state_hash(), world.state_hash());
+                    let mut twin = loaded;
+                    let (a, b) = (twin.try_step(1.0 / 60.0), world.try_step(1.0 / 60.0));
+                    assert_eq!(a.is_ok(), b.is_ok());
+                    assert_eq!(
+                        twin.state_hash(),
+                        world.state_hash(),
+                        "a loaded world stepped apart"
+                    );
+                    reloaded += 1;
+                    continue;
+                }
                 // Mostly the latest state (the world may have changed since:
                 // a refusal), now and then an older one.
                 if chaos.below(3) == 0 || states.is_empty() {
@@ -596,6 +613,7 @@ fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize,
             }
         }
     }
+    assert!(reloaded > 10, "too few worlds saved and loaded: {reloaded}");
     (taken, joined, levels, restored)
 }
 

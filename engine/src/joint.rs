@@ -297,7 +297,7 @@ impl<D: Dim> JointDesc<D> {
     }
 
     /// A distance joint's shortest and longest length, metres (0 <= min <=
-    /// max): free between them, or springy with [`JointDesc::spring`]. A
+    /// max, max > 0): free between them, or springy with [`JointDesc::spring`]. A
     /// rope is `range(0.0, max)`.
     pub fn range(mut self, min_length: f32, max_length: f32) -> Self {
         if let JointModel::Distance { min, max, .. } = &mut self.model {

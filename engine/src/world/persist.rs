@@ -779,8 +779,9 @@ fn check_body<D: Dim>(body: &Body<D>) -> Result<(), Fault> {
             && finite_and_at_least(body.angular_damping, 0.0)
             && body.gravity_scale.is_finite()
             && finite_and_at_least(body.rest_time, 0.0)
-            && body.fast_share.is_finite(),
-        "a body's mass, damping, gravity scale or rest time is out of range",
+            // Infinity is a share that never sweeps (`BodyDesc::fast_share`).
+            && body.fast_share > 0.0,
+        "a body's mass, damping, gravity scale, rest time or fast share is out of range",
     )?;
     for collider in &body.colliders {
         check_shape(&collider.shape)?;
