@@ -5,7 +5,17 @@
 //! Every step:
 //! 1. Mid phase: the shape's box in the surface's frame, grown by the
 //!    pair's margin, is looked up in the surface's BVH; the facets it meets
-//!    are the pair's candidates, in facet order.
+//!    are the pair's candidates, in facet order. While the shape has moved
+//!    less than the reuse distance (`ManifoldTuning::reuse`, as a convex
+//!    pair's manifold measures it: the shift plus the turn's chord at the
+//!    shape's bounding radius) relative to the surface since the last
+//!    lookup, the candidates are the facets that kept a manifold instead:
+//!    a resting body skips the lookup and the facets it found apart with no
+//!    distance bound (about half the bodies of a settled pile, with
+//!    sleeping off; `benches/RESULTS.md`, level geometry). Those facets
+//!    were decided at the lookup's pose, and the shape has since moved less
+//!    than the reuse distance, the same staleness a reused manifold has;
+//!    a margin wider than the lookup's looks up again.
 //! 2. The candidates keep their manifolds from the step before (matched by
 //!    facet index, so their impulses warm-start); a new candidate starts an
 //!    empty one; a facet no longer near drops its own, and so does one
@@ -66,6 +76,9 @@ pub struct FacetManifolds<D: ManifoldDim> {
     /// The points of the step before, for step 4 (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     before: Vec<Carried<D::Vector>>,
+    /// The shape's pose in the surface's frame at the last BVH lookup
+    /// (step 1) and the margin the lookup grew the box by, if any.
+    looked_up: Option<(Pose<D>, f32)>,
 }
 
 /// A point of the step before, as step 4 reads it.
@@ -81,6 +94,50 @@ struct Carried<V> {
     tangent_impulse: [f32; 2],
 }
 
+/// Step 3 for one facet: its manifold updated against the shape paired
+/// with the surface (`sides`, one of which is the surface), the facet met
+/// on its face where it can be, `found` holding the face's contacts.
+fn update_facet<D: ManifoldDim>(
+    manifold: &mut Manifold<D>,
+    facet: u32,
+    [a, b]: &[Side<'_, D>; 2],
+    surface: &Surface<D>,
+    surface_is_a: bool,
+    tuning: ManifoldTuning,
+    found: &mut Vec<ShapeContact<D>>,
+) {
+    let shape = Shape::facet(surface.facets()[facet as usize]);
+    let view = if surface_is_a {
+        PairView {
+            shape_a: &shape,
+            pose_a: a.pose,
+            shape_b: b.shape,
+            pose_b: b.pose,
+        }
+    } else {
+        PairView {
+            shape_a: a.shape,
+            pose_a: a.pose,
+            shape_b: &shape,
+            pose_b: b.pose,
+        }
+    };
+    manifold.update_by(&view, tuning, |m| {
+        found.clear();
+        match facet_face(&view, tuning.margin, &mut |c| found.push(c)) {
+            FacetContact::Apart(distance) => {
+                m.clear_points();
+                Err(distance)
+            }
+            FacetContact::Face(normal) => {
+                m.take_contacts(&view, normal, found, tuning);
+                Ok(())
+            }
+            FacetContact::Query => m.query(&view, tuning),
+        }
+    });
+}
+
 impl<D: ManifoldDim> FacetManifolds<D> {
     /// Each near facet's index and its manifold, in facet order.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &Manifold<D>)> {
@@ -90,6 +147,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     /// Forgets every manifold (the pair ended).
     pub(crate) fn clear(&mut self) {
         self.manifolds.clear();
+        self.looked_up = None;
     }
 
     /// Steps 1 to 3 for the pair of `a` and `b`, one of which is `surface`
@@ -103,11 +161,23 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     ) {
         let (on_surface, convex) = if surface_is_a { (&a, &b) } else { (&b, &a) };
         let convex_in_surface = on_surface.pose.inv_mul(&convex.pose);
-        let reach = convex
-            .shape
-            .aabb(&convex_in_surface)
-            .expanded(tuning.margin);
-        surface.facets_in(&reach, &mut self.near);
+        let still = self.looked_up.is_some_and(|(then, margin)| {
+            let moved = (convex_in_surface.translation - then.translation).length()
+                + D::turn_chord(then.rotation, convex_in_surface.rotation)
+                    * convex.shape.bounding_radius();
+            // NaN (a corrupted saved pose) is not still; a wider margin
+            // (the body began to close in) may reach facets the lookup
+            // did not.
+            moved < tuning.reuse && tuning.margin <= margin
+        });
+        if !still {
+            let reach = convex
+                .shape
+                .aabb(&convex_in_surface)
+                .expanded(tuning.margin);
+            surface.facets_in(&reach, &mut self.near);
+            self.looked_up = Some((convex_in_surface, tuning.margin));
+        }
         self.before.clear();
         for (facet, m) in &self.manifolds {
             for p in m.points() {
@@ -119,6 +189,25 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                     tangent_impulse: p.tangent_impulse,
                 });
             }
+        }
+        let sides = [a, b];
+        if still {
+            // The candidates are the kept manifolds' facets: updated in
+            // place, in facet order, as the loop below would.
+            for (facet, manifold) in &mut self.manifolds {
+                update_facet(
+                    manifold,
+                    *facet,
+                    &sides,
+                    surface,
+                    surface_is_a,
+                    tuning,
+                    &mut self.found,
+                );
+            }
+            self.manifolds.retain(|(_, m)| m.worth_keeping());
+            self.carry_over(surface_is_a, tuning.merge);
+            return;
         }
         std::mem::swap(&mut self.manifolds, &mut self.spare);
         self.manifolds.clear();
@@ -138,36 +227,15 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 Some((f, m)) if *f == facet => std::mem::take(m),
                 _ => Manifold::default(),
             };
-            let shape = Shape::facet(surface.facets()[facet as usize]);
-            let view = if surface_is_a {
-                PairView {
-                    shape_a: &shape,
-                    pose_a: a.pose,
-                    shape_b: b.shape,
-                    pose_b: b.pose,
-                }
-            } else {
-                PairView {
-                    shape_a: a.shape,
-                    pose_a: a.pose,
-                    shape_b: &shape,
-                    pose_b: b.pose,
-                }
-            };
-            manifold.update_by(&view, tuning, |m| {
-                found.clear();
-                match facet_face(&view, tuning.margin, &mut |c| found.push(c)) {
-                    FacetContact::Apart(distance) => {
-                        m.clear_points();
-                        Err(distance)
-                    }
-                    FacetContact::Face(normal) => {
-                        m.take_contacts(&view, normal, found, tuning);
-                        Ok(())
-                    }
-                    FacetContact::Query => m.query(&view, tuning),
-                }
-            });
+            update_facet(
+                &mut manifold,
+                facet,
+                &sides,
+                surface,
+                surface_is_a,
+                tuning,
+                found,
+            );
             if manifold.worth_keeping() {
                 manifolds.push((facet, manifold));
             }
@@ -223,6 +291,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     pub(crate) fn kept(&self) -> Self {
         Self {
             manifolds: self.manifolds.clone(),
+            looked_up: self.looked_up,
             ..Self::default()
         }
     }
@@ -230,6 +299,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     /// Takes the manifolds of `saved`, in place (its buffers kept).
     pub(crate) fn restore(&mut self, saved: &Self) {
         self.manifolds.clone_from(&saved.manifolds);
+        self.looked_up = saved.looked_up;
     }
 
     /// Bytes of the manifolds (not of the buffers).
