@@ -343,8 +343,9 @@ impl<D: ShapeDim> BroadPhase<D> {
     /// Gives a proxy new collision groups and queues it for the next
     /// [`update_pairs`](Self::update_pairs), which finds its pairs anew
     /// (even when the groups are the same: pairs restored from a state of
-    /// other groups are found again). The tree keeps its shape. A handle
-    /// naming no proxy is ignored.
+    /// other groups are found again, `tests/rollback.rs`:
+    /// `a_filter_change_saved_before_its_step_rolls_back_alike`). The tree
+    /// keeps its shape. A handle naming no proxy is ignored.
     pub fn set_groups(&mut self, proxy: ProxyId, groups: CollisionFilter) {
         let Some(leaf) = self.leaf(proxy) else { return };
         self.nodes[leaf as usize].groups = groups;
