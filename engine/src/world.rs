@@ -8,7 +8,7 @@ use crate::parallel::*;
 use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
 use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
-use crate::collider::{Collider, ColliderDesc, ColliderHandle};
+use crate::collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
 use crate::dim::Dim;
 use crate::error::WorldError;
 use crate::events::{ContactEvent, SensorEvent};
@@ -581,6 +581,14 @@ fn key_of(handle: ColliderHandle) -> u64 {
     handle.data().as_ffi()
 }
 
+/// The filter of the collider in `slot`, if its body holds it.
+fn filter_of<D: Dim>(
+    bodies: &SlotMap<BodyHandle, Body<D>>,
+    slot: &ColliderSlot,
+) -> Option<CollisionFilter> {
+    Some(bodies.get(slot.body)?.colliders.get(slot.index)?.filter)
+}
+
 /// The collider a broad-phase key stands for.
 pub(crate) fn collider_of(key: u64) -> ColliderHandle {
     ColliderHandle::from(KeyData::from_ffi(key))
@@ -693,9 +701,10 @@ impl<D: Dim> World<D> {
         self.structure = state::new_structure_stamp();
         let owner = &self.bodies[body];
         let aabb = bounds_of(&owner.colliders[index], owner, &self.settings);
+        let filter = owner.colliders[index].filter;
         let broad_phase = &mut self.broad_phase;
         let handle = self.colliders.insert_with_key(|handle| {
-            let proxy = broad_phase.insert(key_of(handle), aabb);
+            let proxy = broad_phase.insert_grouped(key_of(handle), aabb, filter);
             ColliderSlot {
                 handle,
                 body,
@@ -737,11 +746,11 @@ impl<D: Dim> World<D> {
         Some(body)
     }
 
-    /// The keys of the candidate pairs of `collider` (proxy `proxy`), sorted:
-    /// every proxy whose fat box overlaps its own. After the broad phase's
-    /// `update_pairs` those are exactly its candidates; between steps they
-    /// include every pair it has (a pair's fat boxes overlap, and fat boxes
-    /// change only in a step).
+    /// The keys of the possible pairs of `collider` (proxy `proxy`), sorted:
+    /// every proxy whose fat box overlaps its own, whatever their groups.
+    /// After the broad phase's `update_pairs` those include its candidates;
+    /// between steps they include every pair it has (a pair's fat boxes
+    /// overlap, and fat boxes change only in a step).
     fn pair_keys_of(&self, collider: ColliderHandle, proxy: ProxyId) -> Vec<(u64, u64)> {
         let key = key_of(collider);
         let mut keys = Vec::new();
@@ -983,6 +992,7 @@ impl<D: Dim> World<D> {
     fn update_broad_phase(&mut self, dt: f32, teleports: bool) {
         let escaped = self.escaped_boxes(dt);
         self.broad_phase.update_many(&escaped);
+        self.regroup_refiltered();
         self.broad_phase.update_pairs();
         // Colliders whose filter, sensor flag or body kind changed have
         // their candidates decided again first; the other pairs follow from
@@ -1033,6 +1043,38 @@ impl<D: Dim> World<D> {
             self.record(event);
         }
         self.wake_sleeping(woken);
+    }
+
+    /// Gives the proxies of the colliders whose filter (or sensor flag or
+    /// body kind) changed since the last step their filters as broad-phase
+    /// groups, which queues them to find their pairs anew: the broad phase
+    /// leaves out the pairs the filters refuse, so that a scene whose
+    /// filters rule out most overlaps (joint_grid_2d: every one) never
+    /// stores, merges or decides them (`tests/controls.rs`:
+    /// `changing_the_ground_filter_drops_a_box_then_catches_another_2d`).
+    fn regroup_refiltered(&mut self) {
+        for &collider in &self.refiltered {
+            if let Some(slot) = self.colliders.get(collider) {
+                if let Some(filter) = filter_of(&self.bodies, slot) {
+                    self.broad_phase.set_groups(slot.proxy, filter);
+                }
+            }
+        }
+    }
+
+    /// Gives every broad-phase proxy its collider's filter as groups, the
+    /// pairs left as they are: for a loaded world, whose broad phase is
+    /// saved without its groups (they follow from the colliders) and whose
+    /// pairs were found with them.
+    #[cfg(feature = "serde")]
+    fn regroup_proxies(&mut self) {
+        let (colliders, bodies) = (&self.colliders, &self.bodies);
+        self.broad_phase.regroup(|key| {
+            colliders
+                .get(collider_of(key))
+                .and_then(|slot| filter_of(bodies, slot))
+                .unwrap_or_default()
+        });
     }
 
     /// Wakes those of `bodies` that sleep; the others keep their rest time.

@@ -1,9 +1,10 @@
 //! Broad phase: a dynamic AABB tree of fattened boxes that keeps the set of
 //! candidate pairs from one step to the next.
 //!
-//! [`BroadPhase`] stores one *proxy* per collider: the caller's key and the
-//! collider's box grown by a margin (the *fat* box). It reports every pair of
-//! proxies whose fat boxes overlap; the narrow phase then decides which of
+//! [`BroadPhase`] stores one *proxy* per collider: the caller's key, the
+//! collider's box grown by a margin (the *fat* box) and its collision
+//! groups. It reports every pair of proxies whose fat boxes overlap and
+//! whose groups admit each other; the narrow phase then decides which of
 //! those really touch. The same code serves 2D and 3D.
 //!
 //! How it works:
@@ -50,6 +51,14 @@
 //!    (`pairs_match_brute_force_and_are_deterministic`), at a cost of
 //!    O(pairs + moved log n) with a small constant: the scan over the pairs
 //!    reads one bit per node.
+//! 7. Every node also holds collision groups ([`CollisionFilter`]): a
+//!    leaf its proxy's, an internal node the union of its leaves'
+//!    categories and masks. A query for a moved proxy skips every subtree
+//!    whose union its own groups refuse, and a leaf it refuses, as Box2D
+//!    v3's tree skips by category bits: pairs the filters rule out cost no
+//!    more than the pruned query, and are never stored or reported
+//!    (`groups_leave_out_refused_pairs_2d_and_3d`). Proxies inserted
+//!    without groups ([`BroadPhase::insert`]) pair with every other.
 //!
 //! Limits: a fat box is never shrunk while the tight box stays inside it.
 //! Strict balance outranks the heuristic: a huge box is still placed next to
@@ -75,6 +84,7 @@
 #[cfg(feature = "parallel")]
 use crate::parallel::*;
 
+use crate::collider::CollisionFilter;
 use crate::math::Vector;
 use crate::shape::Aabb;
 use crate::shape::ShapeDim;
@@ -129,6 +139,30 @@ struct Node<D: ShapeDim> {
     key: u64,
     /// True exactly when this slot's index waits in the move buffer.
     moved: bool,
+    /// Leaf: the proxy's collision groups. Internal: the bitwise union of
+    /// its leaves' categories and masks, so that a subtree none of whose
+    /// categories meets a proxy's mask (or none of whose masks meets its
+    /// category) holds no proxy it may pair with. Not saved: the owner
+    /// gives the leaves theirs again ([`BroadPhase::regroup`]).
+    #[cfg_attr(feature = "serde", serde(skip, default = "everything"))]
+    groups: CollisionFilter,
+}
+
+/// The groups of a proxy inserted without any: every category, meeting
+/// every other proxy's.
+fn everything() -> CollisionFilter {
+    CollisionFilter {
+        category: u32::MAX,
+        mask: u32::MAX,
+    }
+}
+
+/// The groups of the leaves under a node whose children have `a` and `b`.
+fn union(a: CollisionFilter, b: CollisionFilter) -> CollisionFilter {
+    CollisionFilter {
+        category: a.category | b.category,
+        mask: a.mask | b.mask,
+    }
 }
 
 /// A stored pair: keys in ascending order, then the proxies in matching order.
@@ -222,12 +256,15 @@ fn widest_axis<D: ShapeDim>(points: &[(D::Vector, u32)]) -> D::Vector {
 }
 
 /// Calls `visit` with every leaf of the tree under `root` whose box overlaps
-/// `aabb`, until it returns false. Each node is pushed at most once, so the
-/// stack never holds more than `nodes.len()` entries.
+/// `aabb` and, given `groups`, whose groups admit them, until it returns
+/// false. A subtree whose union of groups refuses `groups` is skipped
+/// whole (Box2D v3's category bits in its tree). Each node is pushed at
+/// most once, so the stack never holds more than `nodes.len()` entries.
 fn visit_overlaps<D: ShapeDim>(
     nodes: &[Node<D>],
     root: u32,
     aabb: &Aabb<D>,
+    groups: Option<&CollisionFilter>,
     stack: &mut Vec<u32>,
     mut visit: impl FnMut(u32) -> bool,
 ) {
@@ -237,7 +274,7 @@ fn visit_overlaps<D: ShapeDim>(
     }
     while let Some(index) = stack.pop() {
         let node = &nodes[index as usize];
-        if !node.aabb.overlaps(aabb) {
+        if !node.aabb.overlaps(aabb) || groups.is_some_and(|g| !node.groups.admits(g)) {
             continue;
         }
         if node.height == 0 {
@@ -287,11 +324,43 @@ impl<D: ShapeDim> BroadPhase<D> {
     /// tight box `aabb`; stores the box grown by the margin. The proxy takes
     /// part in the next [`update_pairs`](Self::update_pairs).
     pub fn insert(&mut self, key: u64, aabb: Aabb<D>) -> ProxyId {
-        let leaf = self.allocate(fatten(&aabb, self.margin), key, 0);
+        self.insert_grouped(key, aabb, everything())
+    }
+
+    /// [`insert`](Self::insert) for a proxy in collision groups: it pairs
+    /// only with proxies whose groups and its own admit each other
+    /// ([`CollisionFilter::admits`]), so that pairs the filters rule out
+    /// are never found, stored or reported
+    /// (`groups_leave_out_refused_pairs_2d_and_3d`).
+    pub fn insert_grouped(&mut self, key: u64, aabb: Aabb<D>, groups: CollisionFilter) -> ProxyId {
+        let leaf = self.allocate(fatten(&aabb, self.margin), key, 0, groups);
         self.insert_leaf(leaf);
         self.mark_moved(leaf);
         self.proxy_count += 1;
         ProxyId(leaf)
+    }
+
+    /// Gives a proxy new collision groups and queues it for the next
+    /// [`update_pairs`](Self::update_pairs), which finds its pairs anew
+    /// (even when the groups are the same: pairs restored from a state of
+    /// other groups are found again, `tests/rollback.rs`:
+    /// `a_filter_change_saved_before_its_step_rolls_back_alike`). The tree
+    /// keeps its shape. A handle naming no proxy is ignored.
+    pub fn set_groups(&mut self, proxy: ProxyId, groups: CollisionFilter) {
+        let Some(leaf) = self.leaf(proxy) else { return };
+        self.nodes[leaf as usize].groups = groups;
+        self.regroup_upwards(self.nodes[leaf as usize].parent);
+        self.mark_moved(leaf);
+    }
+
+    /// Gives every proxy the groups `groups_of` says for its key, the
+    /// pairs left as they are: for a broad phase loaded without its groups
+    /// (they are not saved), whose pairs were found with those groups.
+    pub fn regroup(&mut self, groups_of: impl Fn(u64) -> CollisionFilter) {
+        for node in self.nodes.iter_mut().filter(|n| n.height == 0) {
+            node.groups = groups_of(node.key);
+        }
+        self.refit_all();
     }
 
     /// Removes a proxy; its pairs disappear at the next
@@ -371,7 +440,7 @@ impl<D: ShapeDim> BroadPhase<D> {
     /// until `callback` returns false.
     pub fn query(&self, aabb: &Aabb<D>, mut callback: impl FnMut(u64) -> bool) {
         let mut stack = Vec::with_capacity(64);
-        visit_overlaps(&self.nodes, self.root, aabb, &mut stack, |leaf| {
+        visit_overlaps(&self.nodes, self.root, aabb, None, &mut stack, |leaf| {
             callback(self.nodes[leaf as usize].key)
         });
     }
@@ -407,8 +476,10 @@ impl<D: ShapeDim> BroadPhase<D> {
         });
         let (nodes, root) = (&self.nodes, self.root);
         let query = |stack: &mut Vec<u32>, found: &mut Vec<Pair>, proxy: u32| {
-            let Node { aabb, key, .. } = nodes[proxy as usize];
-            visit_overlaps(nodes, root, &aabb, stack, |other| {
+            let Node {
+                aabb, key, groups, ..
+            } = nodes[proxy as usize];
+            visit_overlaps(nodes, root, &aabb, Some(&groups), stack, |other| {
                 let other_key = nodes[other as usize].key;
                 if other_key < key {
                     found.push((other_key, key, other, proxy));
@@ -527,7 +598,7 @@ impl<D: ShapeDim> BroadPhase<D> {
 
     /// A detached node, from the free list when possible. A reused slot keeps
     /// its `moved` flag, which mirrors its presence in the move buffer.
-    fn allocate(&mut self, aabb: Aabb<D>, key: u64, height: i32) -> u32 {
+    fn allocate(&mut self, aabb: Aabb<D>, key: u64, height: i32, groups: CollisionFilter) -> u32 {
         if let Some(index) = self.free.pop() {
             let node = &mut self.nodes[index as usize];
             node.aabb = aabb;
@@ -535,6 +606,7 @@ impl<D: ShapeDim> BroadPhase<D> {
             node.children = [NULL; 2];
             node.height = height;
             node.key = key;
+            node.groups = groups;
             return index;
         }
         let node = Node {
@@ -544,6 +616,7 @@ impl<D: ShapeDim> BroadPhase<D> {
             height,
             key,
             moved: false,
+            groups,
         };
         self.nodes.push(node);
         (self.nodes.len() - 1) as u32
@@ -569,16 +642,33 @@ impl<D: ShapeDim> BroadPhase<D> {
         }
     }
 
-    /// Recomputes an internal node's box and height from its children.
+    /// Recomputes an internal node's box, height and groups from its
+    /// children.
     fn refit(&mut self, index: u32) {
         let [a, b] = self.nodes[index as usize].children;
-        let aabb = self.nodes[a as usize]
-            .aabb
-            .union(&self.nodes[b as usize].aabb);
-        let height = 1 + self.height_of(a).max(self.height_of(b));
+        let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+        let aabb = na.aabb.union(&nb.aabb);
+        let height = 1 + na.height.max(nb.height);
+        let groups = union(na.groups, nb.groups);
         let node = &mut self.nodes[index as usize];
         node.aabb = aabb;
         node.height = height;
+        node.groups = groups;
+    }
+
+    /// Recomputes the groups of every node from `index` up to the root
+    /// from their children, stopping where they stay the same.
+    fn regroup_upwards(&mut self, mut index: u32) {
+        while index != NULL {
+            let [a, b] = self.nodes[index as usize].children;
+            let groups = union(self.nodes[a as usize].groups, self.nodes[b as usize].groups);
+            let node = &mut self.nodes[index as usize];
+            if node.groups == groups {
+                return;
+            }
+            node.groups = groups;
+            index = node.parent;
+        }
     }
 
     /// Balances, refits and improves every node from `index` up to the root.
@@ -727,7 +817,7 @@ impl<D: ShapeDim> BroadPhase<D> {
         let children = [self.build(low), self.build(high)];
         let [a, b] = children.map(|c| &self.nodes[c as usize]);
         let (aabb, height) = (a.aabb.union(&b.aabb), 1 + a.height.max(b.height));
-        let parent = self.allocate(aabb, 0, height);
+        let parent = self.allocate(aabb, 0, height, union(a.groups, b.groups));
         self.nodes[parent as usize].children = children;
         for child in children {
             self.nodes[child as usize].parent = parent;
@@ -745,8 +835,10 @@ impl<D: ShapeDim> BroadPhase<D> {
         let aabb = self.nodes[leaf as usize].aabb;
         let sibling = self.best_sibling(&aabb);
         let grand = self.nodes[sibling as usize].parent;
-        let union = aabb.union(&self.nodes[sibling as usize].aabb);
-        let parent = self.allocate(union, 0, self.height_of(sibling) + 1);
+        let (leaf_node, sibling_node) = (&self.nodes[leaf as usize], &self.nodes[sibling as usize]);
+        let bounds = aabb.union(&sibling_node.aabb);
+        let groups = union(leaf_node.groups, sibling_node.groups);
+        let parent = self.allocate(bounds, 0, sibling_node.height + 1, groups);
         let node = &mut self.nodes[parent as usize];
         node.parent = grand;
         node.children = [sibling, leaf];
@@ -938,11 +1030,7 @@ impl<D: ShapeDim> BroadPhase<D> {
         }
         for &index in order.iter().rev() {
             if self.height_of(index) > 0 {
-                let [a, b] = self.nodes[index as usize].children;
-                let aabb = self.nodes[a as usize]
-                    .aabb
-                    .union(&self.nodes[b as usize].aabb);
-                self.nodes[index as usize].aabb = aabb;
+                self.refit(index);
             }
         }
     }
@@ -997,8 +1085,9 @@ mod tests {
             assert!(na.parent == i && nb.parent == i);
             assert_eq!(node.height, 1 + na.height.max(nb.height));
             assert!((na.height - nb.height).abs() <= 1, "unbalanced");
-            let union = na.aabb.union(&nb.aabb);
-            assert_eq!(format!("{:?}", node.aabb), format!("{union:?}"));
+            let bounds = na.aabb.union(&nb.aabb);
+            assert_eq!(format!("{:?}", node.aabb), format!("{bounds:?}"));
+            assert_eq!(node.groups, union(na.groups, nb.groups));
             stack.extend([a, b]);
         }
         assert_eq!(leaves, bp.len());
@@ -1338,6 +1427,70 @@ mod tests {
         }
     }
 
+    /// Groups from four categories, each a random category bit and mask.
+    fn random_groups(rng: &mut Lcg) -> CollisionFilter {
+        CollisionFilter {
+            category: 1 << rng.below(4),
+            mask: rng.below(16) as u32,
+        }
+    }
+
+    /// Random boxes in random groups: the pairs are the brute-force
+    /// overlaps that both groups admit, after moves, new groups and a
+    /// regroup alike.
+    fn grouped_pairs<D: ShapeDim>() {
+        let mut rng = Lcg(21);
+        let mut bp = BroadPhase::<D>::new(0.1);
+        let mut groups: Vec<CollisionFilter> = (0..300).map(|_| random_groups(&mut rng)).collect();
+        let proxies: Vec<ProxyId> = (0..300u64)
+            .map(|k| bp.insert_grouped(k, rng.aabb(15.0), groups[k as usize]))
+            .collect();
+        let expected = |bp: &BroadPhase<D>, groups: &[CollisionFilter]| {
+            let mut pairs = Vec::new();
+            for a in 0..300 {
+                for b in a + 1..300 {
+                    let boxes = (bp.fat_aabb(proxies[a]), bp.fat_aabb(proxies[b]));
+                    if boxes.0.unwrap().overlaps(boxes.1.unwrap()) && groups[a].admits(&groups[b]) {
+                        pairs.push((a as u64, b as u64));
+                    }
+                }
+            }
+            pairs
+        };
+        for round in 0..4 {
+            for (k, &proxy) in proxies.iter().enumerate() {
+                if rng.next_f32() < 0.3 {
+                    let shift = rng.vector::<D>(-2.0, 2.0);
+                    let fat = *bp.fat_aabb(proxy).unwrap();
+                    bp.update(
+                        proxy,
+                        Aabb::new(fat.min + shift, fat.max + shift),
+                        D::Vector::ZERO,
+                    );
+                }
+                if round > 0 && rng.next_f32() < 0.1 {
+                    groups[k] = random_groups(&mut rng);
+                    bp.set_groups(proxy, groups[k]);
+                }
+            }
+            let pairs = expected(&bp, &groups);
+            assert!(!pairs.is_empty());
+            assert_eq!(bp.update_pairs(), &pairs[..], "round {round}");
+            validate(&bp);
+        }
+        let before = bp.pairs().to_vec();
+        bp.nodes
+            .iter_mut()
+            .for_each(|node| node.groups = everything());
+        bp.regroup(|key| groups[key as usize]);
+        validate(&bp);
+        for (&proxy, &g) in proxies.iter().zip(&groups) {
+            bp.set_groups(proxy, g);
+        }
+        assert_eq!(bp.update_pairs(), &before[..], "regrouped as they were");
+        assert!(!bp.pairs_changed());
+    }
+
     fn line_height<D: ShapeDim>() {
         let mut bp = BroadPhase::<D>::new(0.1);
         let x = D::Vector::axes()[0];
@@ -1365,6 +1518,7 @@ mod tests {
         reinsertion_among_the_same_neighbours_changes_nothing => reinserted_among_the_same,
         huge_finite_boxes_pair_and_nan_boxes_do_not => huge_boxes_pair,
         query_matches_brute_force => query_matches,
+        groups_leave_out_refused_pairs_2d_and_3d => grouped_pairs,
         height_stays_logarithmic => line_height
     );
 

@@ -205,12 +205,13 @@ impl<D: Dim> World<D> {
     /// names what is not there. Never panics.
     pub fn from_bytes(bytes: &[u8]) -> Result<World<D>, LoadError> {
         let payload = unframe::<D>(&MAGIC, LoadError::NotAWorld, bytes)?;
-        let (Unchecked(world), rest) = postcard::take_from_bytes::<Unchecked<D>>(payload)
+        let (Unchecked(mut world), rest) = postcard::take_from_bytes::<Unchecked<D>>(payload)
             .map_err(|e| malformed(format!("the payload does not decode: {e}")))?;
         if !rest.is_empty() {
             return Err(malformed("the payload has bytes after the world"));
         }
         world.validate().map_err(malformed)?;
+        world.regroup_proxies();
         Ok(world)
     }
 }
@@ -410,8 +411,9 @@ impl<'de, D: Dim> Deserialize<'de> for World<D> {
     /// The serde form's world: its version and dimension checked, then
     /// validated as [`World::from_bytes`] validates it.
     fn deserialize<De: Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
-        let Unchecked(world) = Unchecked::deserialize(deserializer)?;
+        let Unchecked(mut world) = Unchecked::deserialize(deserializer)?;
         world.validate().map_err(de::Error::custom)?;
+        world.regroup_proxies();
         Ok(world)
     }
 }
