@@ -441,6 +441,9 @@ fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize,
     let mut chaos = Chaos(seed);
     let mut world = World::<D>::new(Settings::default());
     add_ground::<D>(&mut world, 0.0);
+    // Everything below is recorded, refused calls included, and replayed
+    // at the end.
+    world.start_recording();
     let mut handles: Vec<BodyHandle> = Vec::new();
     let mut joints = Vec::new();
     let mut states = Vec::new();
@@ -614,6 +617,15 @@ fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize,
         }
     }
     assert!(reloaded > 10, "too few worlds saved and loaded: {reloaded}");
+    let recording = world.stop_recording().expect("the world was recording");
+    let recording = tumble::Recording::<D>::from_bytes(&recording.to_bytes())
+        .expect("a recording's own bytes load");
+    let report = recording.replay();
+    assert_eq!(
+        report.first_difference, None,
+        "the replay parted from the recording after {} steps",
+        report.steps
+    );
     (taken, joined, levels, restored)
 }
 

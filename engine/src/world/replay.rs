@@ -136,10 +136,13 @@ pub(crate) enum Input<D: Dim> {
     },
     RemoveJoint(JointHandle),
     Control(Control<D>),
-    /// The step's start: the world's list of reached bodies, in its order
-    /// (a body may be in it more than once), and each reached body's state.
+    /// What the game reached since the last such input, before the next
+    /// call or step: the world's list of reached bodies, its first `kept`
+    /// entries as they were and `appended` after them (a body may be in it
+    /// more than once), and the state of each body in `appended`.
     Reached {
-        order: Vec<BodyHandle>,
+        kept: usize,
+        appended: Vec<BodyHandle>,
         bodies: Vec<Reached<D>>,
     },
     Joint(JointHandle, Box<Joint<D>>),
@@ -160,6 +163,9 @@ pub(crate) struct Recorder<D: Dim> {
     settings_reached: bool,
     /// The joints `joint_mut` reached since the last step.
     joints_reached: Vec<JointHandle>,
+    /// How many of the world's reached bodies (`World::touched`) the
+    /// recording holds already.
+    bodies_recorded: usize,
 }
 
 /// A world's start and every input a game gave it since, with each step's
@@ -349,6 +355,7 @@ impl<D: Dim> World<D> {
             },
             settings_reached: false,
             joints_reached: Vec::new(),
+            bodies_recorded: 0,
         }));
     }
 
@@ -364,8 +371,23 @@ impl<D: Dim> World<D> {
 
     /// Keeps `input` when recording.
     pub(crate) fn record_input(&mut self, input: impl FnOnce() -> Input<D>) {
+        // What the game changed through `body_mut`, `joint_mut` and
+        // `settings_mut` goes first: the call may read it (a joint's frame
+        // is taken from its bodies' poses as it is added;
+        // `random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
+        self.record_reached();
         if let Some(recorder) = &mut self.recorder {
             recorder.recording.inputs.push(input());
+        }
+    }
+
+    /// Keeps a rollback when recording, the world just restored to
+    /// `state`: its reached bodies are the state's, which the input carries.
+    pub(crate) fn record_restore(&mut self, state: &WorldState<D>) {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.bodies_recorded = self.touched.len();
+            let state = Box::new(state.clone());
+            recorder.recording.inputs.push(Input::Restore(state));
         }
     }
 
@@ -387,8 +409,8 @@ impl<D: Dim> World<D> {
         }
     }
 
-    /// At a step's start, when recording: what the game reached since the
-    /// step before.
+    /// Before a step or a recorded call, when recording: what the game
+    /// reached since the last time (each body once per time it was reached).
     pub(crate) fn record_reached(&mut self) {
         let Some(recorder) = self.recorder.as_deref_mut() else {
             return;
@@ -407,28 +429,38 @@ impl<D: Dim> World<D> {
                 recorder.recording.inputs.push(Input::Joint(handle, joint));
             }
         }
-        if !self.touched.is_empty() {
-            let mut unique = self.touched.clone();
+        let kept = recorder.bodies_recorded.min(self.touched.len());
+        if kept < self.touched.len() {
+            let appended = self.touched[kept..].to_vec();
+            let mut unique = appended.clone();
             unique.sort_unstable();
             unique.dedup();
             let bodies = unique
                 .into_iter()
                 .filter_map(|h| Some(Reached::of(h, self.bodies.get(h)?)))
                 .collect();
-            let order = self.touched.clone();
-            recorder
-                .recording
-                .inputs
-                .push(Input::Reached { order, bodies });
+            recorder.bodies_recorded = self.touched.len();
+            recorder.recording.inputs.push(Input::Reached {
+                kept,
+                appended,
+                bodies,
+            });
         }
     }
 
     /// At a step's end, when recording: the step and its hash.
     pub(crate) fn record_step(&mut self, dt: f32) {
-        if self.recorder.is_some() {
-            let hash = self.state_hash();
-            self.record_input(|| Input::Step { dt, hash });
+        if self.recorder.is_none() {
+            return;
         }
+        let hash = self.state_hash();
+        let Some(recorder) = &mut self.recorder else {
+            return;
+        };
+        // The step emptied the list of reached bodies; those on it now
+        // (woken as a joint broke) the replayed step puts there alike.
+        recorder.bodies_recorded = self.touched.len();
+        recorder.recording.inputs.push(Input::Step { dt, hash });
     }
 
     /// Plays one recorded input; false when it disagrees with the
@@ -463,13 +495,20 @@ impl<D: Dim> World<D> {
                 let _ = self.play_control(control);
                 true
             }
-            Input::Reached { order, bodies } => {
+            Input::Reached {
+                kept,
+                appended,
+                bodies,
+            } => {
                 for reached in bodies {
                     if let Some(body) = self.bodies.get_mut(reached.body) {
                         reached.write(body);
                     }
                 }
-                self.touched.clone_from(order);
+                // The replay's own calls reached bodies too; the list
+                // becomes the recorded world's.
+                self.touched.truncate(*kept);
+                self.touched.extend_from_slice(appended);
                 true
             }
             Input::Joint(handle, joint) => {

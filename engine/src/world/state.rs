@@ -58,7 +58,7 @@ use slotmap::SlotMap;
 
 use super::joints::Unpaired;
 use super::surface_pairs::SurfaceContacts;
-use super::{collider_of, in_solver, replay, ContactPair, World, ASLEEP};
+use super::{collider_of, in_solver, ContactPair, World, ASLEEP};
 use crate::body::BodyHandle;
 use crate::collider::ColliderHandle;
 use crate::dim::Dim;
@@ -325,6 +325,10 @@ pub struct WorldState<D: Dim> {
     solver_orders: Option<(Vec<BodyHandle>, Option<Vec<u32>>)>,
     touched: Vec<BodyHandle>,
     refiltered: Vec<ColliderHandle>,
+    /// With their free list, so that a joint added after a restore gets
+    /// the handle it got in the run recorded, also through a saved
+    /// recording (`random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
+    #[cfg_attr(feature = "serde", serde(with = "crate::world::persist::slot_map"))]
     joints: SlotMap<JointHandle, Joint<D>>,
     unpaired: Unpaired,
     /// Bytes this save kept anew (not shared with the save before).
@@ -584,8 +588,11 @@ impl<D: Dim> World<D> {
     /// world, or from this one before a body or collider was added or
     /// removed or a kind, filter or sensor flag changed.
     pub fn restore_state(&mut self, state: &WorldState<D>) -> Result<(), WorldError> {
+        // What the game reached before the rollback is recorded first, as
+        // before any call.
+        self.record_reached();
         self.restore_state_of_structure(state, true)?;
-        self.record_input(|| replay::Input::Restore(Box::new(state.clone())));
+        self.record_restore(state);
         Ok(())
     }
 
