@@ -69,7 +69,10 @@ fn drop_stick(height: f32, angle: f32, sign: f32, trace: bool) -> (f32, f32, f32
                 for m in pair.manifolds() {
                     println!("   normal {:?}", m.normal);
                     for q in m.points() {
-                        println!("     local_b {:?} sep {:.4} pn {:.4} pt {:?}", q.local_b, q.separation, q.normal_impulse, q.tangent_impulse);
+                        println!(
+                            "     local_b {:?} sep {:.4} pn {:.4} pt {:?}",
+                            q.local_b, q.separation, q.normal_impulse, q.tangent_impulse
+                        );
                     }
                 }
             }

@@ -17,8 +17,8 @@
 //!    gather more points from tilted copies of the pair (`perturb`), so a
 //!    box landing flat has all its corners at once
 //!    (`box_landing_flat_has_its_four_corners_in_the_first_frame`); two
-//!    boxes face to face instead clip one face to the other (`box_faces`,
-//!    3D), which a thin box's small tilts miss;
+//!    boxes face to face, one of them thin, instead clip one face to the
+//!    other (`box_faces`, 3D), which a thin box's small tilts miss;
 //! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
 //!    those spanning the largest area with it, points bearing load before
 //!    points still apart; points about level with the
@@ -443,8 +443,8 @@ impl<D: ManifoldDim> Manifold<D> {
         Ok(())
     }
 
-    /// Two boxes face to face (`narrow_phase::box_faces`, along the
-    /// query's normal `fresh`): the manifold's points become the clipped
+    /// Two boxes face to face, one of them thin (`narrow_phase::box_faces`,
+    /// along the query's normal `fresh`): the manifold's points become the clipped
     /// face's, reduced to `D::MAX_MANIFOLD_POINTS`, each taking the
     /// impulses of the kept point within the merging radius of it, for
     /// warm starting. Rebuilt whole, not merged: a kept point or EPA's
@@ -462,10 +462,7 @@ impl<D: ManifoldDim> Manifold<D> {
     ) -> bool {
         let mut clipped = [*fresh; MAX_CLIPPED];
         let mut count = 0;
-        let shapes = [
-            (pair.shape_a, &pair.pose_a),
-            (pair.shape_b, &pair.pose_b),
-        ];
+        let shapes = [(pair.shape_a, &pair.pose_a), (pair.shape_b, &pair.pose_b)];
         let faces = D::box_face_contacts(shapes, fresh.normal, tuning.margin, &mut |c| {
             if let Some(slot) = clipped.get_mut(count) {
                 *slot = c;

@@ -21,9 +21,13 @@
 //! 214 rad/s in one step (`a_spinning_stick_never_passes_the_ground_3d`,
 //! `tests/continuous.rs`). Clipping sees the whole face at any roll.
 //!
-//! Limits: boxes only (a hull's face is a set of triangles, its corners
-//! not listed together); edge against edge, or a face turned more than
-//! `OWN_NORMAL_COSINE` from the normal, is left to perturbation.
+//! Limits: pairs with a thin box only ([`THIN`]), all others are left to
+//! perturbation: clipping every box pair made boxes on the swaying rope
+//! bridge creep sideways off its deck (`the_rope_bridge_holds_its_boxes`,
+//! `demos/tests/joint_scenes.rs`: 5 of 8 stayed, against 7 perturbed), a
+//! cause not yet found. Boxes only (a hull's face is a set of triangles,
+//! its corners not listed together); edge against edge, or a face turned
+//! more than `OWN_NORMAL_COSINE` from the normal, is left to perturbation.
 
 use glam::Vec3;
 
@@ -50,6 +54,9 @@ pub(crate) fn box_face_contacts(
     else {
         return false;
     };
+    if !(thin(*a) || thin(*b)) {
+        return false;
+    }
     // A's face turned towards B has the normal as its outward normal; B's
     // face turned towards A has its opposite.
     let sides = [
@@ -88,6 +95,18 @@ pub(crate) fn box_face_contacts(
         return true;
     }
     false
+}
+
+/// Below this ratio of its thickness to its bounding radius a box is thin
+/// (a 2 m x 2 cm stick: 0.02; a plank 0.84 x 0.12 x 1.6 m: 0.13; a cube:
+/// 1.15): a perturbation tilt that moves its far end by the merging radius
+/// moves its thin side by under a twentieth of that, too little to show
+/// its far edge.
+const THIN: f32 = 0.05;
+
+/// True when the box of half extents `half` is thin ([`THIN`]).
+fn thin(half: Vec3) -> bool {
+    2.0 * half.min_element() < THIN * half.length()
 }
 
 /// A box's face, in the box's frame: along local axis `axis`, on the side
@@ -223,7 +242,9 @@ mod tests {
 
     fn contacts(pair: &PairView<'_, D3>, normal: Vec3, margin: f32) -> Vec<ShapeContact<D3>> {
         let mut found = Vec::new();
-        assert!(box_face_contacts(shapes(pair), normal, margin, &mut |c| found.push(c)));
+        assert!(box_face_contacts(shapes(pair), normal, margin, &mut |c| {
+            found.push(c)
+        }));
         found
     }
 
@@ -262,8 +283,8 @@ mod tests {
     }
 
     #[test]
-    fn an_overhanging_box_is_clipped_to_the_face_under_it() {
-        let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
+    fn an_overhanging_board_is_clipped_to_the_face_under_it() {
+        let cube = Shape::cuboid(Vec3::new(0.5, 0.01, 0.5)).unwrap();
         let pair = PairView {
             shape_a: &cube,
             pose_a: Pose {
@@ -272,7 +293,7 @@ mod tests {
             },
             shape_b: &cube,
             pose_b: Pose {
-                translation: Vec3::new(0.7, 1.0, 0.0),
+                translation: Vec3::new(0.7, 0.02, 0.0),
                 rotation: Quat::from_rotation_y(0.3),
             },
         };
@@ -287,27 +308,45 @@ mod tests {
     }
 
     #[test]
-    fn an_edge_on_a_face_is_left_to_perturbation() {
+    fn an_edge_on_a_face_gives_the_edge_and_other_pairs_nothing() {
         let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
+        let stick = Shape::cuboid(Vec3::new(0.01, 0.01, 0.5)).unwrap();
         let pair = PairView {
             shape_a: &cube,
             pose_a: Pose {
                 translation: Vec3::ZERO,
                 rotation: Quat::IDENTITY,
             },
-            shape_b: &cube,
+            shape_b: &stick,
             pose_b: Pose {
-                translation: Vec3::new(0.0, 1.2, 0.0),
+                translation: Vec3::new(0.0, 0.5 + 0.0141 - 0.001, 0.0),
                 rotation: Quat::from_rotation_z(core::f32::consts::FRAC_PI_4),
             },
         };
-        // A's top face has the normal: B's lowest edge is clipped to it.
-        let found = contacts(&pair, Vec3::Y, 0.02);
-        assert!(found.len() <= 2, "{found:?}");
+        // A's top face has the normal: the stick's lowest edge is clipped
+        // to it, its two ends.
+        let found = contacts(&pair, Vec3::Y, 0.005);
+        assert_eq!(found.len(), 2, "{found:?}");
         // A normal along neither box's face: nothing.
         let slanted = Vec3::new(0.3, 1.0, 0.2).normalize();
         let mut none = 0;
-        assert!(!box_face_contacts(shapes(&pair), slanted, 0.02, &mut |_| none += 1));
+        assert!(!box_face_contacts(
+            shapes(&pair),
+            slanted,
+            0.02,
+            &mut |_| none += 1
+        ));
+        // Two cubes: perturbation's.
+        let cubes = PairView {
+            shape_b: &cube,
+            ..pair
+        };
+        assert!(!box_face_contacts(
+            shapes(&cubes),
+            Vec3::Y,
+            0.02,
+            &mut |_| none += 1
+        ));
         assert_eq!(none, 0);
     }
 }

@@ -9,8 +9,8 @@ use super::{
     Simplex,
 };
 use crate::math::Pose;
-use crate::shape::Shape;
 use crate::math::{D2, D3};
+use crate::shape::Shape;
 use crate::shape::ShapeDim;
 
 /// A spatial dimension's contact algorithms: [`D2`] or [`D3`].
@@ -28,10 +28,11 @@ pub trait NarrowPhaseDim: ShapeDim {
         tolerance: f32,
         observer: &mut O,
     ) -> Penetration<Self::Vector>;
-    /// Two boxes face to face: the incident face clipped to the reference
-    /// face, each point within `margin` handed to `found`; false, having
-    /// found nothing, for any other pair (`box_faces`, 3D only: in 2D the
-    /// perturbation's two tilts already show a face's two corners).
+    /// Two boxes face to face, one of them thin: the incident face
+    /// clipped to the reference face, each point within `margin` handed
+    /// to `found`; false, having found nothing, for any other pair
+    /// (`box_faces`, 3D only: in 2D the perturbation's two tilts already
+    /// show a face's two corners).
     fn box_face_contacts(
         shapes: [(&Shape<Self>, &Pose<Self>); 2],
         normal: Self::Vector,
