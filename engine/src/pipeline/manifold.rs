@@ -16,7 +16,9 @@
 //! 3. perturb: while the manifold is not full and both shapes are polyhedral,
 //!    gather more points from tilted copies of the pair (`perturb`), so a
 //!    box landing flat has all its corners at once
-//!    (`box_landing_flat_has_its_four_corners_in_the_first_frame`);
+//!    (`box_landing_flat_has_its_four_corners_in_the_first_frame`); two
+//!    boxes face to face, one of them thin, instead clip one face to the
+//!    other (`box_faces`, 3D), which a thin box's small tilts miss;
 //! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
 //!    those spanning the largest area with it, points bearing load before
 //!    points still apart; points about level with the
@@ -44,7 +46,9 @@
 use super::dim::ManifoldDim;
 use crate::math::{same_bits, PackedPose, Pose, SimdWord, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
-use crate::pipeline::narrow_phase::{perturb::perturbed_contacts, speculative_query, ShapeContact};
+use crate::pipeline::narrow_phase::{
+    perturb::perturbed_contacts, speculative_query, ShapeContact, MAX_CLIPPED,
+};
 use crate::shape::Shape;
 
 /// One contact point, anchored on both bodies.
@@ -405,6 +409,10 @@ impl<D: ManifoldDim> Manifold<D> {
             kept
         };
         self.refresh(pair, tuning);
+        if self.clip_faces(pair, &fresh, tuning) {
+            self.freeze_levers(pair);
+            return Ok(());
+        }
         self.merge(pair, &fresh, tuning.merge);
         if self.len < D::MAX_MANIFOLD_POINTS
             && pair.shape_a.is_polyhedral()
@@ -433,6 +441,56 @@ impl<D: ManifoldDim> Manifold<D> {
         }
         self.freeze_levers(pair);
         Ok(())
+    }
+
+    /// Two boxes face to face, one of them thin (`narrow_phase::box_faces`,
+    /// along the query's normal `fresh`): the manifold's points become the clipped
+    /// face's, reduced to `D::MAX_MANIFOLD_POINTS`, each taking the
+    /// impulses of the kept point within the merging radius of it, for
+    /// warm starting. Rebuilt whole, not merged: a kept point or EPA's
+    /// witness inside the face (a thin box's edge midpoint) would push the
+    /// reduction off the face's symmetry, and a stick landing on its end
+    /// took its whole impact on one side of its long axis
+    /// (`a_spinning_stick_never_passes_the_ground_3d`). False, the
+    /// manifold untouched, for any other pair, or when no clipped point is
+    /// within the margin.
+    fn clip_faces(
+        &mut self,
+        pair: &PairView<'_, D>,
+        fresh: &ShapeContact<D>,
+        tuning: ManifoldTuning,
+    ) -> bool {
+        let mut clipped = [*fresh; MAX_CLIPPED];
+        let mut count = 0;
+        let shapes = [(pair.shape_a, &pair.pose_a), (pair.shape_b, &pair.pose_b)];
+        let faces = D::box_face_contacts(shapes, fresh.normal, tuning.margin, &mut |c| {
+            if let Some(slot) = clipped.get_mut(count) {
+                *slot = c;
+                count += 1;
+            }
+        });
+        if !faces || count == 0 {
+            return false;
+        }
+        let kept = self.points;
+        let kept = &kept.as_ref()[..self.len];
+        self.len = 0;
+        for c in &clipped[..count] {
+            self.merge(pair, c, tuning.merge);
+        }
+        let radius = tuning.merge;
+        for point in &mut self.points.as_mut()[..self.len] {
+            let nearest = kept
+                .iter()
+                .map(|k| (k, (k.local_a - point.local_a).length_squared()))
+                .filter(|&(_, d)| d <= radius * radius)
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((k, _)) = nearest {
+                point.normal_impulse = k.normal_impulse;
+                point.tangent_impulse = k.tangent_impulse;
+            }
+        }
+        true
     }
 
     /// The full update from contacts found without a query, all along

@@ -4,8 +4,13 @@
 use glam::{Vec2, Vec3};
 
 use super::trace::Observer;
-use super::{epa_2d, epa_3d, simplex_2d, simplex_3d, PairSupport, Penetration, Simplex};
+use super::{
+    box_faces, epa_2d, epa_3d, simplex_2d, simplex_3d, PairSupport, Penetration, ShapeContact,
+    Simplex,
+};
+use crate::math::Pose;
 use crate::math::{D2, D3};
+use crate::shape::Shape;
 use crate::shape::ShapeDim;
 
 /// A spatial dimension's contact algorithms: [`D2`] or [`D3`].
@@ -23,6 +28,17 @@ pub trait NarrowPhaseDim: ShapeDim {
         tolerance: f32,
         observer: &mut O,
     ) -> Penetration<Self::Vector>;
+    /// Two boxes face to face, one of them thin: the incident face
+    /// clipped to the reference face, each point within `margin` handed
+    /// to `found`; false, having found nothing, for any other pair
+    /// (`box_faces`, 3D only: in 2D the perturbation's two tilts already
+    /// show a face's two corners).
+    fn box_face_contacts(
+        shapes: [(&Shape<Self>, &Pose<Self>); 2],
+        normal: Self::Vector,
+        margin: f32,
+        found: &mut impl FnMut(ShapeContact<Self>),
+    ) -> bool;
 }
 
 impl NarrowPhaseDim for D2 {
@@ -41,6 +57,14 @@ impl NarrowPhaseDim for D2 {
     ) -> Penetration<Vec2> {
         epa_2d::penetration_observed(pair, simplex, tolerance, observer)
     }
+    fn box_face_contacts(
+        _shapes: [(&Shape<D2>, &Pose<D2>); 2],
+        _normal: Vec2,
+        _margin: f32,
+        _found: &mut impl FnMut(ShapeContact<D2>),
+    ) -> bool {
+        false
+    }
 }
 
 impl NarrowPhaseDim for D3 {
@@ -58,5 +82,13 @@ impl NarrowPhaseDim for D3 {
         observer: &mut O,
     ) -> Penetration<Vec3> {
         epa_3d::penetration_observed(pair, simplex, tolerance, observer)
+    }
+    fn box_face_contacts(
+        shapes: [(&Shape<D3>, &Pose<D3>); 2],
+        normal: Vec3,
+        margin: f32,
+        found: &mut impl FnMut(ShapeContact<D3>),
+    ) -> bool {
+        box_faces::box_face_contacts(shapes, normal, margin, found)
     }
 }

@@ -25,6 +25,7 @@
 //! `corpus_2d_meets_the_bar` (`tests/narrowphase_corpus.rs`: exact f64
 //! answers for 5000 pairs) and EPA's progress by `tests/epa_trace.rs`.
 
+mod box_faces;
 pub mod cast;
 mod dim;
 pub mod epa_2d;
@@ -38,6 +39,7 @@ pub mod surface;
 pub mod toi;
 pub mod trace;
 
+pub(crate) use box_faces::MAX_CLIPPED;
 pub use dim::NarrowPhaseDim;
 pub use simplex::{Simplex, SupportPoint};
 pub use trace::{EpaStep, Trace};

@@ -18,7 +18,10 @@
 //! A facet met on its face (the contact normal is the facet's own) needs no
 //! query per tilt: its points are the other shape's vertices over it near
 //! its plane ([`face_contacts`]), for a few dot products: a body on level
-//! geometry touches several facets each step.
+//! geometry touches several facets each step. Two boxes face to face,
+//! one of them thin, are not perturbed at all: one face clipped to the
+//! other gives their points (`box_faces`, 3D), where a thin box's small
+//! tilts would miss its far edge.
 
 use super::surface::face_contacts;
 use super::NarrowPhaseDim;
