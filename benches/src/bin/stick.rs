@@ -104,7 +104,7 @@ fn main() {
     }
     let mut draw = Draw(seed);
     let (mut centre, mut end) = (f32::INFINITY, f32::INFINITY);
-    let (mut below, mut spun) = (0, 0);
+    let (mut below, mut spun, mut lowest) = (0, 0, 0);
     for k in 0..drops {
         let height = draw.between(1.5, 4.0);
         let angle = draw.between(0.0, core::f32::consts::TAU);
@@ -118,10 +118,13 @@ fn main() {
         if r > 60.0 {
             spun += 1;
         }
+        if c < centre {
+            lowest = k;
+        }
         centre = centre.min(c);
         end = end.min(e);
     }
     println!(
-        "{drops} drops (seed {seed:#x}): {below} below (centre <= 0 or end <= -1 cm), {spun} rolled above 60 rad/s; lowest centre {centre:.4} m, lowest end {end:.4} m"
+        "{drops} drops (seed {seed:#x}): {below} below (centre <= 0 or end <= -1 cm), {spun} rolled above 60 rad/s; lowest centre {centre:.4} m (drop {lowest}), lowest end {end:.4} m"
     );
 }
