@@ -120,6 +120,34 @@ fn random_shape<D: Scene>(chaos: &mut Chaos) -> Result<Shape<D>, tumble::shape::
     }
 }
 
+/// Ray, point, overlap and shape-cast queries from `origin` along
+/// `direction`: none panics, and no hit holds a non-finite value.
+fn check_queries<D: Scene>(
+    world: &World<D>,
+    chaos: &mut Chaos,
+    origin: D::Vector,
+    direction: D::Vector,
+) {
+    let all = tumble::QueryFilter::default();
+    for hit in world.cast_ray_all(origin, direction, chaos.value(), &all) {
+        assert!(
+            hit.distance.is_finite() && hit.point.is_finite() && hit.normal.is_finite(),
+            "a ray hit leaked a non-finite value"
+        );
+    }
+    let _ = world.bodies_at_point(origin, &all);
+    if let Ok(probe) = random_shape::<D>(chaos) {
+        let pose = tumble::Pose::<D>::new(origin, D::tilt(chaos.value()));
+        let _ = world.bodies_overlapping(&probe, &pose, &all);
+        if let Some(hit) = world.cast_shape(&probe, &pose, direction, chaos.value(), &all) {
+            assert!(
+                hit.distance.is_finite() && hit.point.is_finite(),
+                "a shape cast leaked a non-finite value"
+            );
+        }
+    }
+}
+
 /// Runs `calls` random calls; returns (steps asked for, steps taken, most
 /// bodies at once).
 fn drive<D: Scene>(seed: u64, calls: usize) -> (usize, usize, usize) {
@@ -224,30 +252,11 @@ fn drive<D: Scene>(seed: u64, calls: usize) -> (usize, usize, usize) {
                 }
             }
             6 if chaos.below(2) == 0 => {
-                let all = tumble::QueryFilter::default();
                 let (origin, direction) = (
                     D::v(chaos.value(), chaos.value()),
                     D::v(chaos.value(), chaos.value()),
                 );
-                for hit in world.cast_ray_all(origin, direction, chaos.value(), &all) {
-                    assert!(
-                        hit.distance.is_finite() && hit.point.is_finite() && hit.normal.is_finite(),
-                        "a ray hit leaked a non-finite value"
-                    );
-                }
-                let _ = world.bodies_at_point(origin, &all);
-                if let Ok(probe) = random_shape::<D>(&mut chaos) {
-                    let pose = tumble::Pose::<D>::new(origin, D::tilt(chaos.value()));
-                    let _ = world.bodies_overlapping(&probe, &pose, &all);
-                    if let Some(hit) =
-                        world.cast_shape(&probe, &pose, direction, chaos.value(), &all)
-                    {
-                        assert!(
-                            hit.distance.is_finite() && hit.point.is_finite(),
-                            "a shape cast leaked a non-finite value"
-                        );
-                    }
-                }
+                check_queries(&world, &mut chaos, origin, direction);
             }
             6 => {
                 if let (Ok(a), Ok(b)) =
@@ -573,27 +582,9 @@ fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize,
                 }
             }
             9 => {
-                let all = tumble::QueryFilter::default();
                 let origin = D::v(chaos.mostly_fine() * 10.0, chaos.value());
                 let direction = D::v(chaos.value(), -1.0);
-                for hit in world.cast_ray_all(origin, direction, chaos.value(), &all) {
-                    assert!(
-                        hit.distance.is_finite() && hit.point.is_finite() && hit.normal.is_finite(),
-                        "a ray hit leaked a non-finite value"
-                    );
-                }
-                if let Ok(probe) = random_shape::<D>(&mut chaos) {
-                    let pose = tumble::Pose::<D>::new(origin, D::tilt(chaos.value()));
-                    let _ = world.bodies_overlapping(&probe, &pose, &all);
-                    if let Some(hit) =
-                        world.cast_shape(&probe, &pose, direction, chaos.value(), &all)
-                    {
-                        assert!(
-                            hit.distance.is_finite() && hit.point.is_finite(),
-                            "a shape cast leaked a non-finite value"
-                        );
-                    }
-                }
+                check_queries(&world, &mut chaos, origin, direction);
             }
             _ => {
                 if world.try_step(1.0 / 60.0).is_ok() {

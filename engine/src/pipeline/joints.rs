@@ -414,6 +414,17 @@ pub struct JointImpulses<D: MathDim> {
     pub upper: f32,
 }
 
+impl<D: MathDim> JointImpulses<D> {
+    /// True when every impulse is finite.
+    pub fn is_finite(&self) -> bool {
+        self.point.is_finite()
+            && self.angular.is_finite()
+            && [self.axial, self.motor, self.lower, self.upper]
+                .iter()
+                .all(|i| i.is_finite())
+    }
+}
+
 /// One joint as the solver takes it for a step.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct JointInput<D: JointDim> {

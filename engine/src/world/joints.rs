@@ -453,19 +453,7 @@ impl<D: Dim> World<D> {
             // velocities near f32's limit) leaves the joint cold, as new,
             // rather than warm starting from a NaN or reporting one
             // (`random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
-            let finite = force.is_finite()
-                && torque.is_finite()
-                && impulses.point.is_finite()
-                && impulses.angular.is_finite()
-                && [
-                    impulses.axial,
-                    impulses.motor,
-                    impulses.lower,
-                    impulses.upper,
-                ]
-                .iter()
-                .all(|i| i.is_finite());
-            if finite {
+            if force.is_finite() && torque.is_finite() && impulses.is_finite() {
                 joint.impulses = impulses;
                 joint.reaction_force = force;
                 joint.reaction_torque = torque;

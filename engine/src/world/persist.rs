@@ -824,16 +824,7 @@ fn check_joint<D: Dim>(joint: &Joint<D>) -> Result<(), Fault> {
             && frame.axis_b.is_finite()
             && D::rotation_is_finite(frame.reference)
             && frame.slide_a.is_finite()
-            && impulses.point.is_finite()
-            && impulses.angular.is_finite()
-            && [
-                impulses.axial,
-                impulses.motor,
-                impulses.lower,
-                impulses.upper,
-            ]
-            .iter()
-            .all(|x| x.is_finite())
+            && impulses.is_finite()
             && !(joint.break_force.is_nan() || joint.break_force <= 0.0)
             && !(joint.break_torque.is_nan() || joint.break_torque <= 0.0),
         "a joint's parameters, frame or impulses are out of range",
