@@ -348,6 +348,13 @@ impl Contender {
         sorted
     }
 
+    /// The index (from 0) of the slowest step.
+    fn worst_step(&self) -> usize {
+        (0..self.times.len())
+            .max_by(|&i, &j| self.times[i].total_cmp(&self.times[j]))
+            .unwrap_or(0)
+    }
+
     /// The median step time, ms.
     fn median(&self) -> f64 {
         percentile(&self.sorted_times(), 0.5)
@@ -361,19 +368,21 @@ impl Contender {
         }
     }
 
-    /// Prints the median and p95 step time, the stability figures and the
+    /// Prints the median, p95 and worst step time, the stability figures and the
     /// mean time per stage.
     fn report(&self, scene: &str) {
         let sorted = self.sorted_times();
         let end = self.world.positions();
         println!(
-            "engine {} scene {scene} bodies {} steps {} threads {}: median {:.3} ms/step, p95 {:.3} ms/step",
+            "engine {} scene {scene} bodies {} steps {} threads {}: median {:.3} ms/step, p95 {:.3} ms/step, worst {:.3} ms/step (step {})",
             self.engine_name(),
             end.len(),
             self.times.len(),
             self.threads,
             percentile(&sorted, 0.5),
-            percentile(&sorted, 0.95)
+            percentile(&sorted, 0.95),
+            sorted.last().copied().unwrap_or(0.0),
+            self.worst_step()
         );
         let stability = Stability::between(&self.start, &end);
         println!(
