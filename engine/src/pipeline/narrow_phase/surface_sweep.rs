@@ -26,7 +26,16 @@
 //!    a shape falling onto a field of facets runs GJK on a few, not on
 //!    every facet under it at every advance.
 //! 3. The overlap search's depth at a pose is the deepest contact among the
-//!    candidates whose boxes meet the shape's box there.
+//!    candidates whose boxes meet the shape's box there; for a facet the
+//!    shape's inner point was in front of at the sweep's start, also how
+//!    far the shape's deepest point towards its plane lies across it, where
+//!    that point is over the facet. Contacts are one-sided (the inner
+//!    point behind a facet's front meets nothing), so a box driven fast
+//!    into the facet it stood on ended its step with its centre behind it,
+//!    its depth read as none, and fell through
+//!    (`fast_bodies_fired_into_a_chain_never_pass_through`); the plane's
+//!    depth still sees it. On a flat neighbour the plane depth is the
+//!    contact's; one falling away is crossed less.
 //!
 //! A candidate left out by a bound is farther than the least distance
 //! found, so the distance advanced by is never more than the shape's true
@@ -52,6 +61,9 @@ struct Candidate<D: NarrowPhaseDim> {
     shape: Shape<D>,
     /// The facet's box, surface frame.
     aabb: Aabb<D>,
+    /// True when the shape's inner point is in front of the facet at the
+    /// sweep's start.
+    front_at_start: bool,
 }
 
 /// A convex shape's sweep against a surface at rest, with the facets it
@@ -102,6 +114,7 @@ impl<'a, D: NarrowPhaseDim> SurfaceSweep<'a, D> {
         .expanded(reach);
         let mut near = Vec::new();
         surface.facets_in(&reach_box, &mut near);
+        let inner = from.transform_point(shape.inner_point());
         let candidates = near
             .into_iter()
             .map(|i| {
@@ -116,6 +129,7 @@ impl<'a, D: NarrowPhaseDim> SurfaceSweep<'a, D> {
                     facet,
                     shape: Shape::facet(facet),
                     aabb: Aabb::new(min, max),
+                    front_at_start: facet.height_of(inner) >= 0.0,
                 }
             })
             .collect();
@@ -227,6 +241,15 @@ impl<'a, D: NarrowPhaseDim> SurfaceSweep<'a, D> {
             }
             if let Ok(p) = facet_query(self.shape, &c.shape, &c.facet, &surface_in_shape, 0.0) {
                 deepest = deepest.max(p.depth);
+            }
+            if c.front_at_start {
+                // How far the shape's deepest point lies across the plane,
+                // where that point is over the facet.
+                let local = shape_in_surface.inverse_transform_vector(-c.facet.normal());
+                let point = shape_in_surface.transform_point(self.shape.support(local));
+                if c.facet.covers(point) {
+                    deepest = deepest.max(-c.facet.height_of(point));
+                }
             }
         }
         deepest
