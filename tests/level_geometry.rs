@@ -586,8 +586,8 @@ fn fire_into_3d(ground: &Shape<tumble::D3>, half_width: f32, count: usize) -> f3
             Shape::cuboid(Vec3::new(0.1, 0.05, 0.07)).unwrap()
         };
         let speed = draw.between(30.0, 150.0);
-        let tilt = draw.between(0.0, 0.785);
-        let heading = draw.between(0.0, 6.283);
+        let tilt = draw.between(0.0, std::f32::consts::FRAC_PI_4);
+        let heading = draw.between(0.0, std::f32::consts::TAU);
         let velocity = Vec3::new(
             tilt.sin() * heading.cos(),
             -tilt.cos(),
@@ -661,7 +661,7 @@ fn fast_bodies_fired_into_a_chain_never_pass_through() {
             Shape::cuboid(Vec2::new(0.1, 0.05)).unwrap()
         };
         let speed = draw.between(30.0, 150.0);
-        let tilt = draw.between(-0.785, 0.785);
+        let tilt = draw.between(-std::f32::consts::FRAC_PI_4, std::f32::consts::FRAC_PI_4);
         let body = world
             .add_body(
                 BodyDesc::dynamic()

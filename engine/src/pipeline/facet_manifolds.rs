@@ -187,7 +187,7 @@ fn fresh_facet<D: ManifoldDim>(
     found.clear();
     let face = facet_face(&view, tuning.margin, &mut |c| found.push(c));
     // `worth_keeping`'s rule: a bound of 0 (or NaN) skips nothing.
-    if matches!(face, FacetContact::Apart(distance) if !(distance > 0.0)) {
+    if matches!(face, FacetContact::Apart(distance) if distance.is_nan() || distance <= 0.0) {
         return None;
     }
     let mut manifold = Manifold::default();
