@@ -13,6 +13,12 @@
 //! shared machine that ceiling moves from minute to minute, and no
 //! engine's two-thread speed-up can pass it.
 //!
+//! `--scene` takes a comma-separated list too (`--scene
+//! terrain_stress_3d,flat_ground_stress_3d`): each scene gets its own copies,
+//! stepped in the same turns, and the CLI prints each later scene's median
+//! and p95 over the first's, so a shared machine's slow minutes fall on
+//! both scenes of a ratio alike.
+//!
 //! `--threads` and `--engine` take comma-separated lists (`--threads 1,2`,
 //! `--engine tumble,rapier`): each combination gets its own copy of the
 //! scene and its own thread pool, and the copies are stepped in turns of
@@ -44,7 +50,7 @@ enum Engine {
 }
 
 struct Options {
-    scene: String,
+    scenes: Vec<String>,
     steps: usize,
     threads: Vec<usize>,
     engines: Vec<Engine>,
@@ -74,7 +80,7 @@ fn thread_count(text: &str) -> Result<usize, String> {
 
 fn parse() -> Result<Options, String> {
     let mut options = Options {
-        scene: "large_pyramid_2d".into(),
+        scenes: vec!["large_pyramid_2d".into()],
         steps: 500,
         threads: vec![1],
         engines: vec![Engine::Tumble],
@@ -85,7 +91,7 @@ fn parse() -> Result<Options, String> {
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
-            "--scene" => options.scene = value("--scene")?,
+            "--scene" => options.scenes = list(&value("--scene")?, |s| Ok(s.to_string()))?,
             "--steps" => {
                 options.steps = value("--steps")?
                     .parse()
@@ -290,6 +296,8 @@ const TURN: usize = 20;
 
 /// One copy of the scene: an engine at a thread count, with its own pool.
 struct Contender {
+    /// The scene's name as reported (with `--base` if resized).
+    scene: String,
     engine: Engine,
     threads: usize,
     pool: rayon::ThreadPool,
@@ -302,13 +310,14 @@ struct Contender {
 }
 
 impl Contender {
-    fn new(engine: Engine, threads: usize, world: Box<dyn Stepper + Send>) -> Self {
+    fn new(scene: String, engine: Engine, threads: usize, world: Box<dyn Stepper + Send>) -> Self {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .expect("thread pool");
         let start = world.positions();
         Self {
+            scene,
             engine,
             threads,
             pool,
@@ -348,6 +357,13 @@ impl Contender {
         sorted
     }
 
+    /// The index (from 0) of the slowest step.
+    fn worst_step(&self) -> usize {
+        (0..self.times.len())
+            .max_by(|&i, &j| self.times[i].total_cmp(&self.times[j]))
+            .unwrap_or(0)
+    }
+
     /// The median step time, ms.
     fn median(&self) -> f64 {
         percentile(&self.sorted_times(), 0.5)
@@ -361,19 +377,22 @@ impl Contender {
         }
     }
 
-    /// Prints the median and p95 step time, the stability figures and the
+    /// Prints the median, p95 and worst step time, the stability figures and the
     /// mean time per stage.
-    fn report(&self, scene: &str) {
+    fn report(&self) {
+        let scene = &self.scene;
         let sorted = self.sorted_times();
         let end = self.world.positions();
         println!(
-            "engine {} scene {scene} bodies {} steps {} threads {}: median {:.3} ms/step, p95 {:.3} ms/step",
+            "engine {} scene {scene} bodies {} steps {} threads {}: median {:.3} ms/step, p95 {:.3} ms/step, worst {:.3} ms/step (step {})",
             self.engine_name(),
             end.len(),
             self.times.len(),
             self.threads,
             percentile(&sorted, 0.5),
-            percentile(&sorted, 0.95)
+            percentile(&sorted, 0.95),
+            sorted.last().copied().unwrap_or(0.0),
+            self.worst_step()
         );
         let stability = Stability::between(&self.start, &end);
         println!(
@@ -456,8 +475,28 @@ fn take_turns(contenders: &mut [Contender], steps: usize) {
 /// first one of the same engine, and tumble's time over rapier's at the
 /// same thread count.
 fn report_ratios(contenders: &[Contender]) {
+    let first_scene = contenders.first().map(|c| c.scene.clone());
     for c in contenders {
-        let base = contenders.iter().find(|b| b.engine == c.engine);
+        let base = contenders
+            .iter()
+            .find(|b| b.engine == c.engine && b.scene == c.scene);
+        if let Some(first) = first_scene.as_ref().filter(|f| **f != c.scene) {
+            let other = contenders
+                .iter()
+                .find(|b| b.scene == *first && b.engine == c.engine && b.threads == c.threads);
+            if let Some(other) = other {
+                let p95 = |c: &Contender| percentile(&c.sorted_times(), 0.95);
+                println!(
+                    "{} {} threads, {} over {}: median {:.2}x, p95 {:.2}x",
+                    c.engine_name(),
+                    c.threads,
+                    first,
+                    c.scene,
+                    other.median() / c.median(),
+                    p95(other) / p95(c)
+                );
+            }
+        }
         if let Some(base) = base.filter(|b| b.threads != c.threads) {
             println!(
                 "speed-up {} {} threads over {}: {:.2}x",
@@ -470,7 +509,7 @@ fn report_ratios(contenders: &[Contender]) {
     }
     let tumble: Vec<&Contender> = contenders
         .iter()
-        .filter(|c| c.engine == Engine::Tumble)
+        .filter(|c| c.engine == Engine::Tumble && Some(&c.scene) == first_scene.as_ref())
         .collect();
     if let [first, others @ ..] = &tumble[..] {
         if !others.is_empty() {
@@ -487,7 +526,7 @@ fn report_ratios(contenders: &[Contender]) {
     for t in contenders.iter().filter(|c| c.engine == Engine::Tumble) {
         let rapier = contenders
             .iter()
-            .find(|r| r.engine == Engine::Rapier && r.threads == t.threads);
+            .find(|r| r.engine == Engine::Rapier && r.threads == t.threads && r.scene == t.scene);
         if let Some(r) = rapier {
             println!(
                 "tumble/rapier at {} threads: {:.2}",
@@ -503,10 +542,6 @@ fn main() {
         eprintln!("stress: {e}");
         std::process::exit(2);
     });
-    let Some(entry) = find(&options.scene) else {
-        eprintln!("stress: no scene {} (try --list)", options.scene);
-        std::process::exit(2);
-    };
     let parallel_rapier =
         options.engines.contains(&Engine::Rapier) && options.threads.iter().any(|&t| t > 1);
     if parallel_rapier && !cfg!(feature = "rapier-parallel") {
@@ -516,34 +551,40 @@ fn main() {
         );
         std::process::exit(2);
     }
-    let build = match options.base {
-        None => match entry.build {
-            Build::D2(f) => Builder::D2(Box::new(f)),
-            Build::D3(f) => Builder::D3(Box::new(f)),
-        },
-        Some(base) => resize(entry.name, base).unwrap_or_else(|| {
-            eprintln!("stress: --base applies to the pyramid and tower scenes only");
-            std::process::exit(2);
-        }),
-    };
     let mut contenders = Vec::new();
-    for &engine in &options.engines {
-        for &threads in &options.threads {
-            let world = world_for(&build, engine).unwrap_or_else(|e| {
-                eprintln!("stress: {e}");
+    for name in &options.scenes {
+        let Some(entry) = find(name) else {
+            eprintln!("stress: no scene {name} (try --list)");
+            std::process::exit(2);
+        };
+        let build = match options.base {
+            None => match entry.build {
+                Build::D2(f) => Builder::D2(Box::new(f)),
+                Build::D3(f) => Builder::D3(Box::new(f)),
+            },
+            Some(base) => resize(entry.name, base).unwrap_or_else(|| {
+                eprintln!("stress: --base applies to the pyramid and tower scenes only");
                 std::process::exit(2);
-            });
-            contenders.push(Contender::new(engine, threads, world));
+            }),
+        };
+        let scene = match options.base {
+            Some(base) => format!("{} --base {base}", entry.name),
+            None => entry.name.to_string(),
+        };
+        for &engine in &options.engines {
+            for &threads in &options.threads {
+                let world = world_for(&build, engine).unwrap_or_else(|e| {
+                    eprintln!("stress: {e}");
+                    std::process::exit(2);
+                });
+                contenders.push(Contender::new(scene.clone(), engine, threads, world));
+            }
         }
     }
     let before = options.calibrate.then(machine::two_thread_scaling);
     take_turns(&mut contenders, options.steps);
     let after = options.calibrate.then(machine::two_thread_scaling);
-    let scene = match options.base {
-        Some(base) => format!("{} --base {base}", entry.name),
-        None => entry.name.to_string(),
-    };
-    contenders.iter().for_each(|c| c.report(&scene));
+    contenders.iter().for_each(Contender::report);
     report_ratios(&contenders);
     for (when, scaling) in [("before", before), ("after", after)] {
         if let Some(s) = scaling {

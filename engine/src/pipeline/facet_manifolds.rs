@@ -18,7 +18,9 @@
 //!    a margin wider than the lookup's looks up again.
 //! 2. The candidates keep their manifolds from the step before (matched by
 //!    facet index, so their impulses warm-start); a new candidate starts an
-//!    empty one; a facet no longer near drops its own, and so does one
+//!    empty one, unless its face alone finds it apart with no distance
+//!    bound (then it makes none: [`fresh_facet`]); a facet no longer near
+//!    drops its own, and so does one
 //!    left with no points and no distance bound to skip its next query by
 //!    (most near facets: kept, their manifolds would be most of the work).
 //! 3. Each manifold is updated exactly as a convex pair's (refresh, merge,
@@ -47,6 +49,11 @@ use crate::math::{Pose, Vector};
 use crate::shape::OWN_NORMAL_COSINE;
 use crate::shape::{Shape, Surface};
 
+/// The facet index a kept manifold is marked with while its facet is no
+/// longer near (dropped at the end of the update): facet indices run
+/// below it (a surface holds at most `u32::MAX` facets).
+const DROPPED: u32 = u32::MAX;
+
 /// One side of a pair: its shape at its pose.
 pub(crate) struct Side<'a, D: ManifoldDim> {
     pub shape: &'a Shape<D>,
@@ -63,10 +70,10 @@ pub(crate) struct Side<'a, D: ManifoldDim> {
 pub struct FacetManifolds<D: ManifoldDim> {
     /// Each near facet's index with its manifold, in facet order.
     manifolds: Vec<(u32, Manifold<D>)>,
-    /// The previous step's manifolds while they are matched (kept for the
+    /// The manifolds of facets new to the pair this step (kept for the
     /// allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
-    spare: Vec<(u32, Manifold<D>)>,
+    fresh: Vec<(u32, Manifold<D>)>,
     /// The facets near the shape this step (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     near: Vec<u32>,
@@ -94,22 +101,16 @@ struct Carried<V> {
     tangent_impulse: [f32; 2],
 }
 
-/// Step 3 for one facet: its manifold updated against the shape paired
-/// with the surface (`sides`, one of which is the surface), the facet met
-/// on its face where it can be, `found` holding the face's contacts.
-fn update_facet<D: ManifoldDim>(
-    manifold: &mut Manifold<D>,
-    facet: u32,
-    [a, b]: &[Side<'_, D>; 2],
-    surface: &Surface<D>,
+/// The pair of a facet (as the convex shape `facet`) and the shape paired
+/// with its surface (`sides`, one of which is the surface).
+fn facet_view<'a, D: ManifoldDim>(
+    facet: &'a Shape<D>,
+    [a, b]: &'a [Side<'_, D>; 2],
     surface_is_a: bool,
-    tuning: ManifoldTuning,
-    found: &mut Vec<ShapeContact<D>>,
-) {
-    let shape = Shape::facet(surface.facets()[facet as usize]);
-    let view = if surface_is_a {
+) -> PairView<'a, D> {
+    if surface_is_a {
         PairView {
-            shape_a: &shape,
+            shape_a: facet,
             pose_a: a.pose,
             shape_b: b.shape,
             pose_b: b.pose,
@@ -118,24 +119,80 @@ fn update_facet<D: ManifoldDim>(
         PairView {
             shape_a: a.shape,
             pose_a: a.pose,
-            shape_b: &shape,
+            shape_b: facet,
             pose_b: b.pose,
         }
-    };
+    }
+}
+
+/// The full update of a facet's manifold `m` from what its face decided
+/// (`face`, the face's contacts in `found`).
+fn apply_face<D: ManifoldDim>(
+    m: &mut Manifold<D>,
+    face: FacetContact<D>,
+    view: &PairView<'_, D>,
+    found: &[ShapeContact<D>],
+    tuning: ManifoldTuning,
+) -> Result<(), f32> {
+    match face {
+        FacetContact::Apart(distance) => {
+            m.clear_points();
+            Err(distance)
+        }
+        FacetContact::Face(normal) => {
+            m.take_contacts(view, normal, found, tuning);
+            Ok(())
+        }
+        FacetContact::Query => m.query(view, tuning),
+    }
+}
+
+/// Step 3 for one facet: its manifold updated against the shape paired
+/// with the surface (`sides`, one of which is the surface), the facet met
+/// on its face where it can be, `found` holding the face's contacts.
+fn update_facet<D: ManifoldDim>(
+    manifold: &mut Manifold<D>,
+    facet: u32,
+    sides: &[Side<'_, D>; 2],
+    surface: &Surface<D>,
+    surface_is_a: bool,
+    tuning: ManifoldTuning,
+    found: &mut Vec<ShapeContact<D>>,
+) {
+    let shape = Shape::facet(surface.facets()[facet as usize]);
+    let view = facet_view(&shape, sides, surface_is_a);
     manifold.update_by(&view, tuning, |m| {
         found.clear();
-        match facet_face(&view, tuning.margin, &mut |c| found.push(c)) {
-            FacetContact::Apart(distance) => {
-                m.clear_points();
-                Err(distance)
-            }
-            FacetContact::Face(normal) => {
-                m.take_contacts(&view, normal, found, tuning);
-                Ok(())
-            }
-            FacetContact::Query => m.query(&view, tuning),
-        }
+        let face = facet_face(&view, tuning.margin, &mut |c| found.push(c));
+        apply_face(m, face, &view, found, tuning)
     });
+}
+
+/// Step 3 for a facet new to the pair: its face decides first, and a facet
+/// found apart with no distance bound (about half the candidates, found
+/// anew each step: `benches/RESULTS.md`, level geometry) makes no manifold
+/// at all, where it would make an empty one to drop. A new manifold always
+/// runs its full update, so the result is the same as [`update_facet`] on
+/// an empty manifold (`tests/rollback.rs` and the pose hashes guard it).
+fn fresh_facet<D: ManifoldDim>(
+    facet: u32,
+    sides: &[Side<'_, D>; 2],
+    surface: &Surface<D>,
+    surface_is_a: bool,
+    tuning: ManifoldTuning,
+    found: &mut Vec<ShapeContact<D>>,
+) -> Option<Manifold<D>> {
+    let shape = Shape::facet(surface.facets()[facet as usize]);
+    let view = facet_view(&shape, sides, surface_is_a);
+    found.clear();
+    let face = facet_face(&view, tuning.margin, &mut |c| found.push(c));
+    // `worth_keeping`'s rule: a bound of 0 (or NaN) skips nothing.
+    if matches!(face, FacetContact::Apart(distance) if distance.is_nan() || distance <= 0.0) {
+        return None;
+    }
+    let mut manifold = Manifold::default();
+    manifold.update_by(&view, tuning, |m| apply_face(m, face, &view, found, tuning));
+    manifold.worth_keeping().then_some(manifold)
 }
 
 impl<D: ManifoldDim> FacetManifolds<D> {
@@ -209,38 +266,47 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             self.carry_over(surface_is_a, tuning.merge);
             return;
         }
-        std::mem::swap(&mut self.manifolds, &mut self.spare);
-        self.manifolds.clear();
+        // The kept manifolds are updated where they lie and the new ones
+        // gathered apart, then merged in by facet index: a manifold moves
+        // only when one before it is dropped or added (each facet's update
+        // reads nothing of another's, so the order is free).
         let Self {
             manifolds,
-            spare,
             near,
             found,
+            fresh,
             ..
         } = self;
+        fresh.clear();
         let mut old = 0;
         for &facet in near.iter() {
-            while old < spare.len() && spare[old].0 < facet {
+            while old < manifolds.len() && manifolds[old].0 < facet {
+                // Not near any more: dropped below.
+                manifolds[old].0 = DROPPED;
                 old += 1;
             }
-            let mut manifold = match spare.get_mut(old) {
-                Some((f, m)) if *f == facet => std::mem::take(m),
-                _ => Manifold::default(),
-            };
-            update_facet(
-                &mut manifold,
-                facet,
-                &sides,
-                surface,
-                surface_is_a,
-                tuning,
-                found,
-            );
-            if manifold.worth_keeping() {
-                manifolds.push((facet, manifold));
+            match manifolds.get_mut(old) {
+                Some((f, m)) if *f == facet => {
+                    update_facet(m, facet, &sides, surface, surface_is_a, tuning, found);
+                    old += 1;
+                }
+                _ => {
+                    if let Some(m) =
+                        fresh_facet(facet, &sides, surface, surface_is_a, tuning, found)
+                    {
+                        fresh.push((facet, m));
+                    }
+                }
             }
         }
-        spare.clear();
+        for (f, _) in &mut manifolds[old..] {
+            *f = DROPPED;
+        }
+        manifolds.retain(|(f, m)| *f != DROPPED && m.worth_keeping());
+        if !fresh.is_empty() {
+            manifolds.append(fresh);
+            manifolds.sort_unstable_by_key(|(facet, _)| *facet);
+        }
         self.carry_over(surface_is_a, tuning.merge);
     }
 

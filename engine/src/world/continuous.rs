@@ -21,6 +21,12 @@
 //!    a stick landing on one end cannot swing its other end through the
 //!    ground (`a_spinning_stick_never_passes_the_ground_2d`).
 //!
+//! Against a surface at rest (mesh, heightfield, chain) step 3's time of
+//! impact and overlap search run over the facets the sweep can reach
+//! (`narrow_phase::surface_sweep`), not the whole surface at every
+//! advance: a body landing on a terrain costs a few facet queries
+//! (`benches/RESULTS.md`, level geometry).
+//!
 //! Each body reads only fixed geometry and its own sweep, and the bodies
 //! are visited in solver order: the result does not depend on threads.
 //! Guarded by `tests/continuous.rs`.
@@ -38,9 +44,9 @@ use crate::dim::Dim;
 use crate::math::{Pose, Vector};
 use crate::pipeline::integrate::{BodyState, SolverBody};
 use crate::pipeline::narrow_phase::contact;
+use crate::pipeline::narrow_phase::surface_sweep::SurfaceSweep;
 use crate::pipeline::narrow_phase::toi::{time_of_impact, Impact, Sweep};
-use crate::pipeline::narrow_phase::NarrowPhaseDim;
-use crate::shape::{Aabb, Shape};
+use crate::shape::Aabb;
 
 /// A body is fast, unless its own share is set, when its farthest point
 /// moves more than this share of its thinnest collider's thickness in a
@@ -188,15 +194,35 @@ impl<D: Dim> World<D> {
                             .inverse_transform_point(other_body.local_center);
                         Sweep::between(&from, &pose, centre)
                     });
+                // A surface at rest is swept facet by facet, over the
+                // facets the sweep can reach (`SurfaceSweep`): a body
+                // landing on a terrain queries a few facets, not the whole
+                // surface at every advance.
+                let surface = match (other.shape.as_surface(), moving) {
+                    (Some(surface), None) => Some(SurfaceSweep::new(
+                        surface,
+                        &pose,
+                        &collider.shape,
+                        &own,
+                        target + tolerance,
+                    )),
+                    _ => None,
+                };
+                if surface.as_ref().is_some_and(SurfaceSweep::is_empty) {
+                    continue;
+                }
                 let still = moving.unwrap_or_else(|| Sweep::between(&pose, &pose, D::Vector::ZERO));
-                let impact = time_of_impact(
-                    &other.shape,
-                    &still,
-                    &collider.shape,
-                    &own,
-                    target,
-                    tolerance,
-                );
+                let impact = match &surface {
+                    Some(surface) => surface.time_of_impact(target, tolerance),
+                    None => time_of_impact(
+                        &other.shape,
+                        &still,
+                        &collider.shape,
+                        &own,
+                        target,
+                        tolerance,
+                    ),
+                };
                 let t = match impact {
                     // Already touching at the start (a fast body sliding
                     // on the floor, a spinning stick whose end is down):
@@ -206,7 +232,17 @@ impl<D: Dim> World<D> {
                         if moving.is_some() {
                             continue;
                         }
-                        match deepening(&other.shape, &pose, &collider.shape, &own, target) {
+                        let found = match &surface {
+                            Some(surface) => deepening(|t| surface.depth_at(t), target),
+                            None => deepening(
+                                |t| {
+                                    contact(&other.shape, &pose, &collider.shape, &own.pose_at(t))
+                                        .map_or(0.0, |c| c.depth.max(0.0))
+                                },
+                                target,
+                            ),
+                        };
+                        match found {
                             Some(t) => t,
                             None => continue,
                         }
@@ -223,19 +259,12 @@ impl<D: Dim> World<D> {
     }
 }
 
-/// For a shape already touching `fixed` at the start of its sweep: the
+/// For a shape already touching fixed geometry at the start of its sweep,
+/// its overlap with it at share `t` of the sweep being `depth(t)`: the
 /// latest share of the sweep, found by bisection, at which its overlap is
 /// no deeper than at the start plus `slack`; `None` when it never gets
 /// that deep in the step.
-fn deepening<D: NarrowPhaseDim>(
-    fixed: &Shape<D>,
-    pose: &Pose<D>,
-    moving: &Shape<D>,
-    sweep: &Sweep<D>,
-    slack: f32,
-) -> Option<f32> {
-    let depth =
-        |t: f32| contact(fixed, pose, moving, &sweep.pose_at(t)).map_or(0.0, |c| c.depth.max(0.0));
+fn deepening(depth: impl Fn(f32) -> f32, slack: f32) -> Option<f32> {
     let allowed = depth(0.0) + slack;
     if depth(1.0) <= allowed {
         return None;

@@ -36,6 +36,7 @@ mod simplex;
 pub mod simplex_2d;
 pub mod simplex_3d;
 pub mod surface;
+pub(crate) mod surface_sweep;
 pub mod toi;
 pub mod trace;
 

@@ -64,7 +64,7 @@ impl<D: NarrowPhaseDim> Sweep<D> {
     }
 
     /// How far, at most, any point of `shape` moves over the whole sweep.
-    fn motion_bound(&self, shape: &Shape<D>) -> f32 {
+    pub(crate) fn motion_bound(&self, shape: &Shape<D>) -> f32 {
         let reach = shape.bounding_radius() + self.local_center.length();
         (self.center[1] - self.center[0]).length()
             + D::turn_angle(self.rotation[0], self.rotation[1]) * reach
