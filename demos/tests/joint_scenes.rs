@@ -152,23 +152,27 @@ fn the_rope_bridge_holds_its_boxes() {
         let world = world_3d(sim);
         let planks = world
             .bodies()
-            .filter(|(_, b)| b.kind() == BodyKind::Dynamic && b.mass() < 0.2)
+            .filter(|(_, b)| b.kind() == BodyKind::Dynamic && b.mass() > 1.0)
             .map(|(_, b)| b.position().y)
             .fold(f32::INFINITY, f32::min);
         lowest_plank = lowest_plank.min(planks);
     });
     let sim = result.sim.expect("a sim");
     let world = world_3d(&sim);
-    // The boxes (0.43 kg) rest on the deck, 1.5 m or more above the ground.
+    // The boxes (0.43 kg, the planks 3.1 kg) rest on the deck, 1.5 m or
+    // more above the ground.
     let boxes: Vec<f32> = world
         .bodies()
-        .filter(|(_, b)| b.kind() == BodyKind::Dynamic && b.mass() > 0.3)
+        .filter(|(_, b)| b.kind() == BodyKind::Dynamic && b.mass() < 1.0)
         .map(|(_, b)| b.position().y)
         .collect();
     println!("rope_bridge_3d: lowest plank {lowest_plank:.2} m, boxes at {boxes:.2?} m");
     assert_eq!(boxes.len(), tumble_scenes::joint_scenes::BRIDGE_BOXES);
     let on_deck = boxes.iter().filter(|&&y| y > 1.5).count();
-    assert!(on_deck >= 6, "{on_deck} boxes on the bridge: {boxes:?}");
+    // The last box, dropped highest (3.55 m above the deck) onto its
+    // steep end 4.2 m out, leaves it (in rapier too; `benches/RESULTS.md`,
+    // "Rope bridge: why the deck throws boxes"); the other seven stay.
+    assert!(on_deck >= 7, "{on_deck} boxes on the bridge: {boxes:?}");
     assert!(lowest_plank > 1.0, "the bridge sagged to {lowest_plank}");
 }
 

@@ -41,6 +41,14 @@ use crate::Scene;
 pub const BRIDGE_PLANKS: usize = 12;
 /// Boxes dropped on [`rope_bridge_3d`]'s bridge.
 pub const BRIDGE_BOXES: usize = 8;
+/// A plank's density, kg/m^3 (3.1 kg a plank): as in Box2D's bridge sample,
+/// the deck outweighs what falls on it. With planks lighter than the boxes
+/// (density 1, 0.16 kg against 0.43) each landing drove a plank down and
+/// the slack deck threw the boxes already on it up to 3.6 m/s upwards
+/// (`benches/RESULTS.md`, "Rope bridge: why the deck throws boxes").
+const PLANK_DENSITY: f32 = 20.0;
+/// How far apart along the bridge the boxes fall, metres.
+const BOX_SPACING: f32 = 0.6;
 /// Distance between the bridge's posts, metres.
 const BRIDGE_SPAN: f32 = 10.0;
 /// Distance between a plank's two hinges, metres (12 x 0.9 m = 10.8 m of
@@ -171,8 +179,9 @@ fn sagging_arc(span: f32, link: f32, links: usize) -> Vec<Vec2> {
 /// each hinged to the next (revolute joints about Z at the middle of the
 /// gap between them), the end ones to two fixed posts whose tops are 4 m
 /// up and 10 m apart; the planks hang on a sagging arc (10.8 m of bridge).
-/// [`BRIDGE_BOXES`] boxes (0.6 m, density 2) are dropped on it in turn,
-/// the first 0.4 m above the deck, each next one 0.45 m higher.
+/// [`BRIDGE_BOXES`] boxes (0.6 m, density 2, 0.43 kg) are dropped on it
+/// in turn, [`BOX_SPACING`] apart from the middle out, the first 0.4 m
+/// above the deck, each next one 0.45 m higher.
 /// `bodies`: the planks, then the boxes.
 pub fn rope_bridge_3d() -> Scene<D3> {
     let mut world = ground_3d(20.0);
@@ -201,7 +210,7 @@ pub fn rope_bridge_3d() -> Scene<D3> {
         let rotation = Quat::from_rotation_z(along.y.atan2(along.x));
         // The deck's top on the hinges' line: the plank hangs below it.
         let centre = (a + b) * 0.5 - rotation * Vec3::new(0.0, plank_half.y, 0.0);
-        let plank = box_3d(&mut world, centre, rotation, plank_half, 1.0);
+        let plank = box_3d(&mut world, centre, rotation, plank_half, PLANK_DENSITY);
         world
             .add_joint(JointDesc::revolute(previous, plank, a).axis(Vec3::Z))
             .expect("valid hinge");
@@ -226,7 +235,11 @@ pub fn rope_bridge_3d() -> Scene<D3> {
     for i in 0..BRIDGE_BOXES {
         // Across the bridge from the middle outwards, each a little turned.
         let k = i as f32;
-        let x = if i % 2 == 0 { 0.6 * k } else { -0.6 * k };
+        let x = if i % 2 == 0 {
+            BOX_SPACING * k
+        } else {
+            -BOX_SPACING * k
+        };
         let z = [0.0, 0.4, -0.4][i % 3];
         let y = deck(x) + 0.4 + half.y + 0.45 * k;
         let rotation = Quat::from_rotation_y(0.4 * k) * Quat::from_rotation_x(0.1 * k);

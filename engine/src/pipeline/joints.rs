@@ -233,16 +233,14 @@ const JOINT_ITERATIONS: usize = 4;
 const HEAVY_RATIO: f32 = 10.0;
 
 /// Gauss-Seidel sweeps over the other joints in each solve and relax pass,
-/// colour by colour. With one fewer in the relax pass, the demos' rope
-/// bridge sways enough to shed three of its eight boxes
-/// (`the_rope_bridge_holds_its_boxes` asks six to stay) and the 20 x 20
-/// grid's widest joint opens from 3.2 to 6.8 mm
+/// colour by colour. With one fewer in the relax pass the 20 x 20 grid's
+/// widest joint opens from 3.2 to 6.8 mm
 /// (`a_small_joint_grid_hangs_together`).
 const EASY_ITERATIONS: usize = 2;
 
 /// Position passes over the other joints, colour by colour, alternating
-/// direction. With 3 the rope bridge keeps only the six boxes the test
-/// asks for; with 2 it sheds three and the 20 x 20 grid opens to 5.5 mm.
+/// direction. With 2 the 20 x 20 grid's widest joint opens to 5.5 mm
+/// (`a_small_joint_grid_hangs_together`).
 const EASY_POSITION_PASSES: usize = 4;
 
 /// The largest distance (m) and angle (rad) a position pass corrects at
