@@ -46,7 +46,7 @@
 //! `tests/level_geometry.rs`.
 
 use super::surface::facet_query;
-use super::toi::{Impact, Sweep, MAX_ADVANCES};
+use super::toi::{advance, Impact, Sweep};
 use super::{query_local, NarrowPhaseDim};
 use crate::math::{Pose, Vector};
 use crate::shape::{Aabb, Facet, Shape, SupportMap, Surface};
@@ -207,24 +207,9 @@ impl<'a, D: NarrowPhaseDim> SurfaceSweep<'a, D> {
     pub(crate) fn time_of_impact(&self, target: f32, tolerance: f32) -> Impact {
         let bound = self.sweep.motion_bound(self.shape);
         let mut order = Vec::with_capacity(self.candidates.len());
-        let mut t = 0.0f32;
-        for _ in 0..MAX_ADVANCES {
-            let gap = self.distance_at(t, &mut order);
-            if !gap.is_finite() {
-                return Impact::Never;
-            }
-            if gap <= target + tolerance {
-                return Impact::At(t);
-            }
-            if bound <= 0.0 {
-                return Impact::Never;
-            }
-            t += (gap - target) / bound;
-            if t >= 1.0 {
-                return Impact::Never;
-            }
-        }
-        Impact::Capped(t)
+        advance(bound, target, tolerance, |t| {
+            self.distance_at(t, &mut order)
+        })
     }
 
     /// The deepest overlap of the shape with the surface at share `t` of

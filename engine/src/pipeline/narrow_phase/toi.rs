@@ -94,9 +94,24 @@ pub fn time_of_impact<D: NarrowPhaseDim>(
     tolerance: f32,
 ) -> Impact {
     let bound = sweep_a.motion_bound(a) + sweep_b.motion_bound(b);
+    advance(bound, target, tolerance, |t| {
+        distance(a, &sweep_a.pose_at(t), b, &sweep_b.pose_at(t))
+    })
+}
+
+/// Conservative advancement: from `t = 0`, steps by the gap `gap_at(t)`
+/// less `target` over `bound` (how far any point moves over the whole
+/// sweep, metres), so no point can cross the target between steps; at
+/// most [`MAX_ADVANCES`] steps.
+pub(crate) fn advance(
+    bound: f32,
+    target: f32,
+    tolerance: f32,
+    mut gap_at: impl FnMut(f32) -> f32,
+) -> Impact {
     let mut t = 0.0f32;
     for _ in 0..MAX_ADVANCES {
-        let gap = distance(a, &sweep_a.pose_at(t), b, &sweep_b.pose_at(t));
+        let gap = gap_at(t);
         if !gap.is_finite() {
             return Impact::Never;
         }
