@@ -17,7 +17,7 @@ use crate::math::{Angular, Axes, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::joints::{JointInput, JointSolver};
-use crate::pipeline::manifold::{Manifold, ManifoldTuning, PairView};
+use crate::pipeline::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
 use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::solver::{ContactSolver, ManifoldInput};
 use crate::pipeline::stages::Shared;
@@ -168,7 +168,8 @@ impl<D: Dim> ContactPair<D> {
             return None;
         }
         let bodies = self.solver_bodies(index)?;
-        Some(manifold_input(bodies, colliders, &self.manifold))
+        let m = &self.manifold;
+        Some(manifold_input(bodies, colliders, m.normal, m.points()))
     }
 
     /// The two bodies' indices in the solver's arrays, if both have one.
@@ -183,12 +184,16 @@ impl<D: Dim> ContactPair<D> {
         &mut self,
         index: &SecondaryMap<BodyHandle, usize>,
         colliders: [(&Collider<D>, Pose<D>); 2],
+        breaking: f32,
     ) {
         let Some(bodies) = self.solver_bodies(index) else {
             return;
         };
+        let merge = merge_radius(breaking, colliders[0].0, colliders[1].0);
         if let Some(contacts) = self.surface.as_deref_mut() {
-            contacts.take_inputs(|m| Some(manifold_input(bodies, colliders, m)));
+            contacts.take_inputs(merge, |normal, points| {
+                Some(manifold_input(bodies, colliders, normal, points))
+            });
         }
     }
 
@@ -560,21 +565,33 @@ fn in_solver<D: Dim>(body: &Body<D>) -> bool {
     body.kind == BodyKind::Fixed || !body.sleeping
 }
 
-/// What the solver takes of `manifold` between the solver's bodies
-/// `bodies`, whose colliders are at their world poses.
+/// What the solver takes of `points` along `normal` (a manifold's)
+/// between the solver's bodies `bodies`, whose colliders are at their
+/// world poses.
 fn manifold_input<D: Dim>(
     bodies: [usize; 2],
     [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
-    manifold: &Manifold<D>,
+    normal: D::Vector,
+    points: &[ManifoldPoint<D::Vector>],
 ) -> ManifoldInput<D> {
     ManifoldInput::new(
         bodies,
         [&pose_a, &pose_b],
         [a.shape.radius(), b.shape.radius()],
-        (a.friction * b.friction).sqrt(),
-        a.restitution.max(b.restitution),
-        manifold,
+        [
+            (a.friction * b.friction).sqrt(),
+            a.restitution.max(b.restitution),
+        ],
+        normal,
+        points,
     )
+}
+
+/// The merging radius of a pair of colliders, metres: the world's
+/// (`breaking`), or less between thin shapes, so that the corners of a
+/// centimetre cube stay apart (`ManifoldTuning::merge`).
+fn merge_radius<D: Dim>(breaking: f32, a: &Collider<D>, b: &Collider<D>) -> f32 {
+    breaking.min(MERGE_SHARE_OF_THICKNESS * a.shape.thickness().min(b.shape.thickness()))
 }
 
 fn key_of(handle: ColliderHandle) -> u64 {
@@ -1202,15 +1219,13 @@ impl<D: Dim> World<D> {
                 let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
                 let tuning = ManifoldTuning {
                     margin: tuning.margin.max(closing),
-                    merge: tuning.merge.min(
-                        MERGE_SHARE_OF_THICKNESS * a.shape.thickness().min(b.shape.thickness()),
-                    ),
+                    merge: merge_radius(tuning.merge, a, b),
                     ..tuning
                 };
                 if pair.surface.is_some() {
                     let bodies = pair.solver_bodies(index);
-                    pair.update_surface(colliders, tuning, |m| {
-                        Some(manifold_input(bodies?, colliders, m))
+                    pair.update_surface(colliders, tuning, |normal, points| {
+                        Some(manifold_input(bodies?, colliders, normal, points))
                     });
                     return (None, false);
                 }
@@ -1230,6 +1245,7 @@ impl<D: Dim> World<D> {
     /// they fell asleep).
     fn add_woken_inputs(&mut self) {
         let bodies = &self.bodies;
+        let breaking = self.settings.contact_breaking_threshold;
         let SolveBuffers {
             index,
             inputs,
@@ -1249,7 +1265,7 @@ impl<D: Dim> World<D> {
             if pair.surface.is_some() {
                 surface_pairs.push(k);
                 if let Some(colliders) = colliders {
-                    pair.take_surface_inputs(index, colliders);
+                    pair.take_surface_inputs(index, colliders, breaking);
                 }
                 inputs.push(None);
             } else {

@@ -202,7 +202,7 @@ impl<D: ManifoldDim> Default for Manifold<D> {
 /// tenth (2 mm at the default 2 cm breaking threshold), so that the points
 /// of a flat contact, level to rounding, count as level, and the points a
 /// tilted contact lifts by several millimetres do not.
-const LEVEL_SHARE: f32 = 0.1;
+pub(crate) const LEVEL_SHARE: f32 = 0.1;
 
 /// Distances that govern a manifold, metres.
 #[derive(Copy, Clone, Debug)]
@@ -716,52 +716,68 @@ impl<D: ManifoldDim> Manifold<D> {
         for (w, c) in world.iter_mut().zip(candidates) {
             *w = pair.pose_a.transform_point(c.local_a);
         }
-        let centroid =
-            world.iter().fold(D::Vector::ZERO, |sum, &p| sum + p) * (1.0 / world.len() as f32);
-        let deepest = candidates
-            .iter()
-            .fold(f32::INFINITY, |low, c| low.min(c.separation));
-        let outermost_level = (0..world.len())
-            .filter(|&i| candidates[i].separation <= deepest + level)
-            .max_by(|&i, &j| {
-                (world[i] - centroid)
-                    .length_squared()
-                    .total_cmp(&(world[j] - centroid).length_squared())
-            });
-        let mut chosen = D::PerPoint::<usize>::default();
-        let mut count = 0;
-        if let Some(i) = outermost_level {
-            chosen[0] = i;
-            count = 1;
-        }
-        // Points bearing load (about level with the deepest, or touching)
-        // come before points still apart: chosen by distance alone, a
-        // polygon resting on a vertex and on a box's corner keeps a vertex
-        // 7 mm above the box instead of the one it stands on, tips onto the
-        // corner and rocks back and forth for good
-        // (`reduce_keeps_points_bearing_load_over_a_farther_lifted_one`).
-        let bears = |i: usize| candidates[i].separation <= (deepest + level).max(0.0);
-        while count < D::MAX_MANIFOLD_POINTS {
-            let so_far = &chosen.as_ref()[..count];
-            let spread = |i: usize| area_gain::<D>(world, so_far, i);
-            let next = (0..world.len())
-                .filter(|i| !so_far.contains(i))
-                .max_by(|&i, &j| {
-                    bears(i)
-                        .cmp(&bears(j))
-                        .then(spread(i).total_cmp(&spread(j)))
-                });
-            match next {
-                Some(i) => chosen[count] = i,
-                None => break,
-            }
-            count += 1;
-        }
+        let separation = |i: usize| candidates[i].separation;
+        let (chosen, count) = spread_choice::<D>(world, separation, level);
         for (slot, &i) in chosen.as_ref()[..count].iter().enumerate() {
             self.points[slot] = candidates[i];
         }
         self.len = count;
     }
+}
+
+/// The reduction rule of [`Manifold::reduce_with`] over any number of
+/// candidate points (`world` positions, `separation` of each, metres): the
+/// indices of the at most `D::MAX_MANIFOLD_POINTS` kept, in the order
+/// chosen, and their count. A surface pair's facets share it to reduce the
+/// points of facets with one normal to one solver input
+/// (`SurfaceContacts::take_inputs`).
+pub(crate) fn spread_choice<D: ManifoldDim>(
+    world: &[D::Vector],
+    separation: impl Fn(usize) -> f32,
+    level: f32,
+) -> (D::PerPoint<usize>, usize) {
+    let centroid =
+        world.iter().fold(D::Vector::ZERO, |sum, &p| sum + p) * (1.0 / world.len() as f32);
+    let deepest = (0..world.len())
+        .map(&separation)
+        .fold(f32::INFINITY, f32::min);
+    let outermost_level = (0..world.len())
+        .filter(|&i| separation(i) <= deepest + level)
+        .max_by(|&i, &j| {
+            (world[i] - centroid)
+                .length_squared()
+                .total_cmp(&(world[j] - centroid).length_squared())
+        });
+    let mut chosen = D::PerPoint::<usize>::default();
+    let mut count = 0;
+    if let Some(i) = outermost_level {
+        chosen[0] = i;
+        count = 1;
+    }
+    // Points bearing load (about level with the deepest, or touching)
+    // come before points still apart: chosen by distance alone, a
+    // polygon resting on a vertex and on a box's corner keeps a vertex
+    // 7 mm above the box instead of the one it stands on, tips onto the
+    // corner and rocks back and forth for good
+    // (`reduce_keeps_points_bearing_load_over_a_farther_lifted_one`).
+    let bears = |i: usize| separation(i) <= (deepest + level).max(0.0);
+    while count < D::MAX_MANIFOLD_POINTS {
+        let so_far = &chosen.as_ref()[..count];
+        let spread = |i: usize| area_gain::<D>(world, so_far, i);
+        let next = (0..world.len())
+            .filter(|i| !so_far.contains(i))
+            .max_by(|&i, &j| {
+                bears(i)
+                    .cmp(&bears(j))
+                    .then(spread(i).total_cmp(&spread(j)))
+            });
+        match next {
+            Some(i) => chosen[count] = i,
+            None => break,
+        }
+        count += 1;
+    }
+    (chosen, count)
 }
 
 /// How much point `i` widens the chosen points: distance from a single

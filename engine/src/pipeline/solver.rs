@@ -44,7 +44,7 @@ use super::integrate::{
 };
 use super::joints::{JointDim, JointPass, JointSolver, JointStage};
 use super::lanes::{InertiaLanes, Lanes, RotationLanes};
-use super::manifold::{Manifold, Pushed};
+use super::manifold::{Manifold, ManifoldPoint, Pushed};
 use super::stages::{run_stages, Shared};
 use crate::math::Pose;
 use crate::parallel::*;
@@ -311,19 +311,20 @@ impl<D: SolverDim> ManifoldInput<D> {
         [self.body_a as usize, self.body_b as usize]
     }
 
-    /// The solver's input for `manifold` between bodies `body_a` and
-    /// `body_b` (their indices in the solver's bodies), whose colliders
-    /// are at `pose_a` and `pose_b`.
+    /// The solver's input for a manifold's `points` (at most
+    /// `D::MAX_MANIFOLD_POINTS` are taken) along its `normal` (world, from
+    /// A to B), between bodies `body_a` and `body_b` (their indices in the
+    /// solver's bodies), whose colliders are at `pose_a` and `pose_b`;
+    /// `[friction, restitution]` of the pair.
     pub(crate) fn new(
         [body_a, body_b]: [usize; 2],
         [pose_a, pose_b]: [&Pose<D>; 2],
         radii: [f32; 2],
-        friction: f32,
-        restitution: f32,
-        manifold: &Manifold<D>,
+        [friction, restitution]: [f32; 2],
+        normal: D::Vector,
+        kept: &[ManifoldPoint<D::Vector>],
     ) -> Self {
         let mut points = D::PerPoint::<InputPoint<D>>::default();
-        let kept = manifold.points();
         let len = kept.len().min(D::MAX_MANIFOLD_POINTS) as u32;
         for (mp, point) in kept.iter().zip(points.as_mut()) {
             *point = InputPoint {
@@ -340,9 +341,55 @@ impl<D: SolverDim> ManifoldInput<D> {
             friction,
             restitution,
             radii,
-            normal: manifold.normal,
+            normal,
             len,
             points,
+        }
+    }
+
+    /// Points in use.
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+}
+
+/// What the solver did at one point of an input over the step.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct SolvedPoint {
+    /// Accumulated normal impulse, N·s, for warm starting.
+    pub normal_impulse: f32,
+    /// Accumulated friction impulses along the tangents, N·s.
+    pub tangent_impulse: [f32; 2],
+    /// Normal impulse over the step, every substep and the bounce, N·s.
+    pub total_normal_impulse: f32,
+    /// How fast the point closed along the normal, m/s (>= 0).
+    pub approach_speed: f32,
+}
+
+impl SolvedPoint {
+    /// Keeps the accumulated impulses in `point`, for warm starting.
+    pub(crate) fn store_into<V>(&self, point: &mut ManifoldPoint<V>) {
+        point.normal_impulse = self.normal_impulse;
+        point.tangent_impulse = self.tangent_impulse;
+    }
+}
+
+/// A manifold's [`Pushed`] summed point by point.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct PushTally {
+    pub pushed: Pushed,
+    /// The largest point's total normal impulse so far, N·s.
+    strongest: f32,
+}
+
+impl PushTally {
+    /// Adds what point `i` of the manifold did (`solved`).
+    pub(crate) fn add(&mut self, i: usize, solved: &SolvedPoint) {
+        let total = solved.total_normal_impulse;
+        self.pushed.total_normal_impulse += total;
+        self.pushed.approach_speed = self.pushed.approach_speed.max(solved.approach_speed);
+        if total > self.strongest {
+            (self.strongest, self.pushed.strongest) = (total, i as u8);
         }
     }
 }
@@ -718,46 +765,49 @@ impl<D: SolverDim> ContactSolver<D> {
         self.placed.get(k).is_some_and(|&p| p != UNSOLVED)
     }
 
-    /// Step 4: the accumulated impulses of the `k`th input's manifold added
-    /// back into it, for warm starting (nothing for an input that was `None`).
-    pub(crate) fn store_impulses(&self, k: usize, manifold: &mut Manifold<D>) {
-        let Some(&(bundle, lane)) = self.placed.get(k).filter(|&&p| p != UNSOLVED) else {
-            return;
-        };
-        let points = D::MAX_MANIFOLD_POINTS;
-        let lanes = &self.points[bundle * points..(bundle + 1) * points];
-        let mut pushed = Pushed::default();
-        let mut strongest = 0.0;
-        // A point whose solve overflowed (bodies placed absurdly far apart,
-        // velocities near f32's limit) keeps no impulse: the next step
-        // starts it cold instead of warm starting with a NaN, and events
-        // report no push
-        // (`random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
-        for (i, (mp, rows)) in manifold.points_mut().iter_mut().zip(lanes).enumerate() {
-            let total = finite_or_zero(rows.total_normal_impulse[lane]);
-            pushed.total_normal_impulse += total;
-            pushed.approach_speed = pushed
-                .approach_speed
-                .max(finite_or_zero(-rows.approach_speed[lane]));
-            if total > strongest {
-                (strongest, pushed.strongest) = (total, i as u8);
+    /// What the solver did at point `i` of the `k`th input, if it was
+    /// solved. A point whose solve overflowed (bodies placed absurdly far
+    /// apart, velocities near f32's limit) keeps no impulse: the next step
+    /// starts it cold instead of warm starting with a NaN, and events
+    /// report no push
+    /// (`random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
+    pub(crate) fn solved_point(&self, k: usize, i: usize) -> Option<SolvedPoint> {
+        let &(bundle, lane) = self.placed.get(k).filter(|&&p| p != UNSOLVED)?;
+        let rows = self.points.get(bundle * D::MAX_MANIFOLD_POINTS + i)?;
+        let finite = rows.normal_impulse[lane].is_finite()
+            && (0..D::TANGENTS).all(|t| rows.tangent_impulse[t][lane].is_finite());
+        let mut tangent_impulse = [0.0; 2];
+        if finite {
+            for (t, slot) in tangent_impulse.iter_mut().enumerate().take(D::TANGENTS) {
+                *slot = rows.tangent_impulse[t][lane];
             }
-            let finite = rows.normal_impulse[lane].is_finite()
-                && (0..D::TANGENTS).all(|k| rows.tangent_impulse[k][lane].is_finite());
-            mp.normal_impulse = if finite {
+        }
+        Some(SolvedPoint {
+            normal_impulse: if finite {
                 rows.normal_impulse[lane]
             } else {
                 0.0
-            };
-            for k in 0..D::TANGENTS {
-                mp.tangent_impulse[k] = if finite {
-                    rows.tangent_impulse[k][lane]
-                } else {
-                    0.0
-                };
+            },
+            tangent_impulse,
+            total_normal_impulse: finite_or_zero(rows.total_normal_impulse[lane]),
+            approach_speed: finite_or_zero(-rows.approach_speed[lane]),
+        })
+    }
+
+    /// Step 4: the accumulated impulses of the `k`th input's manifold added
+    /// back into it, for warm starting (nothing for an input that was `None`).
+    pub(crate) fn store_impulses(&self, k: usize, manifold: &mut Manifold<D>) {
+        if !self.solved(k) {
+            return;
+        }
+        let mut tally = PushTally::default();
+        for (i, mp) in manifold.points_mut().iter_mut().enumerate() {
+            if let Some(solved) = self.solved_point(k, i) {
+                solved.store_into(mp);
+                tally.add(i, &solved);
             }
         }
-        manifold.set_pushed(pushed);
+        manifold.set_pushed(tally.pushed);
     }
 }
 
@@ -1205,9 +1255,9 @@ mod tests {
                         [a, b],
                         [&pose, &pose],
                         [0.0, 0.0],
-                        0.5,
-                        0.0,
-                        &manifold,
+                        [0.5, 0.0],
+                        manifold.normal,
+                        manifold.points(),
                     ))
                 })
                 .collect()

@@ -1,26 +1,60 @@
 //! Pairs with a surface: a convex collider against a mesh, heightfield or
 //! chain keeps one manifold per facet near it
-//! ([`FacetManifolds`]), and gives the solver one input per manifold with
-//! points.
+//! ([`FacetManifolds`]), and gives the solver one input per normal: the
+//! facets' manifolds whose normals agree are one input, as a convex
+//! pair's manifold is (Box3D's mesh clusters).
 //!
 //! 1. The narrow phase updates the facets' manifolds and takes their
 //!    inputs into the pair (`ContactPair::update_surface`), while the pair
 //!    is in the cache; the pair's own slot among the solver's inputs stays
 //!    empty.
-//! 2. Before the solve, the awake surface pairs' inputs follow every other
+//! 2. Taking them ([`SurfaceContacts::take_inputs`]), in facet order, each
+//!    manifold with points joins the first cluster whose first normal is
+//!    within [`CLUSTER_COSINE`] of its own, or starts one
+//!    (`facets_with_one_normal_are_one_input`,
+//!    `facets_bent_sharply_are_one_input_each`).
+//! 3. A cluster's normal is its members' normals summed, each weighted by
+//!    its points, and made unit: a body in a valley or on a ridge is pushed
+//!    along the mean, not along whichever facet comes first.
+//! 4. Points two facets share (within the merging radius: a corner on
+//!    their common edge, a ridge both query) are one, the deeper; a cluster
+//!    of more points than a manifold holds keeps those the manifold's
+//!    reduction would keep (`manifold::spread_choice`). Each input point
+//!    remembers its manifold and its place there.
+//! 5. Before the solve, the awake surface pairs' inputs follow every other
 //!    input, pair by pair in the awake pairs' order, each pair noting
 //!    where its own start (`World::append_facet_inputs`), so the solver's
 //!    order, and so its results, never depend on threads.
-//! 3. After the solve, each pair stores its inputs' impulses back into its
-//!    facets' manifolds (`SurfaceContacts::store`).
+//! 6. After the solve, each pair stores its inputs' impulses back into the
+//!    facets' points they came from (`SurfaceContacts::store`); a point a
+//!    cluster left out keeps the impulses it had, and pushed nothing.
+//!
+//! Limits: within a cluster every point is pushed along the cluster's
+//! normal, up to [`CLUSTER_COSINE`]'s angle from its facet's own, and keeps
+//! the separation its facet measured.
 
 use super::{ContactPair, World};
 use crate::collider::Collider;
 use crate::dim::Dim;
-use crate::math::Pose;
+use crate::math::{Pose, Vector};
 use crate::pipeline::facet_manifolds::{FacetManifolds, Side};
-use crate::pipeline::manifold::{Manifold, ManifoldTuning};
-use crate::pipeline::solver::{ContactSolver, ManifoldInput};
+use crate::pipeline::manifold::{spread_choice, ManifoldPoint, ManifoldTuning, LEVEL_SHARE};
+use crate::pipeline::solver::{ContactSolver, ManifoldInput, PushTally};
+
+/// How close (cosine) a facet manifold's normal must be to a cluster's
+/// first to join it: Box3D's mesh clustering threshold, 5 degrees. Gently
+/// bent terrain (a few degrees from cell to cell) then gives a resting body
+/// one input, as flat ground does; a sharper bend keeps its own.
+const CLUSTER_COSINE: f32 = 0.996;
+
+/// Where an input's point came from.
+#[derive(Copy, Clone, Debug, Default)]
+struct Source {
+    /// The manifold's place among the facets' manifolds.
+    manifold: u32,
+    /// The point's place in it.
+    point: u32,
+}
 
 /// A surface pair's manifolds and their solver inputs.
 #[derive(Clone, Debug, Default)]
@@ -31,10 +65,17 @@ use crate::pipeline::solver::{ContactSolver, ManifoldInput};
 )]
 pub(crate) struct SurfaceContacts<D: Dim> {
     pub(crate) manifolds: FacetManifolds<D>,
-    /// This step's inputs: the manifold each stands for (its place among
-    /// the manifolds) and the input.
+    /// This step's inputs, each with where its points' sources start in
+    /// `sources`.
     #[cfg_attr(feature = "serde", serde(skip))]
     inputs: Vec<(u32, ManifoldInput<D>)>,
+    /// The inputs' points' sources, input by input.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    sources: Vec<Source>,
+    /// Working memory of `take_inputs` and `store` (kept for the
+    /// allocations).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    scratch: Scratch<D>,
     /// Where this pair's inputs start among the solver's.
     #[cfg_attr(feature = "serde", serde(skip))]
     first_input: usize,
@@ -72,34 +113,198 @@ impl<D: Dim> SurfaceContacts<D> {
         self.inputs.clear();
     }
 
-    /// The inputs of the manifolds with points, `input` making each.
-    pub(crate) fn take_inputs(&mut self, input: impl Fn(&Manifold<D>) -> Option<ManifoldInput<D>>) {
+    /// Steps 2 to 4's inputs, `input` making each from a
+    /// normal and points; `merge` is the pair's merging radius, metres
+    /// (`ManifoldTuning::merge`), which the reduction's level is a share of.
+    pub(crate) fn take_inputs(
+        &mut self,
+        merge: f32,
+        input: impl Fn(D::Vector, &[ManifoldPoint<D::Vector>]) -> Option<ManifoldInput<D>>,
+    ) {
         self.inputs.clear();
-        for (k, manifold) in self.manifolds.manifolds().enumerate() {
-            if manifold.points().is_empty() {
+        self.sources.clear();
+        let Scratch {
+            clusters,
+            member_of,
+            world,
+            separation,
+            candidates,
+            points_of,
+            ..
+        } = &mut self.scratch;
+        // a, b: clusters by normal, in facet order.
+        clusters.clear();
+        member_of.clear();
+        for manifold in self.manifolds.manifolds() {
+            let count = manifold.points().len();
+            if count == 0 {
+                member_of.push(NO_CLUSTER);
                 continue;
             }
-            if let Some(made) = input(manifold) {
-                self.inputs.push((k as u32, made));
+            let normal = manifold.normal;
+            let weighted = normal * count as f32;
+            match clusters
+                .iter()
+                .position(|c| c.first.dot(normal) > CLUSTER_COSINE)
+            {
+                Some(c) => {
+                    clusters[c].sum += weighted;
+                    member_of.push(c as u32);
+                }
+                None => {
+                    member_of.push(clusters.len() as u32);
+                    clusters.push(Cluster {
+                        first: normal,
+                        sum: weighted,
+                    });
+                }
+            }
+        }
+        // c, d: each cluster's points, reduced, as one input.
+        for (c, cluster) in clusters.iter().enumerate() {
+            candidates.clear();
+            points_of.clear();
+            world.clear();
+            separation.clear();
+            for (k, manifold) in self.manifolds.manifolds().enumerate() {
+                if member_of[k] != c as u32 {
+                    continue;
+                }
+                for (j, p) in manifold.points().iter().enumerate() {
+                    let source = Source {
+                        manifold: k as u32,
+                        point: j as u32,
+                    };
+                    // Where the solver applies it, relative to A's origin
+                    // (one frame for all the pair's points). A point two
+                    // facets share (a corner on their common edge, a
+                    // contact on a ridge both query) is one point: the
+                    // deeper of the two.
+                    let same = world
+                        .iter()
+                        .position(|w| (*w - p.lever_a).length_squared() <= merge * merge);
+                    match same {
+                        Some(i) if p.separation < separation[i] => {
+                            (candidates[i], points_of[i]) = (source, *p);
+                            (world[i], separation[i]) = (p.lever_a, p.separation);
+                        }
+                        Some(_) => {}
+                        None => {
+                            candidates.push(source);
+                            points_of.push(*p);
+                            world.push(p.lever_a);
+                            separation.push(p.separation);
+                        }
+                    }
+                }
+            }
+            let (chosen, count) = if candidates.len() > D::MAX_MANIFOLD_POINTS {
+                spread_choice::<D>(world, |i| separation[i], LEVEL_SHARE * merge)
+            } else {
+                let mut all = D::PerPoint::<usize>::default();
+                for (slot, i) in all.as_mut().iter_mut().zip(0..candidates.len()) {
+                    *slot = i;
+                }
+                (all, candidates.len())
+            };
+            let mut points = D::PerPoint::<ManifoldPoint<D::Vector>>::default();
+            let first_source = self.sources.len() as u32;
+            for (slot, &i) in points.as_mut().iter_mut().zip(&chosen.as_ref()[..count]) {
+                *slot = points_of[i];
+                self.sources.push(candidates[i]);
+            }
+            let length = cluster.sum.length();
+            // Members within 5 degrees of one another never cancel out.
+            let normal = if length > 0.0 {
+                cluster.sum * (1.0 / length)
+            } else {
+                cluster.first
+            };
+            match input(normal, &points.as_ref()[..count]) {
+                Some(made) => self.inputs.push((first_source, made)),
+                None => self.sources.truncate(first_source as usize),
             }
         }
     }
 
-    /// Step 3: the solved impulses back into the manifolds; true when any
-    /// input was solved.
+    /// Step 6: the solved impulses back into the facets' points; true when
+    /// any input was solved.
     pub(crate) fn store(&mut self, solver: &ContactSolver<D>) -> bool {
+        let tallies = &mut self.scratch.tallies;
+        tallies.clear();
+        tallies.resize(self.manifolds.manifolds().count(), None);
         let mut any = false;
-        for (n, (k, _)) in self.inputs.iter().enumerate() {
+        for (n, (first, input)) in self.inputs.iter().enumerate() {
             let slot = self.first_input + n;
-            if let (true, Some(manifold)) = (
-                solver.solved(slot),
-                self.manifolds.manifold_mut(*k as usize),
-            ) {
-                solver.store_impulses(slot, manifold);
-                any = true;
+            if !solver.solved(slot) {
+                continue;
+            }
+            any = true;
+            let sources = &self.sources[*first as usize..][..input.len()];
+            for (i, source) in sources.iter().enumerate() {
+                let Some(solved) = solver.solved_point(slot, i) else {
+                    continue;
+                };
+                let k = source.manifold as usize;
+                if let Some(point) = self
+                    .manifolds
+                    .manifold_mut(k)
+                    .and_then(|m| m.points_mut().get_mut(source.point as usize))
+                {
+                    solved.store_into(point);
+                }
+                tallies[k]
+                    .get_or_insert_with(PushTally::default)
+                    .add(source.point as usize, &solved);
+            }
+        }
+        for (k, tally) in tallies.iter().enumerate() {
+            if let (Some(tally), Some(manifold)) = (tally, self.manifolds.manifold_mut(k)) {
+                manifold.set_pushed(tally.pushed);
             }
         }
         any
+    }
+}
+
+/// A manifold with no points: in no cluster.
+const NO_CLUSTER: u32 = u32::MAX;
+
+/// A cluster of facet manifolds with about one normal.
+#[derive(Copy, Clone, Debug)]
+struct Cluster<V> {
+    /// Its first member's normal, which later members are compared with.
+    first: V,
+    /// The members' normals, each times its points.
+    sum: V,
+}
+
+/// Working memory of [`SurfaceContacts::take_inputs`] and `store`.
+#[derive(Clone, Debug)]
+struct Scratch<D: Dim> {
+    clusters: Vec<Cluster<D::Vector>>,
+    /// Each manifold's cluster, or [`NO_CLUSTER`].
+    member_of: Vec<u32>,
+    /// A cluster's points: where each is, its separation, its source.
+    world: Vec<D::Vector>,
+    separation: Vec<f32>,
+    candidates: Vec<Source>,
+    points_of: Vec<ManifoldPoint<D::Vector>>,
+    /// What each manifold's points did in the step, if any was solved.
+    tallies: Vec<Option<PushTally>>,
+}
+
+impl<D: Dim> Default for Scratch<D> {
+    fn default() -> Self {
+        Self {
+            clusters: Vec::new(),
+            member_of: Vec::new(),
+            world: Vec::new(),
+            separation: Vec::new(),
+            candidates: Vec::new(),
+            points_of: Vec::new(),
+            tallies: Vec::new(),
+        }
     }
 }
 
@@ -111,7 +316,7 @@ impl<D: Dim> ContactPair<D> {
         &mut self,
         [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
         tuning: ManifoldTuning,
-        input: impl Fn(&Manifold<D>) -> Option<ManifoldInput<D>>,
+        input: impl Fn(D::Vector, &[ManifoldPoint<D::Vector>]) -> Option<ManifoldInput<D>>,
     ) {
         let Some(contacts) = self.surface.as_deref_mut() else {
             return;
@@ -135,12 +340,12 @@ impl<D: Dim> ContactPair<D> {
         contacts
             .manifolds
             .update(sides, surface, surface_is_a, tuning);
-        contacts.take_inputs(input);
+        contacts.take_inputs(tuning.merge, input);
     }
 }
 
 impl<D: Dim> World<D> {
-    /// Step 2: the awake surface pairs' inputs after all the others.
+    /// Step 5: the awake surface pairs' inputs after all the others.
     pub(crate) fn append_facet_inputs(&mut self) {
         let buffers = &mut self.buffers;
         for &k in &buffers.surface_pairs {
@@ -152,5 +357,88 @@ impl<D: Dim> World<D> {
                 .inputs
                 .extend(contacts.inputs.iter().map(|(_, input)| Some(input.clone())));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::math::D3;
+    use crate::shape::Shape;
+    use crate::{BodyDesc, ColliderDesc, Settings, World};
+    use glam::Vec3;
+
+    /// The points of each solver input of the world's surface pairs after
+    /// `body` was dropped from over `x` onto a fixed mesh of `vertices` and
+    /// `indices` and left a second to settle.
+    fn settled_inputs(
+        vertices: &[Vec3],
+        indices: &[[u32; 3]],
+        body: Shape<D3>,
+        x: f32,
+    ) -> Vec<usize> {
+        let mut world = World::<D3>::new(Settings {
+            sleep: false,
+            ..Settings::default()
+        });
+        let mesh = Shape::triangle_mesh(vertices, indices).unwrap();
+        world
+            .add_body(BodyDesc::fixed(), ColliderDesc::new(mesh))
+            .unwrap();
+        world
+            .add_body(
+                BodyDesc::dynamic().position(Vec3::new(x, 0.6, 0.07)),
+                ColliderDesc::new(body),
+            )
+            .unwrap();
+        for _ in 0..60 {
+            world.step(1.0 / 60.0);
+        }
+        world
+            .pairs
+            .iter()
+            .filter_map(|p| p.surface.as_deref())
+            .flat_map(|s| s.inputs.iter().map(|(_, input)| input.len()))
+            .collect()
+    }
+
+    /// A mesh of two planes meeting along the Z axis, each rising at
+    /// `slope` (rise over run) away from it, in 0.5 m quads.
+    fn valley(slope: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let n = 8;
+        let mut vertices = Vec::new();
+        for j in 0..=n {
+            for i in 0..=n {
+                let x = (i as f32 - n as f32 / 2.0) * 0.5;
+                let z = (j as f32 - n as f32 / 2.0) * 0.5;
+                vertices.push(Vec3::new(x, x.abs() * slope, z));
+            }
+        }
+        let at = |i: usize, j: usize| (j * (n + 1) + i) as u32;
+        let mut indices = Vec::new();
+        for j in 0..n {
+            for i in 0..n {
+                indices.push([at(i, j), at(i, j + 1), at(i + 1, j + 1)]);
+                indices.push([at(i, j), at(i + 1, j + 1), at(i + 1, j)]);
+            }
+        }
+        (vertices, indices)
+    }
+
+    #[test]
+    fn facets_with_one_normal_are_one_input() {
+        // A 1 m cube over eight triangles of flat ground: its four corners
+        // in one input, as on one box.
+        let (vertices, indices) = valley(0.0);
+        let cube = Shape::cuboid(Vec3::splat(0.5)).unwrap();
+        assert_eq!(settled_inputs(&vertices, &indices, cube, 0.13), vec![4]);
+    }
+
+    #[test]
+    fn facets_bent_sharply_are_one_input_each() {
+        // A ball resting in a valley of 20 degree slopes touches both: two
+        // normals 40 degrees apart, each its own input.
+        let (vertices, indices) = valley(0.364);
+        let ball = Shape::ball(0.3).unwrap();
+        assert_eq!(settled_inputs(&vertices, &indices, ball, 0.0), vec![1, 1]);
     }
 }
