@@ -267,6 +267,96 @@ fn a_box_rests_and_sleeps_on_a_mesh_and_a_heightfield_as_on_a_box() {
     }
 }
 
+/// Drops a 1 m x 0.5 m x 1 m box just off the ridge of a roof (two
+/// planes sloping down at `SLOPE` radians either side of the Z axis) made
+/// by `roof` (its top at the ridge, y = 1), lets it tip onto the +X slope
+/// and settle for 4 s; returns the step it fell asleep at and how far its
+/// corners sank below the slopes at most over the last 2 s, metres.
+fn rest_by_a_ridge(roof: impl Fn(&mut d3::World)) -> (Option<usize>, f32) {
+    let mut world = d3::World::new(Settings::default());
+    roof(&mut world);
+    let half = Vec3::new(0.5, 0.25, 0.5);
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic().position(Vec3::new(0.15, 1.27, 0.1)),
+            ColliderDesc::new(Shape::cuboid(half).unwrap()),
+        )
+        .unwrap();
+    let (sin, cos) = SLOPE.sin_cos();
+    let below = |p: Vec3| {
+        // Distance below the plane the corner is over.
+        let normal = Vec3::new(sin * p.x.signum(), cos, 0.0);
+        -(p - Vec3::Y).dot(normal)
+    };
+    let mut asleep = None;
+    let mut sink = 0.0f32;
+    for step in 0..240 {
+        world.step(DT);
+        let body = world.body(cube).unwrap();
+        if step >= 120 {
+            for corner in 0..8 {
+                let sign = |bit: usize| if corner & bit == 0 { -1.0 } else { 1.0 };
+                let local = half * Vec3::new(sign(1), sign(2), sign(4));
+                let p = body.position() + body.rotation() * local;
+                sink = sink.max(below(p));
+            }
+        }
+        if asleep.is_none() && body.is_sleeping() {
+            asleep = Some(step + 1);
+        }
+    }
+    (asleep, sink)
+}
+
+/// The roof's slopes, radians.
+const SLOPE: f32 = 0.17;
+
+#[test]
+fn a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box() {
+    // The roof as a mesh of four triangles: the box lies on the +X slope
+    // with its edge over the ridge, a convex join whose contacts are found
+    // by the full query.
+    let (asleep, sink) = rest_by_a_ridge(|world| {
+        let drop = 4.0 * SLOPE.tan();
+        let vertices = [
+            Vec3::new(-4.0, 1.0 - drop, -4.0),
+            Vec3::new(-4.0, 1.0 - drop, 4.0),
+            Vec3::new(0.0, 1.0, -4.0),
+            Vec3::new(0.0, 1.0, 4.0),
+            Vec3::new(4.0, 1.0 - drop, -4.0),
+            Vec3::new(4.0, 1.0 - drop, 4.0),
+        ];
+        let indices = [[0, 1, 3], [0, 3, 2], [2, 3, 5], [2, 5, 4]];
+        let roof = Shape::triangle_mesh(&vertices, &indices).unwrap();
+        world
+            .add_body(BodyDesc::fixed(), ColliderDesc::new(roof))
+            .unwrap();
+    });
+    // The same slopes as two turned boxes meeting at the ridge.
+    let (box_asleep, box_sink) = rest_by_a_ridge(|world| {
+        for side in [-1.0f32, 1.0] {
+            let turn = Quat::from_rotation_z(-side * SLOPE);
+            let centre = Vec3::Y + turn * Vec3::new(side * 4.0, -0.5, 0.0);
+            let slab = Shape::cuboid(Vec3::new(4.0, 0.5, 4.0)).unwrap();
+            world
+                .add_body(
+                    BodyDesc::fixed().position(centre).rotation(turn),
+                    ColliderDesc::new(slab),
+                )
+                .unwrap();
+        }
+    });
+    println!(
+        "asleep after {asleep:?} / {box_asleep:?} steps; sink {sink:.2e} / {box_sink:.2e} m \
+         (mesh / boxes)"
+    );
+    assert!(asleep.is_some_and(|s| s <= 180), "not asleep within 3 s");
+    assert!(
+        sink <= box_sink + 1e-4,
+        "sank {sink} m, {box_sink} m on boxes"
+    );
+}
+
 /// What a slide across a tile map did: the largest vertical speed, the
 /// largest share by which the speed strayed from the start's, and how far
 /// the slider got along X, metres.

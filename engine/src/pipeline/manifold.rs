@@ -16,7 +16,12 @@
 //! 3. perturb: while the manifold is not full and both shapes are polyhedral,
 //!    gather more points from tilted copies of the pair (`perturb`), so a
 //!    box landing flat has all its corners at once
-//!    (`box_landing_flat_has_its_four_corners_in_the_first_frame`); two
+//!    (`box_landing_flat_has_its_four_corners_in_the_first_frame`). A
+//!    facet's manifold holds only the points over its facet, so it is
+//!    seldom full: it is perturbed only when the query brings a point it
+//!    did not have, the rest being kept from the perturbation that found
+//!    them (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
+//!    `tests/level_geometry.rs`); two
 //!    boxes face to face, one of them thin, instead clip one face to the
 //!    other (`box_faces`, 3D), which a thin box's small tilts miss;
 //! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
@@ -49,7 +54,7 @@ pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{
     perturb::perturbed_contacts, speculative_query, ShapeContact, MAX_CLIPPED,
 };
-use crate::shape::Shape;
+use crate::shape::{Shape, ShapeKind};
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -413,10 +418,14 @@ impl<D: ManifoldDim> Manifold<D> {
             self.freeze_levers(pair);
             return Ok(());
         }
-        self.merge(pair, &fresh, tuning.merge);
+        let new_point = self.merge(pair, &fresh, tuning.merge);
+        // Step 3's rule for a facet's manifold (module docs).
+        let facet = matches!(pair.shape_a.kind(), ShapeKind::Facet(_))
+            || matches!(pair.shape_b.kind(), ShapeKind::Facet(_));
         if self.len < D::MAX_MANIFOLD_POINTS
             && pair.shape_a.is_polyhedral()
             && pair.shape_b.is_polyhedral()
+            && (new_point || !facet)
         {
             let normal = self.normal;
             let mut extra = [ShapeContact::<D> {
@@ -654,8 +663,9 @@ impl<D: ManifoldDim> Manifold<D> {
     /// small shapes): two kept points closer than that push on one spot
     /// with a full mass each, and a hull resting on three corners with one
     /// of them held twice rocks on that corner for good. Guarded by
-    /// `merge_keeps_a_near_point_impulses_and_adds_a_far_one`.
-    fn merge(&mut self, pair: &PairView<'_, D>, c: &ShapeContact<D>, radius: f32) {
+    /// `merge_keeps_a_near_point_impulses_and_adds_a_far_one`. True when
+    /// the point is new to the manifold (it replaced none).
+    fn merge(&mut self, pair: &PairView<'_, D>, c: &ShapeContact<D>, radius: f32) -> bool {
         // The separation is measured as `refresh` measures it, along the
         // manifold's normal: a perturbed contact's depth is that of the
         // tilted copy, and the solver starts from this separation.
@@ -683,11 +693,14 @@ impl<D: ManifoldDim> Manifold<D> {
                 tangent_impulse: kept.tangent_impulse,
                 ..point
             };
+            false
         } else if self.len < D::MAX_MANIFOLD_POINTS {
             self.points[self.len] = point;
             self.len += 1;
+            true
         } else {
             self.reduce_with(pair, point, LEVEL_SHARE * radius);
+            true
         }
     }
 
