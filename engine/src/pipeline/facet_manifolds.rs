@@ -25,7 +25,8 @@
 //!    (most near facets: kept, their manifolds would be most of the work).
 //! 3. Each manifold is updated exactly as a convex pair's (refresh, merge,
 //!    perturb, reduce, reuse while still: [`Manifold::update`]), against
-//!    the facet as a convex shape; the narrow phase makes the facet
+//!    the facet as a convex shape (read only if the update queries:
+//!    [`update_facet`]); the narrow phase makes the facet
 //!    one-sided and smooth across its joins (`narrow_phase::surface`).
 //!
 //! 4. A point new to its facet's manifold that the shape carried over from
@@ -150,6 +151,19 @@ fn apply_face<D: ManifoldDim>(
 /// Step 3 for one facet: its manifold updated against the shape paired
 /// with the surface (`sides`, one of which is the surface), the facet met
 /// on its face where it can be, `found` holding the face's contacts.
+///
+/// When the surface is A, the facet is read only for the full update:
+/// until then (skipping a pair found apart, refreshing the kept points of
+/// one still touching) [`Manifold::update_by`] reads of A only its pose and
+/// its rounding, and a facet's are its surface's (none), so it is handed
+/// the pair of colliders. Most of a settled pile's manifolds never reach
+/// the full update, and reading their facets, from anywhere in the
+/// surface, cost a cache miss each (`benches/RESULTS.md`, facet manifold
+/// bookkeeping). When the surface is B, `update_by` measures B's turn at
+/// B's bounding radius, which a facet does not share with its surface, so
+/// it is handed the facet. Guarded by
+/// `a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet`
+/// and the pose hashes of `terrain_stress_3d` and `terrain_mesh_stress_3d`.
 fn update_facet<D: ManifoldDim>(
     manifold: &mut Manifold<D>,
     facet: u32,
@@ -159,13 +173,29 @@ fn update_facet<D: ManifoldDim>(
     tuning: ManifoldTuning,
     found: &mut Vec<ShapeContact<D>>,
 ) {
-    let shape = Shape::facet(surface.facets()[facet as usize]);
-    let view = facet_view(&shape, sides, surface_is_a);
-    manifold.update_by(&view, tuning, |m| {
+    let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
         found.clear();
-        let face = facet_face(&view, tuning.margin, &mut |c| found.push(c));
-        apply_face(m, face, &view, found, tuning)
-    });
+        let face = facet_face(view, tuning.margin, &mut |c| found.push(c));
+        apply_face(m, face, view, found, tuning)
+    };
+    let facet = &surface.facets()[facet as usize];
+    if surface_is_a {
+        let [a, b] = sides;
+        let colliders = PairView {
+            shape_a: a.shape,
+            pose_a: a.pose,
+            shape_b: b.shape,
+            pose_b: b.pose,
+        };
+        manifold.update_by(&colliders, tuning, |m| {
+            let shape = Shape::facet(*facet);
+            full_update(m, &facet_view(&shape, sides, surface_is_a))
+        });
+    } else {
+        let shape = Shape::facet(*facet);
+        let view = facet_view(&shape, sides, surface_is_a);
+        manifold.update_by(&view, tuning, |m| full_update(m, &view));
+    }
 }
 
 /// Step 3 for a facet new to the pair: its face decides first, and a facet
@@ -381,5 +411,93 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     /// The `k`th manifold, to store its impulses.
     pub(crate) fn manifold_mut(&mut self, k: usize) -> Option<&mut Manifold<D>> {
         self.manifolds.get_mut(k).map(|(_, m)| m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::D3;
+    use glam::{Quat, Vec3};
+
+    /// A reuse distance wider than the moves below (1 mm and a milliradian
+    /// a step), so that touching facets are refreshed without a query and
+    /// apart ones skipped, as a settled body's are.
+    const TUNING: ManifoldTuning = ManifoldTuning {
+        margin: 0.02,
+        breaking: 0.02,
+        merge: 0.02,
+        reuse: 0.005,
+    };
+
+    /// [`update_facet`] reading the facet for every update; true when the
+    /// full update ran.
+    fn update_against_the_facet(
+        manifold: &mut Manifold<D3>,
+        facet: u32,
+        sides: &[Side<'_, D3>; 2],
+        surface: &Surface<D3>,
+    ) -> bool {
+        let shape = Shape::facet(surface.facets()[facet as usize]);
+        let view = facet_view(&shape, sides, true);
+        let mut found = Vec::new();
+        let mut full = false;
+        manifold.update_by(&view, TUNING, |m| {
+            full = true;
+            let face = facet_face(&view, TUNING.margin, &mut |c| found.push(c));
+            apply_face(m, face, &view, &found, TUNING)
+        });
+        full
+    }
+
+    #[test]
+    fn a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet() {
+        let heights: Vec<f32> = (0..64).map(|i| 0.02 * ((i * 7 % 5) as f32)).collect();
+        let ground = Shape::heightfield(&heights, 8, 8, Vec3::new(8.0, 1.0, 8.0)).unwrap();
+        let surface = ground.as_surface().unwrap();
+        let bodies = [
+            Shape::ball(0.4).unwrap(),
+            Shape::cuboid(Vec3::new(0.5, 0.3, 0.4)).unwrap(),
+            Shape::capsule(0.3, 0.2).unwrap(),
+        ];
+        let mut found = Vec::new();
+        // Steps spent sinking onto the ground.
+        const SINKING: usize = 150;
+        // Full updates, refreshes without one, and skips.
+        let mut paths = [0; 3];
+        for body in &bodies {
+            let start = Pose::new(Vec3::new(0.3, 0.5, -0.2), Quat::from_rotation_z(0.2));
+            let mut near = Vec::new();
+            surface.facets_in(&body.aabb(&start).expanded(1.0), &mut near);
+            let mut kept: Vec<_> = near.iter().map(|&f| (f, Manifold::default())).collect();
+            let mut reference = kept.clone();
+            for step in 0..300 {
+                // Down 1 mm a step onto the ground, then rocking by a
+                // milliradian and a tenth of a millimetre.
+                let rock = (step % 2) as f32;
+                let pose = Pose::new(
+                    start.translation - Vec3::Y * (0.001 * step.min(SINKING) as f32 + 1e-4 * rock),
+                    start.rotation * Quat::from_rotation_x(0.001 * rock),
+                );
+                let sides = [
+                    Side {
+                        shape: &ground,
+                        pose: Pose::new(Vec3::ZERO, Quat::IDENTITY),
+                    },
+                    Side { shape: body, pose },
+                ];
+                for ((f, m), (_, r)) in kept.iter_mut().zip(&mut reference) {
+                    update_facet(m, *f, &sides, surface, true, TUNING, &mut found);
+                    let full = update_against_the_facet(r, *f, &sides, surface);
+                    assert_eq!(m, r, "facet {f} at step {step}");
+                    paths[match (full, r.points().is_empty()) {
+                        (true, _) => 0,
+                        (false, false) => 1,
+                        (false, true) => 2,
+                    }] += 1;
+                }
+            }
+        }
+        assert!(paths.iter().all(|&n| n > 100), "{paths:?}");
     }
 }
