@@ -35,12 +35,11 @@
 //!    sliding or rolling from facet to facet stays warm-started
 //!    (`a_ball_rolls_across_a_mesh_of_ten_thousand_triangles_as_across_one_box`).
 //!
-//! Each manifold with points is then one of the solver's inputs (the
-//! world takes them, as it takes a convex pair's).
-//!
 //! A box on flat ground made of two triangles thus has up to two
-//! manifolds, each holding the corners over its triangle: the solver
-//! handles them as it handles a box bridging two boxes.
+//! manifolds, each holding the corners over its triangle; the world gives
+//! the solver one input per normal, the manifolds whose normals agree
+//! merged into one (`world::surface_pairs`), so the box's four corners
+//! are one input, as on one box.
 
 use super::dim::ManifoldDim;
 use super::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
