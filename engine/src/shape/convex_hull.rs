@@ -72,7 +72,11 @@ fn thickness(vertices: &[Vec3], triangles: &[[u32; 3]]) -> f32 {
 
 /// A convex polyhedron: hull vertices and outward, counter-clockwise triangles.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(from = "StoredHull", into = "StoredHull")
+)]
 pub struct ConvexHull {
     vertices: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
@@ -84,6 +88,101 @@ pub struct ConvexHull {
     /// The average of the vertices: a point well inside (see
     /// [`super::Shape::inner_point`]).
     inner_point: Vec3,
+    /// The faces: the triangles grouped by plane (derived from the
+    /// triangles, not stored).
+    faces: HullFaces,
+}
+
+/// A hull's faces, each the triangles in one plane.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct HullFaces {
+    /// Each face's outward unit normal.
+    normals: Vec<Vec3>,
+    /// Where each face's triangles start in `triangles`, and one past the
+    /// last face's.
+    starts: Vec<u32>,
+    /// Triangle indices, face by face.
+    triangles: Vec<u32>,
+}
+
+impl HullFaces {
+    /// The triangles of `vertices` grouped by plane: a triangle joins the
+    /// first face whose plane holds its corners (within [`COPLANAR_SHARE`]
+    /// of `radius`), in triangle order.
+    fn of(vertices: &[Vec3], triangles: &[[u32; 3]], radius: f32) -> Self {
+        let tolerance = COPLANAR_SHARE * radius;
+        let corner = |i: u32| vertices.get(i as usize).copied().unwrap_or(Vec3::ZERO);
+        let mut groups: Vec<(Vec3, Vec3, Vec<u32>)> = Vec::new();
+        for (t, tri) in triangles.iter().enumerate() {
+            let c = tri.map(corner);
+            let normal = (c[1] - c[0]).cross(c[2] - c[0]).normalize_or_zero();
+            let same = groups.iter_mut().find(|(n, on, _)| {
+                n.dot(normal) > 0.0 && c.iter().all(|&v| (v - *on).dot(*n).abs() <= tolerance)
+            });
+            match same {
+                Some((_, _, members)) => members.push(t as u32),
+                None => groups.push((normal, c[0], vec![t as u32])),
+            }
+        }
+        let mut faces = Self::default();
+        for (normal, _, members) in groups {
+            faces.normals.push(normal);
+            faces.starts.push(faces.triangles.len() as u32);
+            faces.triangles.extend(members);
+        }
+        faces.starts.push(faces.triangles.len() as u32);
+        faces
+    }
+
+    /// The triangle indices of face `f`.
+    fn triangles_of(&self, f: usize) -> &[u32] {
+        let start = self.starts.get(f).copied().unwrap_or(0) as usize;
+        let end = self.starts.get(f + 1).copied().unwrap_or(0) as usize;
+        self.triangles.get(start..end).unwrap_or(&[])
+    }
+}
+
+/// A hull as saved: every field but the faces, which are derived again
+/// on loading.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredHull {
+    vertices: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    bounding_radius: f32,
+    thickness: f32,
+    adjacency: Vec<Vec<u32>>,
+    inner_point: Vec3,
+}
+
+#[cfg(feature = "serde")]
+impl From<StoredHull> for ConvexHull {
+    fn from(s: StoredHull) -> Self {
+        let faces = HullFaces::of(&s.vertices, &s.triangles, s.bounding_radius);
+        Self {
+            vertices: s.vertices,
+            triangles: s.triangles,
+            bounding_radius: s.bounding_radius,
+            thickness: s.thickness,
+            adjacency: s.adjacency,
+            inner_point: s.inner_point,
+            faces,
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<ConvexHull> for StoredHull {
+    fn from(h: ConvexHull) -> Self {
+        Self {
+            vertices: h.vertices,
+            triangles: h.triangles,
+            bounding_radius: h.bounding_radius,
+            thickness: h.thickness,
+            adjacency: h.adjacency,
+            inner_point: h.inner_point,
+        }
+    }
 }
 
 impl ConvexHull {
@@ -144,6 +243,7 @@ impl ConvexHull {
             }
         }
         let inner_point = vertices.iter().sum::<Vec3>() / vertices.len() as f32;
+        let faces = HullFaces::of(&vertices, &triangles, bounding_radius);
         Ok(Self {
             vertices,
             triangles,
@@ -151,6 +251,7 @@ impl ConvexHull {
             thickness,
             adjacency,
             inner_point,
+            faces,
         })
     }
 
@@ -179,6 +280,47 @@ impl ConvexHull {
     /// Largest vertex distance from the local origin.
     pub fn bounding_radius(&self) -> f32 {
         self.bounding_radius
+    }
+
+    /// Hands `found` each triangle of the face whose outward normal is
+    /// nearest `dir` (`PolytopeShape::for_each_support_face`), of the faces
+    /// at the vertex farthest along `dir`: the face turned most towards
+    /// `dir` holds that vertex but on odd hulls, where the faces at the
+    /// vertex are searched.
+    pub(crate) fn for_each_support_face(&self, dir: Vec3, found: &mut dyn FnMut(&[Vec3])) {
+        let top = self.support(dir);
+        let faces = &self.faces;
+        let corners = |t: u32| {
+            self.triangles
+                .get(t as usize)
+                .map(|tri| tri.map(|i| self.vertices.get(i as usize).copied().unwrap_or(top)))
+        };
+        let holds_top = |f: usize| {
+            faces
+                .triangles_of(f)
+                .iter()
+                .any(|&t| corners(t).is_some_and(|c| c.contains(&top)))
+        };
+        let facing = |f: usize| faces.normals[f].dot(dir);
+        let most = |candidates: &mut dyn Iterator<Item = usize>| {
+            candidates.fold(None, |best: Option<usize>, f| match best {
+                Some(b) if facing(b) >= facing(f) => Some(b),
+                _ => Some(f),
+            })
+        };
+        let face = match most(&mut (0..faces.normals.len())) {
+            Some(f) if holds_top(f) => Some(f),
+            _ => most(&mut (0..faces.normals.len()).filter(|&f| holds_top(f))),
+        };
+        let Some(face) = face else {
+            found(&[top]);
+            return;
+        };
+        for &t in faces.triangles_of(face) {
+            if let Some(c) = corners(t) {
+                found(&c);
+            }
+        }
     }
 
     /// Mass (`density × volume`), centroid in the local frame and inertia
@@ -261,6 +403,12 @@ impl ConvexHull {
         self.vertices.get(current).copied().unwrap_or(first)
     }
 }
+
+/// How far from a face's plane, as a share of the hull's bounding radius,
+/// a corner still lies in it: the hull merges points within `1e-5` of its
+/// extent into its faces, so its faces' corners lie far closer to their
+/// planes, and a corner off the face far farther.
+const COPLANAR_SHARE: f32 = 1e-4;
 
 impl SupportMap<Vec3> for ConvexHull {
     /// The vertex farthest along `dir`: a linear scan for small hulls, a hill

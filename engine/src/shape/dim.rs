@@ -27,6 +27,11 @@ pub trait ShapeDim: MathDim<Vector: FacetGeometry> {
     /// The corners of a box with these half extents, and how many there
     /// are (4 in 2D, 8 in 3D).
     fn cuboid_corners(half_extents: Self::Vector) -> ([Self::Vector; 8], usize);
+
+    /// The face of a box with these half extents whose outward normal is
+    /// nearest `dir`: its corners in order around it, and how many there
+    /// are (an edge's 2 in 2D, a face's 4 in 3D).
+    fn cuboid_face(half_extents: Self::Vector, dir: Self::Vector) -> ([Self::Vector; 4], usize);
 }
 
 impl ShapeDim for D2 {
@@ -44,6 +49,18 @@ impl ShapeDim for D2 {
         }
         (corners, 4)
     }
+
+    fn cuboid_face(h: Vec2, dir: Vec2) -> ([Vec2; 4], usize) {
+        let mut face = [Vec2::ZERO; 4];
+        if dir.x.abs() >= dir.y.abs() {
+            let x = h.x.copysign(dir.x);
+            face[..2].copy_from_slice(&[Vec2::new(x, -h.y), Vec2::new(x, h.y)]);
+        } else {
+            let y = h.y.copysign(dir.y);
+            face[..2].copy_from_slice(&[Vec2::new(-h.x, y), Vec2::new(h.x, y)]);
+        }
+        (face, 2)
+    }
 }
 
 impl ShapeDim for D3 {
@@ -60,5 +77,25 @@ impl ShapeDim for D3 {
             *c = Vec3::new(sign(1) * h.x, sign(2) * h.y, sign(4) * h.z);
         }
         (corners, 8)
+    }
+
+    fn cuboid_face(h: Vec3, dir: Vec3) -> ([Vec3; 4], usize) {
+        let a = dir.abs();
+        let axis = if a.x >= a.y && a.x >= a.z {
+            0
+        } else if a.y >= a.z {
+            1
+        } else {
+            2
+        };
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        let face = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(su, sv)| {
+            let mut corner = Vec3::ZERO;
+            corner[axis] = h[axis].copysign(dir[axis]);
+            corner[u] = su * h[u];
+            corner[v] = sv * h[v];
+            corner
+        });
+        (face, 4)
     }
 }

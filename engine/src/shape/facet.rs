@@ -21,6 +21,15 @@
 //!    Box2D's chains). Guarded by
 //!    `a_contact_on_an_inactive_edge_takes_the_face_normal` and the sliding
 //!    scenarios of `tests/level_geometry.rs`.
+//! 3. A convex join bent by less than [`GENTLE_JOIN_COSINE`]'s angle is
+//!    *gentle*: a body met on the face there needs no query. The region
+//!    over the facet it owns reaches across a gentle join to the plane
+//!    halfway to the neighbour ([`Facet::owned_side`]), so the two share
+//!    the space over the ridge with no gap, and the face of a body turned
+//!    to the facet, clipped to that region ([`clip_to_sides`]), gives the
+//!    points on the ridge a body rests on
+//!    (`a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`,
+//!    `a_ball_rolls_over_gently_bent_triangles_without_a_dip`).
 //!
 //! Limits: a 3D corner (where two edges meet) keeps a contact's own normal
 //! when either edge is active; the exact corner region (the cone of all
@@ -38,6 +47,84 @@ pub(crate) const OWN_NORMAL_COSINE: f32 = 0.9999;
 /// degrees) count as flat, and are inactive however they turn: a level
 /// built from measured heights has joins bent by rounding alone.
 pub(crate) const FLAT_JOIN_COSINE: f32 = 0.9999;
+
+/// Convex joins whose two normals are closer than this (a cosine: about 5
+/// degrees, Jolt's active-edge threshold) are gentle: a body met on the
+/// facet's face there needs no query, its points on the facet's side of
+/// the join found by clipping ([`Facet::clip_to_owned`]). A smooth terrain
+/// bends by a few degrees from cell to cell, so most of its convex joins
+/// are gentle (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
+/// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
+pub(crate) const GENTLE_JOIN_COSINE: f32 = 0.996;
+
+/// The most points clipping a polygon of four to a facet's three sides
+/// leaves: each side adds at most one.
+pub(crate) const MAX_OWNED_CLIP: usize = 8;
+
+/// The sides of the region a facet owns: each a point on it and its
+/// outward unit normal ([`Facet::owned_sides`]).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct OwnedSides<V> {
+    sides: [(V, V); 3],
+    len: usize,
+}
+
+/// The part of the convex polygon `points` (in order; two points are a
+/// segment, one a point) inside `sides`: `points` clipped to each side in
+/// turn (Sutherland-Hodgman), each point of the result handed to `found`.
+/// At most [`MAX_OWNED_CLIP`] points are read. A facet's owned region
+/// ([`Facet::owned_sides`]) so clipped holds the points of a shape's face
+/// over the facet and, across a gentle join, up to the plane halfway to
+/// the neighbour.
+pub(crate) fn clip_to_sides<V: Vector>(
+    sides: &OwnedSides<V>,
+    points: &[V],
+    found: &mut impl FnMut(V),
+) {
+    let mut polygon = [V::ZERO; MAX_OWNED_CLIP];
+    let mut len = points.len().min(MAX_OWNED_CLIP);
+    polygon[..len].copy_from_slice(&points[..len]);
+    for &(on, outward) in &sides.sides[..sides.len] {
+        let out = |p: V| (p - on).dot(outward);
+        let mut clipped = [V::ZERO; MAX_OWNED_CLIP];
+        let mut count = 0;
+        let mut keep = |p: V| {
+            if count < MAX_OWNED_CLIP {
+                clipped[count] = p;
+                count += 1;
+            }
+        };
+        match len {
+            0 => return,
+            1 => {
+                if out(polygon[0]) <= 0.0 {
+                    keep(polygon[0]);
+                }
+            }
+            _ => {
+                // A segment is clipped as one edge, not as a closed
+                // polygon (which would cross a side twice on one line).
+                let edges = if len == 2 { 1 } else { len };
+                for i in 0..edges {
+                    let (a, b) = (polygon[i], polygon[(i + 1) % len]);
+                    let (da, db) = (out(a), out(b));
+                    if da <= 0.0 {
+                        keep(a);
+                    }
+                    if (da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0) {
+                        keep(a + (b - a) * (da / (da - db)));
+                    }
+                    if len == 2 && db <= 0.0 {
+                        keep(b);
+                    }
+                }
+            }
+        }
+        polygon = clipped;
+        len = count;
+    }
+    polygon[..len].iter().for_each(|&p| found(p));
+}
 
 /// What lies across one boundary feature of a facet.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -133,6 +220,54 @@ impl<V: FacetGeometry> Facet<V> {
     /// boundary included).
     pub fn covers(&self, p: V) -> bool {
         V::inside_distance(&self.corners, p) >= 0.0
+    }
+
+    /// True when join `k` is convex and gentle ([`GENTLE_JOIN_COSINE`]).
+    pub(crate) fn is_gentle(&self, k: usize) -> bool {
+        matches!(self.joins[k], Join::Convex(other) if self.normal.dot(other) >= GENTLE_JOIN_COSINE)
+    }
+
+    /// True when some join of the facet is gentle.
+    pub(crate) fn has_gentle_join(&self) -> bool {
+        (0..V::FACET_CORNERS).any(|k| self.is_gentle(k))
+    }
+
+    /// The side of the region over the facet that it owns at boundary `k`:
+    /// a point on it and its outward unit normal. Across a gentle join the
+    /// side is the plane halfway between the facet and its neighbour (the
+    /// plane through the edge along their mean normal), so the facet and
+    /// its neighbour share the space over the ridge with no gap between
+    /// them; elsewhere it is the boundary's plane across the facet
+    /// (`FacetGeometry::boundary_plane`).
+    pub(crate) fn owned_side(&self, k: usize) -> (V, V) {
+        let (on, outward) = V::boundary_plane(&self.corners, self.normal, k);
+        match self.joins[k] {
+            Join::Convex(other) if self.normal.dot(other) >= GENTLE_JOIN_COSINE => {
+                let mean = self.normal + other;
+                let mean = mean * (1.0 / mean.length());
+                let side = outward - mean * outward.dot(mean);
+                let length = side.length();
+                if length > 0.0 {
+                    (on, side * (1.0 / length))
+                } else {
+                    (on, outward)
+                }
+            }
+            _ => (on, outward),
+        }
+    }
+
+    /// Each boundary's owned side ([`Self::owned_side`]), in boundary
+    /// order (2D: the first two).
+    pub(crate) fn owned_sides(&self) -> OwnedSides<V> {
+        let mut sides = OwnedSides {
+            sides: [(V::ZERO, V::ZERO); 3],
+            len: V::FACET_CORNERS,
+        };
+        for (k, side) in sides.sides.iter_mut().take(V::FACET_CORNERS).enumerate() {
+            *side = self.owned_side(k);
+        }
+        sides
     }
 
     /// Signed distance of `p` from the facet's plane, metres, positive in front.

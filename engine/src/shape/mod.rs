@@ -27,7 +27,7 @@ pub use convex_hull::ConvexHull;
 pub use convex_polygon::ConvexPolygon;
 pub use dim::ShapeDim;
 pub use error::ShapeError;
-pub(crate) use facet::OWN_NORMAL_COSINE;
+pub(crate) use facet::{clip_to_sides, MAX_OWNED_CLIP, OWN_NORMAL_COSINE};
 pub use facet::{Facet, FacetFeature, FacetGeometry, Join};
 pub use mass::MassProperties;
 pub use support::SupportMap;
@@ -48,6 +48,10 @@ pub trait PolytopeShape<V>: SupportMap<V> {
     fn vertices(&self) -> &[V];
     /// A point well inside, in the local frame.
     fn inner_point(&self) -> V;
+    /// Hands `found` the face whose outward normal is nearest `dir` (local
+    /// frame), one that holds the vertex farthest along `dir`: a polygon's
+    /// edge (2D), or each of the triangles a polyhedron's face is made of.
+    fn for_each_support_face(&self, dir: V, found: &mut dyn FnMut(&[V]));
 }
 
 impl PolytopeShape<Vec2> for ConvexPolygon {
@@ -63,6 +67,33 @@ impl PolytopeShape<Vec2> for ConvexPolygon {
     fn inner_point(&self) -> Vec2 {
         ConvexPolygon::inner_point(self)
     }
+    fn for_each_support_face(&self, dir: Vec2, found: &mut dyn FnMut(&[Vec2])) {
+        let vertices = ConvexPolygon::vertices(self);
+        let n = vertices.len();
+        let Some(top) = (0..n).max_by(|&i, &j| {
+            // The first of equals, as `support` takes.
+            vertices[i]
+                .dot(dir)
+                .total_cmp(&vertices[j].dot(dir))
+                .then(j.cmp(&i))
+        }) else {
+            return;
+        };
+        // Of the two edges at the top vertex (counter-clockwise: the
+        // outward normal of an edge is its direction turned clockwise),
+        // the one facing `dir` more.
+        let facing = |a: Vec2, b: Vec2| {
+            let d = b - a;
+            Vec2::new(d.y, -d.x).normalize_or_zero().dot(dir)
+        };
+        let (before, after) = (vertices[(top + n - 1) % n], vertices[(top + 1) % n]);
+        let (here, next) = (vertices[top], after);
+        if facing(before, here) > facing(here, next) {
+            found(&[before, here]);
+        } else {
+            found(&[here, next]);
+        }
+    }
 }
 
 impl PolytopeShape<Vec3> for ConvexHull {
@@ -77,6 +108,9 @@ impl PolytopeShape<Vec3> for ConvexHull {
     }
     fn inner_point(&self) -> Vec3 {
         ConvexHull::inner_point(self)
+    }
+    fn for_each_support_face(&self, dir: Vec3, found: &mut dyn FnMut(&[Vec3])) {
+        ConvexHull::for_each_support_face(self, dir, found);
     }
 }
 
@@ -277,6 +311,32 @@ impl<D: ShapeDim> Shape<D> {
             ShapeKind::ConvexHull(hull) => hull.inner_point(),
             _ => D::Vector::ZERO,
         }
+    }
+
+    /// Hands `found` the core's face (its corners in order) whose outward
+    /// normal is nearest `dir` (local frame): a box's face (an edge in 2D),
+    /// each triangle of a hull's face or a polygon's edge
+    /// (`PolytopeShape::for_each_support_face`), a capsule's segment, a
+    /// ball's centre; false, handing nothing, for a surface or facet.
+    pub(crate) fn for_each_support_face(
+        &self,
+        dir: D::Vector,
+        found: &mut dyn FnMut(&[D::Vector]),
+    ) -> bool {
+        match &self.kind {
+            ShapeKind::Ball { .. } => found(&[D::Vector::ZERO]),
+            ShapeKind::Capsule { half_height, .. } => found(&[
+                D::Vector::unit_y() * *half_height,
+                D::Vector::unit_y() * -*half_height,
+            ]),
+            ShapeKind::Cuboid { half_extents } => {
+                let (face, count) = D::cuboid_face(*half_extents, dir);
+                found(&face[..count]);
+            }
+            ShapeKind::ConvexHull(hull) => hull.for_each_support_face(dir, found),
+            ShapeKind::Surface(_) | ShapeKind::Facet(_) => return false,
+        }
+        true
     }
 
     /// Calls `f` with each vertex of the shape's core (a box's or hull's

@@ -25,7 +25,10 @@ use super::cast::{ray_cast, shape_cast, CastHit};
 use super::{query_local, NarrowPhaseDim, PairView, Penetration, ShapeContact};
 use crate::math::{Pose, Vector};
 use crate::shape::OWN_NORMAL_COSINE;
-use crate::shape::{Facet, FacetGeometry, Join, Shape, ShapeKind, SupportMap, Surface};
+use crate::shape::{
+    clip_to_sides, Facet, FacetGeometry, Join, Shape, ShapeKind, SupportMap, Surface,
+    MAX_OWNED_CLIP,
+};
 
 /// How close to a facet's boundary (metres, per metre of the pair's size)
 /// a witness must be to count as on it: ten times the iterative
@@ -210,11 +213,13 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
     }
 
     /// True when the other shape reaches across, or to within `margin` of,
-    /// a boundary of the facet that is not an inactive join.
+    /// a boundary of the facet that is neither an inactive join nor a
+    /// gentle one (`Facet::is_gentle`: the face's points clipped to the
+    /// facet's side of it stand for the join, [`Self::face_points`]).
     fn reaches_active_boundary(&self, margin: f32) -> bool {
         let corners = &self.facet.corners;
         (0..D::Vector::FACET_CORNERS).any(|k| {
-            if matches!(self.facet.joins[k], Join::Inactive) {
+            if matches!(self.facet.joins[k], Join::Inactive) || self.facet.is_gentle(k) {
                 return false;
             }
             let (on, outward) = D::Vector::boundary_plane(corners, self.facet.normal, k);
@@ -228,10 +233,52 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
 
     /// The other shape's core vertices over the facet, each grown by the
     /// shape's radius towards the plane, within `margin` of it, as contacts.
+    /// Where the facet has a gentle join, "over the facet" is the region it
+    /// owns (`Facet::owns`: up to the plane halfway to the neighbour), and
+    /// the core's face turned to the facet clipped to that region adds its
+    /// points: a box lying across a gentle ridge rests on the ridge, not on
+    /// its corners sunk to the two slopes
+    /// (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
+    /// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
     fn face_points(&self, margin: f32, found: &mut impl FnMut(ShapeContact<D>)) {
         let normal = self.normal();
         let radius = self.other.radius();
         let other_in_facet = self.facet_pose.inv_mul(self.other_pose);
+        // A point of the core, in the facet's frame, as a contact.
+        let mut contact = |on_facet: D::Vector| {
+            let height = self.facet.height_of(on_facet) - radius;
+            if height > margin {
+                return;
+            }
+            let point = self.facet_pose.transform_point(on_facet) - self.front * radius;
+            let foot = point - self.front * height;
+            let (point_a, point_b) = if self.facet_is_a {
+                (foot, point)
+            } else {
+                (point, foot)
+            };
+            found(ShapeContact {
+                depth: -height,
+                normal,
+                point_a,
+                point_b,
+            });
+        };
+        if self.facet.has_gentle_join() {
+            let sides = self.facet.owned_sides();
+            let towards = self.other_pose.inverse_transform_vector(-self.front);
+            self.other.for_each_support_face(towards, &mut |face| {
+                let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
+                let count = face.len().min(MAX_OWNED_CLIP);
+                for (c, &v) in corners.iter_mut().zip(&face[..count]) {
+                    *c = other_in_facet.transform_point(v);
+                }
+                clip_to_sides(&sides, &corners[..count], &mut contact);
+            });
+            // The face turned to the facet holds the core's vertex nearest
+            // it, and every other vertex lies higher.
+            return;
+        }
         self.other.for_each_core_vertex(|vertex| {
             let on_facet = other_in_facet.transform_point(vertex);
             let height = self.facet.height_of(on_facet) - radius;
