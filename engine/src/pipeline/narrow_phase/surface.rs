@@ -419,11 +419,11 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
 
     /// The other shape's core vertices over the facet, each grown by the
     /// shape's radius towards the plane, within `margin` of it, as contacts.
-    /// Where the facet has a gentle join, "over the facet" is the region it
-    /// owns (`Facet::owns`: up to the plane halfway to the neighbour), and
-    /// the core's face turned to the facet clipped to that region adds its
-    /// points: a box lying across a gentle ridge rests on the ridge, not on
-    /// its corners sunk to the two slopes
+    /// Where the facet has a gentle join, the points are instead those of
+    /// the core's face turned to the facet clipped to the region the facet
+    /// owns (`Facet::owned_sides`: across a gentle join, up to the plane
+    /// halfway to the neighbour): a box lying across a gentle ridge rests
+    /// on the ridge, not on its corners sunk to the two slopes
     /// (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
     /// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
     fn face_points(&self, margin: f32, found: &mut impl FnMut(ShapeContact<D>)) {
@@ -467,23 +467,9 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
         }
         self.other.for_each_core_vertex(|vertex| {
             let on_facet = other_in_facet.transform_point(vertex);
-            let height = self.facet.height_of(on_facet) - radius;
-            if height > margin || !self.facet.covers(on_facet) {
-                return;
+            if self.facet.covers(on_facet) {
+                contact(on_facet);
             }
-            let point = self.other_pose.transform_point(vertex) - self.front * radius;
-            let foot = point - self.front * height;
-            let (point_a, point_b) = if self.facet_is_a {
-                (foot, point)
-            } else {
-                (point, foot)
-            };
-            found(ShapeContact {
-                depth: -height,
-                normal,
-                point_a,
-                point_b,
-            });
         });
     }
 }
