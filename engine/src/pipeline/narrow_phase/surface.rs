@@ -467,7 +467,8 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
         }
         self.other.for_each_core_vertex(|vertex| {
             let on_facet = other_in_facet.transform_point(vertex);
-            if self.facet.covers(on_facet) {
+            // The height first: it rules out most vertices, for one dot.
+            if self.facet.height_of(on_facet) - radius <= margin && self.facet.covers(on_facet) {
                 contact(on_facet);
             }
         });
