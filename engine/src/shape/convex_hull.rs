@@ -284,11 +284,15 @@ impl ConvexHull {
 
     /// Hands `found` each triangle of the face whose outward normal is
     /// nearest `dir` (`PolytopeShape::for_each_support_face`), of the faces
-    /// at the vertex farthest along `dir`: the face turned most towards
+    /// at `top`, the vertex farthest along `dir`: the face turned most towards
     /// `dir` holds that vertex but on odd hulls, where the faces at the
     /// vertex are searched.
-    pub(crate) fn for_each_support_face(&self, dir: Vec3, found: &mut dyn FnMut(&[Vec3])) {
-        let top = self.support(dir);
+    pub(crate) fn for_each_support_face(
+        &self,
+        dir: Vec3,
+        top: Vec3,
+        found: &mut dyn FnMut(&[Vec3]),
+    ) {
         let faces = &self.faces;
         let corners = |t: u32| {
             self.triangles

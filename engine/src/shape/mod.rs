@@ -49,9 +49,10 @@ pub trait PolytopeShape<V>: SupportMap<V> {
     /// A point well inside, in the local frame.
     fn inner_point(&self) -> V;
     /// Hands `found` the face whose outward normal is nearest `dir` (local
-    /// frame), one that holds the vertex farthest along `dir`: a polygon's
-    /// edge (2D), or each of the triangles a polyhedron's face is made of.
-    fn for_each_support_face(&self, dir: V, found: &mut dyn FnMut(&[V]));
+    /// frame), one that holds `top`, the vertex farthest along `dir` (its
+    /// support): a polygon's edge (2D), or each of the triangles a
+    /// polyhedron's face is made of.
+    fn for_each_support_face(&self, dir: V, top: V, found: &mut dyn FnMut(&[V]));
 }
 
 impl PolytopeShape<Vec2> for ConvexPolygon {
@@ -67,16 +68,11 @@ impl PolytopeShape<Vec2> for ConvexPolygon {
     fn inner_point(&self) -> Vec2 {
         ConvexPolygon::inner_point(self)
     }
-    fn for_each_support_face(&self, dir: Vec2, found: &mut dyn FnMut(&[Vec2])) {
+    fn for_each_support_face(&self, dir: Vec2, top: Vec2, found: &mut dyn FnMut(&[Vec2])) {
         let vertices = ConvexPolygon::vertices(self);
         let n = vertices.len();
-        let Some(top) = (0..n).max_by(|&i, &j| {
-            // The first of equals, as `support` takes.
-            vertices[i]
-                .dot(dir)
-                .total_cmp(&vertices[j].dot(dir))
-                .then(j.cmp(&i))
-        }) else {
+        let Some(top) = vertices.iter().position(|&v| v == top) else {
+            found(&[top]);
             return;
         };
         // Of the two edges at the top vertex (counter-clockwise: the
@@ -109,8 +105,8 @@ impl PolytopeShape<Vec3> for ConvexHull {
     fn inner_point(&self) -> Vec3 {
         ConvexHull::inner_point(self)
     }
-    fn for_each_support_face(&self, dir: Vec3, found: &mut dyn FnMut(&[Vec3])) {
-        ConvexHull::for_each_support_face(self, dir, found);
+    fn for_each_support_face(&self, dir: Vec3, top: Vec3, found: &mut dyn FnMut(&[Vec3])) {
+        ConvexHull::for_each_support_face(self, dir, top, found);
     }
 }
 
@@ -314,13 +310,16 @@ impl<D: ShapeDim> Shape<D> {
     }
 
     /// Hands `found` the core's face (its corners in order) whose outward
-    /// normal is nearest `dir` (local frame): a box's face (an edge in 2D),
+    /// normal is nearest `dir` (local frame), `top` being the shape's
+    /// support along `dir` (read by hulls and polygons, whose face holds
+    /// it): a box's face (an edge in 2D),
     /// each triangle of a hull's face or a polygon's edge
     /// (`PolytopeShape::for_each_support_face`), a capsule's segment, a
     /// ball's centre; false, handing nothing, for a surface or facet.
     pub(crate) fn for_each_support_face(
         &self,
         dir: D::Vector,
+        top: D::Vector,
         found: &mut dyn FnMut(&[D::Vector]),
     ) -> bool {
         match &self.kind {
@@ -333,7 +332,7 @@ impl<D: ShapeDim> Shape<D> {
                 let (face, count) = D::cuboid_face(*half_extents, dir);
                 found(&face[..count]);
             }
-            ShapeKind::ConvexHull(hull) => hull.for_each_support_face(dir, found),
+            ShapeKind::ConvexHull(hull) => hull.for_each_support_face(dir, top, found),
             ShapeKind::Surface(_) | ShapeKind::Facet(_) => return false,
         }
         true

@@ -316,7 +316,8 @@ pub(crate) fn facet_face<D: NarrowPhaseDim>(
         return FacetContact::Apart(0.0);
     }
     let local = side.other_pose.inverse_transform_vector(-side.front);
-    let deepest = side.other_pose.transform_point(side.other.support(local));
+    let top = side.other.support(local);
+    let deepest = side.other_pose.transform_point(top);
     let height = side
         .facet
         .height_of(side.facet_pose.inverse_transform_point(deepest));
@@ -327,7 +328,7 @@ pub(crate) fn facet_face<D: NarrowPhaseDim>(
         return FacetContact::Query;
     }
     let mut any = false;
-    side.face_points(margin, &mut |c| {
+    side.face_points(margin, Some(top), &mut |c| {
         any = true;
         found(c);
     });
@@ -355,7 +356,7 @@ pub(crate) fn face_contacts<D: NarrowPhaseDim>(
     if normal.dot(side.normal()) < OWN_NORMAL_COSINE {
         return false;
     }
-    side.face_points(margin, found);
+    side.face_points(margin, None, found);
     true
 }
 
@@ -426,7 +427,14 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
     /// on the ridge, not on its corners sunk to the two slopes
     /// (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
     /// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
-    fn face_points(&self, margin: f32, found: &mut impl FnMut(ShapeContact<D>)) {
+    /// `top`: the other shape's support towards the facet, local frame,
+    /// where the caller has it.
+    fn face_points(
+        &self,
+        margin: f32,
+        top: Option<D::Vector>,
+        found: &mut impl FnMut(ShapeContact<D>),
+    ) {
         let normal = self.normal();
         let radius = self.other.radius();
         let other_in_facet = self.facet_pose.inv_mul(self.other_pose);
@@ -453,7 +461,8 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
         if self.facet.has_gentle_join() {
             let sides = self.facet.owned_sides();
             let towards = self.other_pose.inverse_transform_vector(-self.front);
-            self.other.for_each_support_face(towards, &mut |face| {
+            let top = top.unwrap_or_else(|| self.other.support(towards));
+            self.other.for_each_support_face(towards, top, &mut |face| {
                 let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
                 let count = face.len().min(MAX_OWNED_CLIP);
                 for (c, &v) in corners.iter_mut().zip(&face[..count]) {
