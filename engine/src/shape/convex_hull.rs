@@ -32,6 +32,8 @@
 //! not necessarily inside; coplanar faces stay split into triangles;
 //! vertices keep the caller's frame (nothing is recentred).
 
+use std::collections::HashMap;
+
 use glam::{DMat3, DVec3, Vec3};
 
 use super::{MassProperties, ShapeError, SupportMap};
@@ -106,29 +108,65 @@ struct HullFaces {
 }
 
 impl HullFaces {
-    /// The triangles of `vertices` grouped by plane: a triangle joins the
-    /// first face whose plane holds its corners (within [`COPLANAR_SHARE`]
-    /// of `radius`), in triangle order.
+    /// The triangles of `vertices` grouped by plane: a face starts at the
+    /// lowest triangle not yet in one and takes in, across shared edges,
+    /// every triangle facing its way whose corners lie in its plane (within
+    /// [`COPLANAR_SHARE`] of `radius`); its triangles in triangle order.
+    /// A convex hull's face is connected, so growing across edges finds it
+    /// whole, in time linear in the triangles.
     fn of(vertices: &[Vec3], triangles: &[[u32; 3]], radius: f32) -> Self {
         let tolerance = COPLANAR_SHARE * radius;
         let corner = |i: u32| vertices.get(i as usize).copied().unwrap_or(Vec3::ZERO);
-        let mut groups: Vec<(Vec3, Vec3, Vec<u32>)> = Vec::new();
-        for (t, tri) in triangles.iter().enumerate() {
-            let c = tri.map(corner);
-            let normal = (c[1] - c[0]).cross(c[2] - c[0]).normalize_or_zero();
-            let same = groups.iter_mut().find(|(n, on, _)| {
-                n.dot(normal) > 0.0 && c.iter().all(|&v| (v - *on).dot(*n).abs() <= tolerance)
-            });
-            match same {
-                Some((_, _, members)) => members.push(t as u32),
-                None => groups.push((normal, c[0], vec![t as u32])),
+        let normals: Vec<Vec3> = triangles
+            .iter()
+            .map(|t| {
+                let c = t.map(corner);
+                (c[1] - c[0]).cross(c[2] - c[0]).normalize_or_zero()
+            })
+            .collect();
+        // Each directed edge's triangle; the neighbour across an edge holds
+        // it reversed.
+        let mut across: HashMap<(u32, u32), u32> = HashMap::with_capacity(3 * triangles.len());
+        for (t, &[a, b, c]) in triangles.iter().enumerate() {
+            for edge in [(a, b), (b, c), (c, a)] {
+                across.insert(edge, t as u32);
             }
         }
+        let mut face_of = vec![u32::MAX; triangles.len()];
         let mut faces = Self::default();
-        for (normal, _, members) in groups {
+        let mut grow = Vec::new();
+        let mut members = Vec::new();
+        for first in 0..triangles.len() {
+            if face_of[first] != u32::MAX {
+                continue;
+            }
+            let face = faces.normals.len() as u32;
+            let (normal, on) = (normals[first], corner(triangles[first][0]));
+            face_of[first] = face;
+            grow.push(first);
+            members.clear();
+            while let Some(t) = grow.pop() {
+                members.push(t as u32);
+                let [a, b, c] = triangles[t];
+                for (from, to) in [(a, b), (b, c), (c, a)] {
+                    let Some(&n) = across.get(&(to, from)) else {
+                        continue;
+                    };
+                    let n = n as usize;
+                    let in_plane = normals[n].dot(normal) > 0.0
+                        && triangles[n]
+                            .iter()
+                            .all(|&i| (corner(i) - on).dot(normal).abs() <= tolerance);
+                    if face_of[n] == u32::MAX && in_plane {
+                        face_of[n] = face;
+                        grow.push(n);
+                    }
+                }
+            }
+            members.sort_unstable();
             faces.normals.push(normal);
             faces.starts.push(faces.triangles.len() as u32);
-            faces.triangles.extend(members);
+            faces.triangles.extend_from_slice(&members);
         }
         faces.starts.push(faces.triangles.len() as u32);
         faces
@@ -761,6 +799,29 @@ fn initial_simplex(points: &[DVec3], tolerance: f64) -> Option<[usize; 4]> {
 mod tests {
     use super::*;
     use glam::Mat3;
+
+    #[test]
+    fn a_hulls_support_face_is_its_whole_face() {
+        // A box as a hull: each face is two triangles. Towards -Y, nearly
+        // straight down, the face is the whole bottom: both triangles, all
+        // four corners.
+        let corners: Vec<Vec3> = (0..8)
+            .map(|k| {
+                let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                Vec3::new(0.6 * sign(1), 0.3 * sign(2), 0.4 * sign(4))
+            })
+            .collect();
+        let hull = ConvexHull::new(&corners).unwrap();
+        let dir = Vec3::new(0.1, -1.0, 0.05);
+        let mut triangles = Vec::new();
+        hull.for_each_support_face(dir, hull.support(dir), &mut |t| triangles.push(t.to_vec()));
+        assert_eq!(triangles.len(), 2, "{triangles:?}");
+        let mut seen: Vec<Vec3> = triangles.concat();
+        seen.sort_by(|a, b| (a.x, a.z).partial_cmp(&(b.x, b.z)).unwrap());
+        seen.dedup();
+        assert_eq!(seen.len(), 4, "{seen:?}");
+        assert!(seen.iter().all(|c| c.y == -0.3), "{seen:?}");
+    }
 
     /// Deterministic test clouds from a 64-bit LCG.
     struct Lcg(u64);
