@@ -51,14 +51,15 @@ pub(crate) const FLAT_JOIN_COSINE: f32 = 0.9999;
 /// Convex joins whose two normals are closer than this (a cosine: about 5
 /// degrees, Jolt's active-edge threshold) are gentle: a body met on the
 /// facet's face there needs no query, its points on the facet's side of
-/// the join found by clipping ([`Facet::clip_to_owned`]). A smooth terrain
-/// bends by a few degrees from cell to cell, so most of its convex joins
-/// are gentle (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
-/// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
+/// the join found by clipping ([`clip_to_sides`]). A smooth terrain bends
+/// by a few degrees from cell to cell, so most of its convex joins are
+/// gentle (`a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`,
+/// `a_ball_rolls_over_gently_bent_triangles_without_a_dip`); a sharper
+/// bend keeps the exact query (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`).
 pub(crate) const GENTLE_JOIN_COSINE: f32 = 0.996;
 
-/// The most points clipping a polygon of four to a facet's three sides
-/// leaves: each side adds at most one.
+/// The most points [`clip_to_sides`] keeps: clipping a box's face (four
+/// corners) to a facet's three sides adds at most one point per side.
 pub(crate) const MAX_OWNED_CLIP: usize = 8;
 
 /// The sides of the region a facet owns: each a point on it and its
