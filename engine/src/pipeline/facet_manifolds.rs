@@ -86,7 +86,25 @@ pub struct FacetManifolds<D: ManifoldDim> {
     /// The shape's pose in the surface's frame at the last BVH lookup
     /// (step 1) and the margin the lookup grew the box by, if any.
     looked_up: Option<(Pose<D>, f32)>,
+    /// PROTOTYPE: one manifold per normal cluster of the face-met facets.
+    clusters: Vec<Manifold<D>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    old_clusters: Vec<Manifold<D>>,
+    /// PROTOTYPE: this step's face contacts, each with its facet's normal.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    gathered: Vec<(D::Vector, ShapeContact<D>)>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    group: Vec<ShapeContact<D>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    group_taken: Vec<bool>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pts: Vec<ManifoldPoint<D::Vector>>,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    world_pts: Vec<D::Vector>,
 }
+
+/// PROTOTYPE: Box3D's 5 degrees.
+const CLUSTER_COSINE: f32 = 0.996;
 
 /// A point of the step before, as step 4 reads it.
 #[derive(Clone, Debug)]
@@ -133,6 +151,7 @@ fn apply_face<D: ManifoldDim>(
     view: &PairView<'_, D>,
     found: &[ShapeContact<D>],
     tuning: ManifoldTuning,
+    gathered: &mut Vec<(D::Vector, ShapeContact<D>)>,
 ) -> Result<(), f32> {
     match face {
         FacetContact::Apart(distance) => {
@@ -140,7 +159,10 @@ fn apply_face<D: ManifoldDim>(
             Err(distance)
         }
         FacetContact::Face(normal) => {
-            m.take_contacts(view, normal, found, tuning);
+            // PROTOTYPE: the contacts go to the pair's clusters.
+            let _ = tuning;
+            m.clear_points();
+            gathered.extend(found.iter().map(|c| (normal, *c)));
             Ok(())
         }
         FacetContact::Query => m.query(view, tuning),
@@ -171,11 +193,12 @@ fn update_facet<D: ManifoldDim>(
     surface_is_a: bool,
     tuning: ManifoldTuning,
     found: &mut Vec<ShapeContact<D>>,
+    gathered: &mut Vec<(D::Vector, ShapeContact<D>)>,
 ) {
     let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
         found.clear();
         let face = facet_face(view, tuning.margin, &mut |c| found.push(c));
-        apply_face(m, face, view, found, tuning)
+        apply_face(m, face, view, found, tuning, gathered)
     };
     let facet = &surface.facets()[facet as usize];
     if surface_is_a {
@@ -210,6 +233,7 @@ fn fresh_facet<D: ManifoldDim>(
     surface_is_a: bool,
     tuning: ManifoldTuning,
     found: &mut Vec<ShapeContact<D>>,
+    gathered: &mut Vec<(D::Vector, ShapeContact<D>)>,
 ) -> Option<Manifold<D>> {
     let shape = Shape::facet(surface.facets()[facet as usize]);
     let view = facet_view(&shape, sides, surface_is_a);
@@ -220,19 +244,30 @@ fn fresh_facet<D: ManifoldDim>(
         return None;
     }
     let mut manifold = Manifold::default();
-    manifold.update_by(&view, tuning, |m| apply_face(m, face, &view, found, tuning));
+    if let FacetContact::Face(normal) = face {
+        // PROTOTYPE: no manifold of its own.
+        gathered.extend(found.iter().map(|c| (normal, *c)));
+        return None;
+    }
+    manifold.update_by(&view, tuning, |m| {
+        apply_face(m, face, &view, found, tuning, gathered)
+    });
     manifold.worth_keeping().then_some(manifold)
 }
 
 impl<D: ManifoldDim> FacetManifolds<D> {
     /// Each near facet's index and its manifold, in facet order.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &Manifold<D>)> {
-        self.manifolds.iter().map(|(i, m)| (*i, m))
+        self.manifolds
+            .iter()
+            .map(|(i, m)| (*i, m))
+            .chain(self.clusters.iter().map(|m| (DROPPED - 1, m)))
     }
 
     /// Forgets every manifold (the pair ended).
     pub(crate) fn clear(&mut self) {
         self.manifolds.clear();
+        self.clusters.clear();
         self.looked_up = None;
     }
 
@@ -256,6 +291,16 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             // did not.
             moved < tuning.reuse && tuning.margin <= margin
         });
+        self.old_clusters.clone_from(&self.clusters);
+        self.gathered.clear();
+        let colliders = PairView {
+            shape_a: a.shape,
+            pose_a: a.pose,
+            shape_b: b.shape,
+            pose_b: b.pose,
+        };
+        // PROTOTYPE: a still pair refreshes its clusters' points alone.
+        let still = still && self.clusters.iter_mut().all(|m| m.refresh_cluster(&colliders, tuning));
         if !still {
             let reach = convex
                 .shape
@@ -289,10 +334,14 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                     surface_is_a,
                     tuning,
                     &mut self.found,
+                    &mut self.gathered,
                 );
             }
             self.manifolds.retain(|(_, m)| m.worth_keeping());
             self.carry_over(surface_is_a, tuning.merge);
+            if !self.gathered.is_empty() {
+                self.build_clusters(&colliders, tuning);
+            }
             return;
         }
         // The kept manifolds are updated where they lie and the new ones
@@ -304,6 +353,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             near,
             found,
             fresh,
+            gathered,
             ..
         } = self;
         fresh.clear();
@@ -316,13 +366,28 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             }
             match manifolds.get_mut(old) {
                 Some((f, m)) if *f == facet => {
-                    update_facet(m, facet, &sides, surface, surface_is_a, tuning, found);
+                    update_facet(
+                        m,
+                        facet,
+                        &sides,
+                        surface,
+                        surface_is_a,
+                        tuning,
+                        found,
+                        gathered,
+                    );
                     old += 1;
                 }
                 _ => {
-                    if let Some(m) =
-                        fresh_facet(facet, &sides, surface, surface_is_a, tuning, found)
-                    {
+                    if let Some(m) = fresh_facet(
+                        facet,
+                        &sides,
+                        surface,
+                        surface_is_a,
+                        tuning,
+                        found,
+                        gathered,
+                    ) {
                         fresh.push((facet, m));
                     }
                 }
@@ -336,7 +401,47 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             manifolds.append(fresh);
             manifolds.sort_unstable_by_key(|(facet, _)| *facet);
         }
+        self.clusters.clear();
+        self.build_clusters(&colliders, tuning);
         self.carry_over(surface_is_a, tuning.merge);
+    }
+
+    /// PROTOTYPE: the gathered face contacts grouped by normal (within
+    /// [`CLUSTER_COSINE`] of a group's first), each group one manifold
+    /// appended to the clusters, warm-started from last step's.
+    fn build_clusters(&mut self, colliders: &PairView<'_, D>, tuning: ManifoldTuning) {
+        let n = self.gathered.len();
+        self.group_taken.clear();
+        self.group_taken.resize(n, false);
+        for first in 0..n {
+            if self.group_taken[first] {
+                continue;
+            }
+            let key = self.gathered[first].0;
+            self.group.clear();
+            let mut sum = D::Vector::ZERO;
+            for k in first..n {
+                if !self.group_taken[k] && self.gathered[k].0.dot(key) > CLUSTER_COSINE {
+                    self.group_taken[k] = true;
+                    sum = sum + self.gathered[k].0;
+                    self.group.push(self.gathered[k].1);
+                }
+            }
+            let length = sum.length();
+            let normal = if length > 0.0 { sum * (1.0 / length) } else { key };
+            let m = Manifold::from_cluster(
+                colliders,
+                normal,
+                &self.group,
+                tuning.merge,
+                &self.old_clusters,
+                &mut self.pts,
+                &mut self.world_pts,
+            );
+            if !m.points().is_empty() {
+                self.clusters.push(m);
+            }
+        }
     }
 
     /// Step 4: points new to their facet take the impulses of the same spot
@@ -378,7 +483,10 @@ impl<D: ManifoldDim> FacetManifolds<D> {
 
     /// Every manifold, in facet order.
     pub(crate) fn manifolds(&self) -> impl Iterator<Item = &Manifold<D>> {
-        self.manifolds.iter().map(|(_, m)| m)
+        self.manifolds
+            .iter()
+            .map(|(_, m)| m)
+            .chain(self.clusters.iter())
     }
 
     /// A copy of the manifolds alone, without the buffers kept for their
@@ -386,6 +494,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     pub(crate) fn kept(&self) -> Self {
         Self {
             manifolds: self.manifolds.clone(),
+            clusters: self.clusters.clone(),
             looked_up: self.looked_up,
             ..Self::default()
         }
@@ -394,12 +503,13 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     /// Takes the manifolds of `saved`, in place (its buffers kept).
     pub(crate) fn restore(&mut self, saved: &Self) {
         self.manifolds.clone_from(&saved.manifolds);
+        self.clusters.clone_from(&saved.clusters);
         self.looked_up = saved.looked_up;
     }
 
     /// Bytes of the manifolds (not of the buffers).
     pub(crate) fn bytes(&self) -> usize {
-        self.manifolds.len() * std::mem::size_of::<(u32, Manifold<D>)>()
+        (self.manifolds.len() + self.clusters.len()) * std::mem::size_of::<(u32, Manifold<D>)>()
     }
 
     /// Contact points of all the manifolds.
@@ -409,7 +519,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
 
     /// The `k`th manifold, to store its impulses.
     pub(crate) fn manifold_mut(&mut self, k: usize) -> Option<&mut Manifold<D>> {
-        self.manifolds.get_mut(k).map(|(_, m)| m)
+        let facets = self.manifolds.len();
+        if k < facets {
+            self.manifolds.get_mut(k).map(|(_, m)| m)
+        } else {
+            self.clusters.get_mut(k - facets)
+        }
     }
 }
 
@@ -444,7 +559,7 @@ mod tests {
         manifold.update_by(&view, TUNING, |m| {
             full = true;
             let face = facet_face(&view, TUNING.margin, &mut |c| found.push(c));
-            apply_face(m, face, &view, &found, TUNING)
+            apply_face(m, face, &view, &found, TUNING, &mut Vec::new())
         });
         full
     }
@@ -486,7 +601,7 @@ mod tests {
                     Side { shape: body, pose },
                 ];
                 for ((f, m), (_, r)) in kept.iter_mut().zip(&mut reference) {
-                    update_facet(m, *f, &sides, surface, true, TUNING, &mut found);
+                    update_facet(m, *f, &sides, surface, true, TUNING, &mut found, &mut Vec::new());
                     let full = update_against_the_facet(r, *f, &sides, surface);
                     assert_eq!(m, r, "facet {f} at step {step}");
                     paths[match (full, r.points().is_empty()) {

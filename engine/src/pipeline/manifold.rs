@@ -521,6 +521,97 @@ impl<D: ManifoldDim> Manifold<D> {
         self.freeze_levers(pair);
     }
 
+    /// PROTOTYPE (not for merge): a cluster's manifold built from the face
+    /// contacts of every facet in it, along `normal`: points within `merge`
+    /// of one another are one (the deeper), more than the manifold holds are
+    /// reduced with [`spread_choice`], and each kept point takes the
+    /// impulses of the nearest point of `old` (last step's clusters with
+    /// about this normal) within `merge`.
+    pub(crate) fn from_cluster(
+        pair: &PairView<'_, D>,
+        normal: D::Vector,
+        contacts: &[ShapeContact<D>],
+        merge: f32,
+        old: &[Manifold<D>],
+        pts: &mut Vec<ManifoldPoint<D::Vector>>,
+        world: &mut Vec<D::Vector>,
+    ) -> Self {
+        let mut m = Self {
+            normal,
+            ..Self::default()
+        };
+        pts.clear();
+        world.clear();
+        for c in contacts {
+            let (pa, pb) = m.facing_ends(pair, c);
+            let point = ManifoldPoint {
+                local_a: pair.pose_a.inverse_transform_point(pa),
+                local_b: pair.pose_b.inverse_transform_point(pb),
+                separation: (pb - pa).dot(normal),
+                normal_impulse: 0.0,
+                tangent_impulse: [0.0; 2],
+                lever_a: D::Vector::ZERO,
+                lever_b: D::Vector::ZERO,
+            };
+            match world
+                .iter()
+                .position(|w| (*w - pa).length_squared() <= merge * merge)
+            {
+                Some(i) => {
+                    if point.separation < pts[i].separation {
+                        pts[i] = point;
+                        world[i] = pa;
+                    }
+                }
+                None => {
+                    pts.push(point);
+                    world.push(pa);
+                }
+            }
+        }
+        let (chosen, count) = if pts.len() > D::MAX_MANIFOLD_POINTS {
+            spread_choice::<D>(world, |i| pts[i].separation, LEVEL_SHARE * merge)
+        } else {
+            let mut all = D::PerPoint::<usize>::default();
+            for (slot, i) in all.as_mut().iter_mut().zip(0..pts.len()) {
+                *slot = i;
+            }
+            (all, pts.len())
+        };
+        for (slot, &i) in chosen.as_ref()[..count].iter().enumerate() {
+            let mut point = pts[i];
+            let nearest = old
+                .iter()
+                .filter(|o| o.normal.dot(normal) > 0.996)
+                .flat_map(|o| o.points())
+                .map(|k| (k, (k.local_a - point.local_a).length_squared()))
+                .filter(|&(_, d)| d <= merge * merge)
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            if let Some((k, _)) = nearest {
+                point.normal_impulse = k.normal_impulse;
+                point.tangent_impulse = k.tangent_impulse;
+            }
+            m.points[slot] = point;
+        }
+        m.len = count;
+        m.freeze_levers(pair);
+        m.last_query = LastQuery::Touching {
+            b_in_a: pair.pose_a.inv_mul(&pair.pose_b),
+            local_normal: D::inverse_rotate(pair.pose_a.rotation, normal),
+        };
+        m
+    }
+
+    /// PROTOTYPE: a cluster's points refreshed alone (the pair moved less
+    /// than the reuse distance since it was built); false when none is left.
+    pub(crate) fn refresh_cluster(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) -> bool {
+        if let LastQuery::Touching { local_normal, .. } = self.last_query {
+            self.normal = D::rotate(pair.pose_a.rotation, local_normal);
+        }
+        self.refresh(pair, tuning);
+        self.len > 0
+    }
+
     /// True when the manifold has points, or knows the pair to be apart by
     /// more than nothing (its next query may be skipped): an empty
     /// manifold with neither need not be kept.
