@@ -544,9 +544,10 @@ impl<D: ManifoldDim> Manifold<D> {
         world.clear();
         for c in contacts {
             let (pa, pb) = m.facing_ends(pair, c);
+            // World ends for now (made local once chosen).
             let point = ManifoldPoint {
-                local_a: pair.pose_a.inverse_transform_point(pa),
-                local_b: pair.pose_b.inverse_transform_point(pb),
+                local_a: pa,
+                local_b: pb,
                 separation: (pb - pa).dot(normal),
                 normal_impulse: 0.0,
                 tangent_impulse: [0.0; 2],
@@ -580,6 +581,8 @@ impl<D: ManifoldDim> Manifold<D> {
         };
         for (slot, &i) in chosen.as_ref()[..count].iter().enumerate() {
             let mut point = pts[i];
+            point.local_a = pair.pose_a.inverse_transform_point(point.local_a);
+            point.local_b = pair.pose_b.inverse_transform_point(point.local_b);
             let nearest = old
                 .iter()
                 .filter(|o| o.normal.dot(normal) > 0.996)
