@@ -84,11 +84,11 @@ pub struct ContactPair<D: Dim> {
     index_a: u32,
     index_b: u32,
     /// The pair's contact points; the normal points from A to B. Empty
-    /// for a pair with a surface, whose points are its facets' manifolds
-    /// ([`ContactPair::facet_manifolds`]).
+    /// for a pair with a surface, whose points are its facet and cluster
+    /// manifolds ([`ContactPair::facet_manifolds`]).
     pub manifold: Manifold<D>,
-    /// With a surface: the manifold of each facet near the other shape,
-    /// and their solver inputs.
+    /// With a surface: the manifolds of the facets near the other shape
+    /// and of their normal clusters, and their solver inputs.
     surface: Option<Box<SurfaceContacts<D>>>,
     /// A sensor pair: only overlap is tracked, nothing is solved.
     sensor: bool,
@@ -240,7 +240,9 @@ impl<D: Dim> ContactPair<D> {
                 }))
     }
 
-    /// Every manifold of the pair: its own, or its facets' with a surface.
+    /// Every manifold of the pair: its own, then with a surface its facet
+    /// and cluster manifolds (as [`ContactPair::facet_manifolds`] lists
+    /// them).
     pub fn manifolds(&self) -> impl Iterator<Item = &Manifold<D>> {
         let facets = self
             .surface
@@ -250,8 +252,15 @@ impl<D: Dim> ContactPair<D> {
         core::iter::once(&self.manifold).chain(facets)
     }
 
-    /// With a surface, each near facet's index and its manifold, in facet
-    /// order; empty otherwise.
+    /// With a surface, each manifold with a facet index; empty otherwise.
+    /// First the manifolds of facets with their own (met across a free
+    /// border or a convex join, or apart within a known distance), in facet
+    /// order, each with its facet; then one manifold per normal cluster of
+    /// the facets met on their face (contacts within 5 degrees of one
+    /// normal, merged and reduced to at most a manifold's points), each
+    /// with the facet its deepest contact was found on. A facet thus
+    /// appears at most once among the first and may appear again among
+    /// the clusters, whose points may lie on other facets too.
     pub fn facet_manifolds(&self) -> impl Iterator<Item = (u32, &Manifold<D>)> {
         self.surface
             .as_deref()

@@ -1,6 +1,8 @@
 //! The manifolds of a convex shape against a surface (mesh, heightfield or
-//! chain): one incremental manifold per facet near the shape, all kept by
-//! the one pair of colliders.
+//! chain), all kept by the one pair of colliders: one manifold per normal
+//! cluster of the facets met on their face, and one per facet for the
+//! facets whose contact a query decides (or that are apart within a known
+//! distance).
 //!
 //! Every step:
 //! 1. Mid phase: the shape's box in the surface's frame, grown by the
@@ -9,37 +11,65 @@
 //!    less than the reuse distance (`ManifoldTuning::reuse`, as a convex
 //!    pair's manifold measures it: the shift plus the turn's chord at the
 //!    shape's bounding radius) relative to the surface since the last
-//!    lookup, the candidates are the facets that kept a manifold instead:
-//!    a resting body skips the lookup and the facets it found apart with no
-//!    distance bound (about half the bodies of a settled pile, with
-//!    sleeping off; `benches/RESULTS.md`, level geometry). Those facets
-//!    were decided at the lookup's pose, and the shape has since moved less
-//!    than the reuse distance, the same staleness a reused manifold has;
-//!    a margin wider than the lookup's looks up again.
-//! 2. The candidates keep their manifolds from the step before (matched by
-//!    facet index, so their impulses warm-start); a new candidate starts an
-//!    empty one, unless its face alone finds it apart with no distance
-//!    bound (then it makes none: [`fresh_facet`]); a facet no longer near
-//!    drops its own, and so does one
-//!    left with no points and no distance bound to skip its next query by
-//!    (most near facets: kept, their manifolds would be most of the work).
-//! 3. Each manifold is updated exactly as a convex pair's (refresh, merge,
-//!    perturb, reduce, reuse while still: [`Manifold::update`]), against
-//!    the facet as a convex shape (read only if the update queries:
-//!    [`update_facet`]); the narrow phase makes the facet
-//!    one-sided and smooth across its joins (`narrow_phase::surface`).
+//!    lookup, there is no lookup: see step 5. A margin wider than the
+//!    lookup's looks up again.
+//! 2. The candidates keep their facet manifolds from the step before
+//!    (matched by facet index, so their impulses warm-start); a new
+//!    candidate starts an empty one, unless its face alone finds it apart
+//!    with no distance bound or meets it on its face (then it makes none:
+//!    [`fresh_facet`]); a facet no longer near drops its own, and so does
+//!    one left with no points and no distance bound to skip its next query
+//!    by.
+//! 3. Each candidate's face decides its contact
+//!    (`narrow_phase::surface::facet_face`, which makes the facet
+//!    one-sided and smooth across its joins): apart, its manifold keeps
+//!    the distance bound (its next checks are skipped while it holds);
+//!    met across a free border or a convex join, its own manifold is
+//!    updated exactly as a convex pair's, against the facet as a convex
+//!    shape ([`Manifold::update`], [`update_facet`]:
+//!    `a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet`);
+//!    met on its face, it keeps no points of its own and its contacts are
+//!    gathered for step 4, each with the facet's index and normal
+//!    ([`apply_face`]).
+//! 4. The gathered contacts are grouped by normal: each joins the first
+//!    group whose first facet normal is within [`CLUSTER_COSINE`] (5
+//!    degrees) of its facet's, or starts one; a group's normal is the mean
+//!    of its contacts' facet normals. Each group is one manifold
+//!    ([`Manifold::from_cluster`]): points within the merging radius of
+//!    one another are one (the deeper), more than a manifold holds are
+//!    reduced by the manifold's reduction (`manifold::spread_choice`), and
+//!    each point takes the normal impulse of the nearest point of the step
+//!    before's clusters (any normal), and its tangent impulses where the
+//!    two normals agree within `OWN_NORMAL_COSINE`
+//!    (`a_cluster_whose_normal_turned_past_five_degrees_keeps_its_normal_impulses`).
+//!    The cluster is marked with the facet its deepest contact was found
+//!    on: [`FacetManifolds::iter`] reports that facet.
+//! 5. While the shape is still (step 1), the clusters' points are only
+//!    refreshed where they lie, along their normals turned with collider
+//!    A ([`Manifold::refresh_cluster`]), with no lookup and no face
+//!    test for the facets they came from; the kept facet manifolds are
+//!    updated in place as in step 3, and a kept facet now met on its face
+//!    adds clusters of its own. If a cluster is left with no point, the
+//!    step is done as a moving shape's
+//!    (`a_still_body_s_clusters_are_refreshed_without_a_lookup_and_agree_with_a_full_update`).
+//! 6. A point new to a facet's manifold, or to the clusters, that the
+//!    shape carried over from elsewhere (the same spot on the shape,
+//!    within the merging radius, gone from the facet manifold or the
+//!    clusters it was in) keeps its normal impulse, and its tangent
+//!    impulses where the normals agree within `OWN_NORMAL_COSINE`: a body
+//!    sliding or rolling from facet to facet, or over a convex join from
+//!    one cluster to another, stays warm-started
+//!    (`a_ball_sliding_over_a_crest_keeps_its_warm_start_from_cluster_to_facet_to_cluster`,
+//!    `a_ball_rolls_across_a_mesh_of_ten_thousand_triangles_as_across_one_box`).
 //!
-//! 4. A point new to its facet's manifold that the shape carried over from
-//!    a neighbouring facet (the same spot on the shape, within the merging
-//!    radius, gone from the facet it was on) keeps its impulses, so a body
-//!    sliding or rolling from facet to facet stays warm-started
-//!    (`a_ball_rolls_across_a_mesh_of_ten_thousand_triangles_as_across_one_box`).
+//! A box on flat ground made of two triangles thus has one manifold, its
+//! four corners, as on one box. The world gives the solver one input per
+//! normal, the manifolds whose normals agree merged into one
+//! (`world::surface_pairs`): a cluster next to a queried facet's manifold
+//! of about its normal is one input with it.
 //!
-//! A box on flat ground made of two triangles thus has up to two
-//! manifolds, each holding the corners over its triangle; the world gives
-//! the solver one input per normal, the manifolds whose normals agree
-//! merged into one (`world::surface_pairs`), so the box's four corners
-//! are one input, as on one box.
+//! The clusters are part of the saved world (serde, `FORMAT_VERSION` 4)
+//! and of the rollback state ([`FacetManifolds::kept`]).
 
 use super::dim::ManifoldDim;
 use super::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
@@ -53,6 +83,10 @@ use crate::shape::{Shape, Surface};
 /// longer near (dropped at the end of the update): facet indices run
 /// below it (a surface holds at most `u32::MAX` facets).
 const DROPPED: u32 = u32::MAX;
+
+/// The facet index a point of the step before is marked with in step 6
+/// when it was a cluster's ([`Carried::facet`]).
+const CLUSTERED: u32 = u32::MAX;
 
 /// One side of a pair: its shape at its pose.
 pub(crate) struct Side<'a, D: ManifoldDim> {
@@ -80,36 +114,48 @@ pub struct FacetManifolds<D: ManifoldDim> {
     /// A facet's contacts found on its face (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     found: Vec<ShapeContact<D>>,
-    /// The points of the step before, for step 4 (kept for the allocation).
+    /// The points of the step before, for step 6 (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     before: Vec<Carried<D::Vector>>,
     /// The shape's pose in the surface's frame at the last BVH lookup
     /// (step 1) and the margin the lookup grew the box by, if any.
     looked_up: Option<(Pose<D>, f32)>,
-    /// PROTOTYPE: one manifold per normal cluster of the face-met facets.
-    clusters: Vec<Manifold<D>>,
+    /// One manifold per normal cluster of the facets met on their face
+    /// (step 4), each with the index of the facet its deepest contact was
+    /// found on.
+    clusters: Vec<(u32, Manifold<D>)>,
+    /// The clusters of the step before, to warm-start from (kept for the
+    /// allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
-    old_clusters: Vec<Manifold<D>>,
-    /// PROTOTYPE: this step's face contacts, each with its facet's normal.
+    old_clusters: Vec<(u32, Manifold<D>)>,
+    /// This step's face contacts, each with its facet's index and normal
+    /// (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
-    gathered: Vec<(D::Vector, ShapeContact<D>)>,
+    gathered: Vec<(u32, D::Vector, ShapeContact<D>)>,
+    /// One cluster's contacts (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     group: Vec<ShapeContact<D>>,
+    /// Which gathered contacts have joined a cluster (kept for the
+    /// allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     group_taken: Vec<bool>,
+    /// [`Manifold::from_cluster`]'s candidate points and their world
+    /// positions (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     pts: Vec<ManifoldPoint<D::Vector>>,
     #[cfg_attr(feature = "serde", serde(skip))]
     world_pts: Vec<D::Vector>,
 }
 
-/// PROTOTYPE: Box3D's 5 degrees.
+/// How close (cosine) a face contact's facet normal must be to a cluster's
+/// first to join it: Box3D's mesh clustering threshold, 5 degrees, as
+/// `world::surface_pairs` groups the remaining manifolds.
 const CLUSTER_COSINE: f32 = 0.996;
 
-/// A point of the step before, as step 4 reads it.
+/// A point of the step before, as step 6 reads it.
 #[derive(Clone, Debug)]
 struct Carried<V> {
-    /// The facet it was on.
+    /// The facet it was on, or [`CLUSTERED`] for a cluster's point.
     facet: u32,
     /// Where it is on the shape, in the shape's body frame.
     on_shape: V,
@@ -151,7 +197,8 @@ fn apply_face<D: ManifoldDim>(
     view: &PairView<'_, D>,
     found: &[ShapeContact<D>],
     tuning: ManifoldTuning,
-    gathered: &mut Vec<(D::Vector, ShapeContact<D>)>,
+    facet: u32,
+    gathered: &mut Vec<(u32, D::Vector, ShapeContact<D>)>,
 ) -> Result<(), f32> {
     match face {
         FacetContact::Apart(distance) => {
@@ -159,10 +206,9 @@ fn apply_face<D: ManifoldDim>(
             Err(distance)
         }
         FacetContact::Face(normal) => {
-            // PROTOTYPE: the contacts go to the pair's clusters.
-            let _ = tuning;
+            // The contacts go to the pair's clusters (step 4).
             m.clear_points();
-            gathered.extend(found.iter().map(|c| (normal, *c)));
+            gathered.extend(found.iter().map(|c| (facet, normal, *c)));
             Ok(())
         }
         FacetContact::Query => m.query(view, tuning),
@@ -185,6 +231,8 @@ fn apply_face<D: ManifoldDim>(
 /// it is handed the facet. Guarded by
 /// `a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet`
 /// and the pose hashes of `terrain_stress_3d` and `terrain_mesh_stress_3d`.
+// The facet, its pair, and the two buffers its face test fills.
+#[allow(clippy::too_many_arguments)]
 fn update_facet<D: ManifoldDim>(
     manifold: &mut Manifold<D>,
     facet: u32,
@@ -193,12 +241,12 @@ fn update_facet<D: ManifoldDim>(
     surface_is_a: bool,
     tuning: ManifoldTuning,
     found: &mut Vec<ShapeContact<D>>,
-    gathered: &mut Vec<(D::Vector, ShapeContact<D>)>,
+    gathered: &mut Vec<(u32, D::Vector, ShapeContact<D>)>,
 ) {
     let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
         found.clear();
         let face = facet_face(view, tuning.margin, &mut |c| found.push(c));
-        apply_face(m, face, view, found, tuning, gathered)
+        apply_face(m, face, view, found, tuning, facet, gathered)
     };
     let facet = &surface.facets()[facet as usize];
     if surface_is_a {
@@ -233,7 +281,7 @@ fn fresh_facet<D: ManifoldDim>(
     surface_is_a: bool,
     tuning: ManifoldTuning,
     found: &mut Vec<ShapeContact<D>>,
-    gathered: &mut Vec<(D::Vector, ShapeContact<D>)>,
+    gathered: &mut Vec<(u32, D::Vector, ShapeContact<D>)>,
 ) -> Option<Manifold<D>> {
     let shape = Shape::facet(surface.facets()[facet as usize]);
     let view = facet_view(&shape, sides, surface_is_a);
@@ -245,23 +293,25 @@ fn fresh_facet<D: ManifoldDim>(
     }
     let mut manifold = Manifold::default();
     if let FacetContact::Face(normal) = face {
-        // PROTOTYPE: no manifold of its own.
-        gathered.extend(found.iter().map(|c| (normal, *c)));
+        // No manifold of its own: its contacts go to the clusters.
+        gathered.extend(found.iter().map(|c| (facet, normal, *c)));
         return None;
     }
     manifold.update_by(&view, tuning, |m| {
-        apply_face(m, face, &view, found, tuning, gathered)
+        apply_face(m, face, &view, found, tuning, facet, gathered)
     });
     manifold.worth_keeping().then_some(manifold)
 }
 
 impl<D: ManifoldDim> FacetManifolds<D> {
-    /// Each near facet's index and its manifold, in facet order.
+    /// Each manifold with a facet index: the facets' own, in facet order,
+    /// each with its facet, then the clusters', each with the facet of its
+    /// deepest contact (step 4).
     pub fn iter(&self) -> impl Iterator<Item = (u32, &Manifold<D>)> {
         self.manifolds
             .iter()
             .map(|(i, m)| (*i, m))
-            .chain(self.clusters.iter().map(|m| (DROPPED - 1, m)))
+            .chain(self.clusters.iter().map(|(i, m)| (*i, m)))
     }
 
     /// Forgets every manifold (the pair ended).
@@ -271,7 +321,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         self.looked_up = None;
     }
 
-    /// Steps 1 to 3 for the pair of `a` and `b`, one of which is `surface`
+    /// Steps 1 to 6 for the pair of `a` and `b`, one of which is `surface`
     /// (`surface_is_a` says which).
     pub(crate) fn update(
         &mut self,
@@ -299,8 +349,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             shape_b: b.shape,
             pose_b: b.pose,
         };
-        // PROTOTYPE: a still pair refreshes its clusters' points alone.
-        let still = still && self.clusters.iter_mut().all(|m| m.refresh_cluster(&colliders, tuning));
+        // A still pair refreshes its clusters' points alone (step 5).
+        let still = still
+            && self
+                .clusters
+                .iter_mut()
+                .all(|(_, m)| m.refresh_cluster(&colliders, tuning));
         if !still {
             let reach = convex
                 .shape
@@ -310,10 +364,11 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             self.looked_up = Some((convex_in_surface, tuning.margin));
         }
         self.before.clear();
-        for (facet, m) in &self.manifolds {
+        let clustered = self.clusters.iter().map(|(_, m)| (CLUSTERED, m));
+        for (facet, m) in self.manifolds.iter().map(|(f, m)| (*f, m)).chain(clustered) {
             for p in m.points() {
                 self.before.push(Carried {
-                    facet: *facet,
+                    facet,
                     on_shape: if surface_is_a { p.local_b } else { p.local_a },
                     normal: m.normal,
                     normal_impulse: p.normal_impulse,
@@ -338,10 +393,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 );
             }
             self.manifolds.retain(|(_, m)| m.worth_keeping());
-            self.carry_over(surface_is_a, tuning.merge);
             if !self.gathered.is_empty() {
+                // A kept facet met on its face now: its contacts make
+                // clusters of their own, after the refreshed ones.
                 self.build_clusters(&colliders, tuning);
             }
+            self.carry_over(surface_is_a, tuning.merge);
             return;
         }
         // The kept manifolds are updated where they lie and the new ones
@@ -406,9 +463,10 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         self.carry_over(surface_is_a, tuning.merge);
     }
 
-    /// PROTOTYPE: the gathered face contacts grouped by normal (within
-    /// [`CLUSTER_COSINE`] of a group's first), each group one manifold
-    /// appended to the clusters, warm-started from last step's.
+    /// Step 4: the gathered face contacts grouped by normal (within
+    /// [`CLUSTER_COSINE`] of a group's first facet normal), each group one
+    /// manifold appended to the clusters ([`Manifold::from_cluster`]),
+    /// marked with the facet of its deepest contact.
     fn build_clusters(&mut self, colliders: &PairView<'_, D>, tuning: ManifoldTuning) {
         let n = self.gathered.len();
         self.group_taken.clear();
@@ -417,18 +475,27 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             if self.group_taken[first] {
                 continue;
             }
-            let key = self.gathered[first].0;
+            let key = self.gathered[first].1;
             self.group.clear();
             let mut sum = D::Vector::ZERO;
+            let (mut deepest_facet, mut deepest) = (self.gathered[first].0, f32::NEG_INFINITY);
             for k in first..n {
-                if !self.group_taken[k] && self.gathered[k].0.dot(key) > CLUSTER_COSINE {
+                let (facet, normal, contact) = self.gathered[k];
+                if !self.group_taken[k] && normal.dot(key) > CLUSTER_COSINE {
                     self.group_taken[k] = true;
-                    sum = sum + self.gathered[k].0;
-                    self.group.push(self.gathered[k].1);
+                    sum += normal;
+                    self.group.push(contact);
+                    if contact.depth > deepest {
+                        (deepest_facet, deepest) = (facet, contact.depth);
+                    }
                 }
             }
             let length = sum.length();
-            let normal = if length > 0.0 { sum * (1.0 / length) } else { key };
+            let normal = if length > 0.0 {
+                sum * (1.0 / length)
+            } else {
+                key
+            };
             let m = Manifold::from_cluster(
                 colliders,
                 normal,
@@ -439,13 +506,17 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 &mut self.world_pts,
             );
             if !m.points().is_empty() {
-                self.clusters.push(m);
+                self.clusters.push((deepest_facet, m));
             }
         }
     }
 
-    /// Step 4: points new to their facet take the impulses of the same spot
-    /// on the shape from the step before, where that spot left its facet.
+    /// Step 6: points new to their facet's manifold, or to the clusters,
+    /// take the impulses of the same spot on the shape from the step before,
+    /// where that spot left its facet's manifold or the clusters: a facet's
+    /// points pass to another facet's manifold or to a cluster's point,
+    /// a cluster's points to a facet's manifold (from cluster to cluster
+    /// [`Manifold::from_cluster`] carries them).
     fn carry_over(&mut self, surface_is_a: bool, radius: f32) {
         let on_shape =
             |p: &ManifoldPoint<D::Vector>| if surface_is_a { p.local_b } else { p.local_a };
@@ -455,23 +526,41 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             if old.normal_impulse == 0.0 {
                 continue;
             }
-            // Still on its facet: it kept its impulses there.
-            let stayed = self.manifolds.iter().any(|(f, m)| {
-                *f == old.facet && m.points().iter().any(|p| near(on_shape(p), old.on_shape))
-            });
+            let from_cluster = old.facet == CLUSTERED;
+            // Still on its facet, or in the clusters: it kept its impulses
+            // there.
+            let stayed = if from_cluster {
+                self.clusters
+                    .iter()
+                    .any(|(_, m)| m.points().iter().any(|p| near(on_shape(p), old.on_shape)))
+            } else {
+                self.manifolds.iter().any(|(f, m)| {
+                    *f == old.facet && m.points().iter().any(|p| near(on_shape(p), old.on_shape))
+                })
+            };
             if stayed {
                 continue;
             }
-            let taker = self.manifolds.iter_mut().find_map(|(f, m)| {
-                if *f == old.facet {
-                    return None;
-                }
-                let normal = m.normal;
-                m.points_mut()
-                    .iter_mut()
-                    .find(|p| p.normal_impulse == 0.0 && near(on_shape(p), old.on_shape))
-                    .map(|p| (p, normal))
-            });
+            let clusters = self
+                .clusters
+                .iter_mut()
+                .filter(|_| !from_cluster)
+                .map(|(_, m)| (CLUSTERED, m));
+            let taker = self
+                .manifolds
+                .iter_mut()
+                .map(|(f, m)| (*f, m))
+                .chain(clusters)
+                .find_map(|(f, m)| {
+                    if f == old.facet {
+                        return None;
+                    }
+                    let normal = m.normal;
+                    m.points_mut()
+                        .iter_mut()
+                        .find(|p| p.normal_impulse == 0.0 && near(on_shape(p), old.on_shape))
+                        .map(|p| (p, normal))
+                });
             if let Some((p, normal)) = taker {
                 p.normal_impulse = old.normal_impulse;
                 if normal.dot(old.normal) >= OWN_NORMAL_COSINE {
@@ -481,12 +570,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         }
     }
 
-    /// Every manifold, in facet order.
+    /// Every manifold: the facets' own, in facet order, then the clusters'.
     pub(crate) fn manifolds(&self) -> impl Iterator<Item = &Manifold<D>> {
         self.manifolds
             .iter()
             .map(|(_, m)| m)
-            .chain(self.clusters.iter())
+            .chain(self.clusters.iter().map(|(_, m)| m))
     }
 
     /// A copy of the manifolds alone, without the buffers kept for their
@@ -523,7 +612,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         if k < facets {
             self.manifolds.get_mut(k).map(|(_, m)| m)
         } else {
-            self.clusters.get_mut(k - facets)
+            self.clusters.get_mut(k - facets).map(|(_, m)| m)
         }
     }
 }
@@ -559,14 +648,21 @@ mod tests {
         manifold.update_by(&view, TUNING, |m| {
             full = true;
             let face = facet_face(&view, TUNING.margin, &mut |c| found.push(c));
-            apply_face(m, face, &view, &found, TUNING, &mut Vec::new())
+            apply_face(m, face, &view, &found, TUNING, facet, &mut Vec::new())
         });
         full
     }
 
+    /// The ground's height step, metres (bumps of up to 0.32 m on cells
+    /// 1.14 m wide): bent enough that the bodies below meet convex joins,
+    /// where facets keep manifolds of their own and are refreshed without
+    /// a full update, as well as faces (whose contacts go to the clusters
+    /// and whose facets update in full).
+    const HEIGHT: f32 = 0.08;
+
     #[test]
     fn a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet() {
-        let heights: Vec<f32> = (0..64).map(|i| 0.02 * ((i * 7 % 5) as f32)).collect();
+        let heights: Vec<f32> = (0..64).map(|i| HEIGHT * ((i * 7 % 5) as f32)).collect();
         let ground = Shape::heightfield(&heights, 8, 8, Vec3::new(8.0, 1.0, 8.0)).unwrap();
         let surface = ground.as_surface().unwrap();
         let bodies = [
@@ -601,7 +697,16 @@ mod tests {
                     Side { shape: body, pose },
                 ];
                 for ((f, m), (_, r)) in kept.iter_mut().zip(&mut reference) {
-                    update_facet(m, *f, &sides, surface, true, TUNING, &mut found, &mut Vec::new());
+                    update_facet(
+                        m,
+                        *f,
+                        &sides,
+                        surface,
+                        true,
+                        TUNING,
+                        &mut found,
+                        &mut Vec::new(),
+                    );
                     let full = update_against_the_facet(r, *f, &sides, surface);
                     assert_eq!(m, r, "facet {f} at step {step}");
                     paths[match (full, r.points().is_empty()) {
@@ -612,6 +717,213 @@ mod tests {
                 }
             }
         }
+        println!("paths {paths:?}");
         assert!(paths.iter().all(|&n| n > 100), "{paths:?}");
+    }
+
+    /// The pose of identity.
+    fn origin() -> Pose<D3> {
+        Pose::new(Vec3::ZERO, Quat::IDENTITY)
+    }
+
+    /// The two sides of a pair of `ground` (at the origin) and `body`.
+    fn sides<'a>(ground: &'a Shape<D3>, body: &'a Shape<D3>, pose: Pose<D3>) -> [Side<'a, D3>; 2] {
+        [
+            Side {
+                shape: ground,
+                pose: origin(),
+            },
+            Side { shape: body, pose },
+        ]
+    }
+
+    /// Every manifold's points set to have pushed (as the solver stores
+    /// them), so that a point left cold by the next update shows.
+    fn push_all(fm: &mut FacetManifolds<D3>) {
+        let mut k = 0;
+        while let Some(m) = fm.manifold_mut(k) {
+            for p in m.points_mut() {
+                p.normal_impulse = 1.0;
+                p.tangent_impulse = [0.5, 0.5];
+            }
+            k += 1;
+        }
+    }
+
+    /// A heightfield of two rows, `cells` columns of cells 2 m wide, each
+    /// cell's slope (degrees) given, from x = -cells metres.
+    fn profile(slopes: &[f32]) -> (Shape<D3>, Vec<(f32, f32)>) {
+        let mut heights = vec![0.0f32];
+        for s in slopes {
+            let h = heights.last().unwrap() + 2.0 * libm::tanf(s * core::f32::consts::PI / 180.0);
+            heights.push(h);
+        }
+        let columns = heights.len();
+        let x0 = -(slopes.len() as f32);
+        let vertices = heights
+            .iter()
+            .enumerate()
+            .map(|(c, &h)| (x0 + 2.0 * c as f32, h))
+            .collect();
+        let grid: Vec<f32> = heights.iter().chain(&heights).copied().collect();
+        let scale = Vec3::new(2.0 * slopes.len() as f32, 1.0, 4.0);
+        let shape = Shape::heightfield(&grid, 2, columns, scale).unwrap();
+        (shape, vertices)
+    }
+
+    /// The height of a polyline's `vertices` at `x`.
+    fn height_at(vertices: &[(f32, f32)], x: f32) -> f32 {
+        let k = vertices.windows(2).position(|w| x <= w[1].0).unwrap();
+        let ((x0, y0), (x1, y1)) = (vertices[k], vertices[k + 1]);
+        y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    }
+
+    #[test]
+    fn a_still_body_s_clusters_are_refreshed_without_a_lookup_and_agree_with_a_full_update() {
+        // A valley bent 6 degrees at x = 0: a box across the bend rests on
+        // two clusters, one corner pair on each slope.
+        let (ground, vertices) = profile(&[9.0, -3.0, 3.0, -9.0]);
+        let surface = ground.as_surface().unwrap();
+        let body = Shape::cuboid(Vec3::new(0.5, 0.3, 0.4)).unwrap();
+        let rest = height_at(&vertices, 0.5) + 0.3 - 0.001;
+        let mut fm = FacetManifolds::<D3>::default();
+        let mut still_steps = 0;
+        for step in 0..40 {
+            // Rocking up and down by a tenth of a millimetre.
+            let pose = Pose::new(
+                Vec3::new(0.0, rest + 1e-4 * (step % 2) as f32, 0.0),
+                Quat::IDENTITY,
+            );
+            let looked_up = fm.looked_up;
+            let mut full = fm.clone();
+            full.looked_up = None;
+            fm.update(sides(&ground, &body, pose), surface, true, TUNING);
+            full.update(sides(&ground, &body, pose), surface, true, TUNING);
+            assert_eq!(fm.clusters.len(), 2, "step {step}");
+            if step > 0 {
+                // No lookup, and nothing built from face contacts: the
+                // clusters' points were refreshed where they were.
+                assert_eq!(fm.looked_up, looked_up, "step {step}");
+                assert!(fm.gathered.is_empty(), "step {step}");
+                still_steps += 1;
+            }
+            assert_eq!(fm.clusters.len(), full.clusters.len(), "step {step}");
+            for ((f, m), (g, r)) in fm.clusters.iter().zip(&full.clusters) {
+                assert_eq!(f, g, "step {step}");
+                assert!(m.normal.dot(r.normal) > 0.99999, "step {step}");
+                assert_eq!(m.points().len(), r.points().len(), "step {step}");
+                for p in r.points() {
+                    let same = m.points().iter().any(|q| {
+                        (q.local_b - p.local_b).length() < 1e-5
+                            && (q.separation - p.separation).abs() < 1e-5
+                            && q.normal_impulse == p.normal_impulse
+                    });
+                    assert!(same, "step {step}: {p:?} not in {:?}", m.points());
+                }
+            }
+            push_all(&mut fm);
+        }
+        assert_eq!(still_steps, 39);
+    }
+
+    #[test]
+    fn a_ball_sliding_over_a_crest_keeps_its_warm_start_from_cluster_to_facet_to_cluster() {
+        // A hill bent 6 degrees at x = 0 (a convex join: its facets are
+        // queried there); the ball slides over it from one slope's cluster
+        // to the other's, 2 mm a step.
+        let (ground, vertices) = profile(&[9.0, 3.0, -3.0, -9.0]);
+        let surface = ground.as_surface().unwrap();
+        let radius = 0.25;
+        let body = Shape::ball(radius).unwrap();
+        let mut fm = FacetManifolds::<D3>::default();
+        // Each point of the step before: where it is on the ball, its
+        // normal, and whether a cluster held it.
+        let mut before: Vec<(Vec3, Vec3, bool)> = Vec::new();
+        // Spots passed from a cluster to a facet's manifold, from a facet's
+        // manifold to a cluster, and from a cluster to one whose normal
+        // turned more than 5 degrees.
+        let mut crossed = [0; 3];
+        for step in 0..1000 {
+            let x = -1.0 + 0.002 * step as f32;
+            let top = (-1000..=1000)
+                .map(|k| {
+                    let dx = radius * k as f32 / 1000.0;
+                    height_at(&vertices, x + dx) + (radius * radius - dx * dx).sqrt()
+                })
+                .fold(f32::NEG_INFINITY, f32::max);
+            let pose = Pose::new(Vec3::new(x, top - 0.001, 0.0), Quat::IDENTITY);
+            fm.update(sides(&ground, &body, pose), surface, true, TUNING);
+            let now: Vec<(Vec3, Vec3, bool, f32)> = fm
+                .manifolds
+                .iter()
+                .map(|(_, m)| (m, false))
+                .chain(fm.clusters.iter().map(|(_, m)| (m, true)))
+                .flat_map(|(m, c)| {
+                    m.points()
+                        .iter()
+                        .map(move |p| (p.local_b, m.normal, c, p.normal_impulse))
+                })
+                .collect();
+            assert!(!now.is_empty(), "step {step}");
+            for &(spot, normal, cluster) in &before {
+                let near = |p: &&(Vec3, Vec3, bool, f32)| (p.0 - spot).length() <= TUNING.merge;
+                if now.iter().filter(near).count() == 0 {
+                    continue;
+                }
+                let warm = now.iter().filter(near).find(|p| p.3 > 0.0);
+                let Some(&(_, n, c, _)) = warm else {
+                    panic!("step {step}: the spot {spot} lost its impulse: {now:?}");
+                };
+                match (cluster, c) {
+                    (true, false) => crossed[0] += 1,
+                    (false, true) => crossed[1] += 1,
+                    (true, true) if n.dot(normal) < CLUSTER_COSINE => crossed[2] += 1,
+                    _ => {}
+                }
+            }
+            push_all(&mut fm);
+            before = now.iter().map(|p| (p.0, p.1, p.2)).collect();
+        }
+        assert!(crossed[0] > 0 && crossed[1] > 0, "{crossed:?}");
+    }
+
+    #[test]
+    fn a_cluster_whose_normal_turned_past_five_degrees_keeps_its_normal_impulses() {
+        // A box on one slope; then the pair turned 10 degrees as one and
+        // looked up afresh: the cluster is rebuilt along a normal 10
+        // degrees from the old one's, at the same spots.
+        let (ground, vertices) = profile(&[0.0, 0.0]);
+        let surface = ground.as_surface().unwrap();
+        let body = Shape::cuboid(Vec3::new(0.5, 0.3, 0.4)).unwrap();
+        let rest = height_at(&vertices, 0.0) + 0.3 - 0.001;
+        let mut fm = FacetManifolds::<D3>::default();
+        let at = |turn: Quat| {
+            [
+                Side {
+                    shape: &ground,
+                    pose: Pose::new(Vec3::ZERO, turn),
+                },
+                Side {
+                    shape: &body,
+                    pose: Pose::new(turn * Vec3::new(0.5, rest, 0.0), turn),
+                },
+            ]
+        };
+        fm.update(at(Quat::IDENTITY), surface, true, TUNING);
+        assert_eq!(fm.clusters.len(), 1);
+        let normal = fm.clusters[0].1.normal;
+        push_all(&mut fm);
+        fm.looked_up = None;
+        fm.update(at(Quat::from_rotation_z(0.175)), surface, true, TUNING);
+        assert_eq!(fm.clusters.len(), 1);
+        let m = &fm.clusters[0].1;
+        assert!(m.normal.dot(normal) < CLUSTER_COSINE);
+        assert_eq!(m.points().len(), 4);
+        for p in m.points() {
+            // The normal impulse carried, the tangent ones (along tangents
+            // turned with the normal) not.
+            assert_eq!(p.normal_impulse, 1.0, "{p:?}");
+            assert_eq!(p.tangent_impulse, [0.0; 2], "{p:?}");
+        }
     }
 }

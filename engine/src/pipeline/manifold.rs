@@ -54,7 +54,7 @@ pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{
     perturb::perturbed_contacts, speculative_query, ShapeContact, MAX_CLIPPED,
 };
-use crate::shape::{Shape, ShapeKind};
+use crate::shape::{Shape, ShapeKind, OWN_NORMAL_COSINE};
 
 /// One contact point, anchored on both bodies.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -502,37 +502,22 @@ impl<D: ManifoldDim> Manifold<D> {
         true
     }
 
-    /// The full update from contacts found without a query, all along
-    /// `normal` (world, from A to B): the kept points refreshed along it,
-    /// the contacts merged in (a facet met on its face:
-    /// `narrow_phase::surface::facet_face`).
-    pub(crate) fn take_contacts(
-        &mut self,
-        pair: &PairView<'_, D>,
-        normal: D::Vector,
-        contacts: &[ShapeContact<D>],
-        tuning: ManifoldTuning,
-    ) {
-        self.normal = normal;
-        self.refresh(pair, tuning);
-        for c in contacts {
-            self.merge(pair, c, tuning.merge);
-        }
-        self.freeze_levers(pair);
-    }
-
-    /// PROTOTYPE (not for merge): a cluster's manifold built from the face
-    /// contacts of every facet in it, along `normal`: points within `merge`
-    /// of one another are one (the deeper), more than the manifold holds are
-    /// reduced with [`spread_choice`], and each kept point takes the
-    /// impulses of the nearest point of `old` (last step's clusters with
-    /// about this normal) within `merge`.
+    /// A surface pair's cluster manifold built from the face contacts of
+    /// every facet in the cluster, along `normal` (world, from A to B):
+    /// points within `merge` of one another are one (the deeper), more than
+    /// the manifold holds are reduced with [`spread_choice`], and each kept
+    /// point takes the normal impulse of the nearest point (in A's frame,
+    /// within `merge`) of any of `old` (the step before's clusters), so a
+    /// body rolling into a cluster of another normal stays warm-started;
+    /// the tangent impulses too where the two normals agree within
+    /// [`OWN_NORMAL_COSINE`] (as `FacetManifolds`' carry-over between
+    /// facets does).
     pub(crate) fn from_cluster(
         pair: &PairView<'_, D>,
         normal: D::Vector,
         contacts: &[ShapeContact<D>],
         merge: f32,
-        old: &[Manifold<D>],
+        old: &[(u32, Manifold<D>)],
         pts: &mut Vec<ManifoldPoint<D::Vector>>,
         world: &mut Vec<D::Vector>,
     ) -> Self {
@@ -585,14 +570,15 @@ impl<D: ManifoldDim> Manifold<D> {
             point.local_b = pair.pose_b.inverse_transform_point(point.local_b);
             let nearest = old
                 .iter()
-                .filter(|o| o.normal.dot(normal) > 0.996)
-                .flat_map(|o| o.points())
-                .map(|k| (k, (k.local_a - point.local_a).length_squared()))
-                .filter(|&(_, d)| d <= merge * merge)
-                .min_by(|x, y| x.1.total_cmp(&y.1));
-            if let Some((k, _)) = nearest {
+                .flat_map(|(_, o)| o.points().iter().map(move |k| (k, o.normal)))
+                .map(|(k, n)| (k, n, (k.local_a - point.local_a).length_squared()))
+                .filter(|&(_, _, d)| d <= merge * merge)
+                .min_by(|x, y| x.2.total_cmp(&y.2));
+            if let Some((k, old_normal, _)) = nearest {
                 point.normal_impulse = k.normal_impulse;
-                point.tangent_impulse = k.tangent_impulse;
+                if old_normal.dot(normal) >= OWN_NORMAL_COSINE {
+                    point.tangent_impulse = k.tangent_impulse;
+                }
             }
             m.points[slot] = point;
         }
@@ -605,9 +591,15 @@ impl<D: ManifoldDim> Manifold<D> {
         m
     }
 
-    /// PROTOTYPE: a cluster's points refreshed alone (the pair moved less
-    /// than the reuse distance since it was built); false when none is left.
-    pub(crate) fn refresh_cluster(&mut self, pair: &PairView<'_, D>, tuning: ManifoldTuning) -> bool {
+    /// A surface pair's cluster manifold ([`Manifold::from_cluster`]) with
+    /// its points refreshed alone, its normal turned with A (the pair moved
+    /// less than the reuse distance since the facets were looked up); false
+    /// when no point is left.
+    pub(crate) fn refresh_cluster(
+        &mut self,
+        pair: &PairView<'_, D>,
+        tuning: ManifoldTuning,
+    ) -> bool {
         if let LastQuery::Touching { local_normal, .. } = self.last_query {
             self.normal = D::rotate(pair.pose_a.rotation, local_normal);
         }

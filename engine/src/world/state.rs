@@ -16,9 +16,9 @@
 //! 3. The contact pairs: one bit each among the broad phase's pairs, and
 //!    each pair's manifold without the points (normal, last query, what it
 //!    pushed) with the points in use (warm-start impulses, anchors, lever
-//!    arms); a pair with a surface keeps its facets' manifolds whole, and
-//!    a pair whose collider was removed since the last step (it ends at
-//!    the next) is kept whole.
+//!    arms); a pair with a surface keeps its facet and cluster manifolds
+//!    whole (`FacetManifolds::kept`), and a pair whose collider was
+//!    removed since the last step (it ends at the next) is kept whole.
 //! 4. The sleeping islands, the solver's orders of bodies and pairs where
 //!    the next step would not rebuild them (bodies woken within a step
 //!    come after the others), the joints with their impulses and the pairs

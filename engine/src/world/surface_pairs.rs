@@ -1,37 +1,40 @@
 //! Pairs with a surface: a convex collider against a mesh, heightfield or
-//! chain keeps one manifold per facet near it
+//! chain keeps one manifold per normal cluster of the facets it meets on
+//! their face, and one per facet whose contact a query decides
 //! ([`FacetManifolds`]), and gives the solver one input per normal: the
-//! facets' manifolds whose normals agree are one input, as a convex
-//! pair's manifold is (Box3D's mesh clusters).
+//! manifolds whose normals agree are one input, as a convex pair's
+//! manifold is (Box3D's mesh clusters).
 //!
-//! 1. The narrow phase updates the facets' manifolds and takes their
-//!    inputs into the pair (`ContactPair::update_surface`), while the pair
-//!    is in the cache; the pair's own slot among the solver's inputs stays
+//! 1. The narrow phase updates the pair's manifolds and takes their inputs
+//!    into the pair (`ContactPair::update_surface`), while the pair is in
+//!    the cache; the pair's own slot among the solver's inputs stays
 //!    empty.
-//! 2. Taking them ([`SurfaceContacts::take_inputs`]), in facet order, each
-//!    manifold with points joins the first cluster whose first normal is
-//!    within [`CLUSTER_COSINE`] of its own, or starts one
+//! 2. Taking them ([`SurfaceContacts::take_inputs`]), the facets'
+//!    manifolds in facet order and then the clusters', each manifold with
+//!    points joins the first input whose first normal is within
+//!    [`CLUSTER_COSINE`] of its own, or starts one
 //!    (`facets_with_one_normal_are_one_input`,
 //!    `facets_bent_sharply_are_one_input_each`).
-//! 3. A cluster's normal is its members' normals summed, each weighted by
+//! 3. An input's normal is its manifolds' normals summed, each weighted by
 //!    its points, and made unit: a body in a valley or on a ridge is pushed
-//!    along the mean, not along whichever facet comes first.
-//! 4. Points two facets share (within the merging radius: a corner on
-//!    their common edge, a ridge both query) are one, the deeper; a cluster
-//!    of more points than a manifold holds keeps those the manifold's
-//!    reduction would keep (`manifold::spread_choice`). Each input point
-//!    remembers its manifold and its place there.
+//!    along the mean, not along whichever manifold comes first.
+//! 4. Points two manifolds share (within the merging radius: a corner on
+//!    a queried facet's edge and in a cluster, a ridge two facets query)
+//!    are one, the deeper; an input of more points than a manifold holds
+//!    keeps those the manifold's reduction would keep
+//!    (`manifold::spread_choice`). Each input point remembers its manifold
+//!    and its place there.
 //! 5. Before the solve, the awake surface pairs' inputs follow every other
 //!    input, pair by pair in the awake pairs' order, each pair noting
 //!    where its own start (`World::append_facet_inputs`), so the solver's
 //!    order, and so its results, never depend on threads.
 //! 6. After the solve, each pair stores its inputs' impulses back into the
-//!    facets' points they came from (`SurfaceContacts::store`); a point a
-//!    cluster left out keeps the impulses it had, and pushed nothing.
+//!    manifolds' points they came from (`SurfaceContacts::store`); a point
+//!    an input left out keeps the impulses it had, and pushed nothing.
 //!
-//! Limits: within a cluster every point is pushed along the cluster's
-//! normal, up to [`CLUSTER_COSINE`]'s angle from its facet's own, and keeps
-//! the separation its facet measured.
+//! Limits: within an input, and within a cluster, every point is pushed
+//! along the one normal, up to [`CLUSTER_COSINE`]'s angle from its facet's
+//! own, and keeps the separation measured along its manifold's normal.
 
 use super::{ContactPair, World};
 use crate::collider::Collider;
@@ -132,7 +135,7 @@ impl<D: Dim> SurfaceContacts<D> {
             points_of,
             ..
         } = &mut self.scratch;
-        // a, b: clusters by normal, in facet order.
+        // a, b: clusters by normal, in the manifolds' order.
         clusters.clear();
         member_of.clear();
         for manifold in self.manifolds.manifolds() {
