@@ -17,7 +17,7 @@
 //!    (matched by facet index, so their impulses warm-start); a new
 //!    candidate starts an empty one, unless its face alone finds it apart
 //!    with no distance bound or meets it on its face (then it makes none:
-//!    [`fresh_facet`]); a facet no longer near drops its own, and so does
+//!    [`FacetPass::fresh`]); a facet no longer near drops its own, and so does
 //!    one left with no points and no distance bound to skip its next query
 //!    by.
 //! 3. Each candidate's face decides its contact
@@ -26,7 +26,7 @@
 //!    the distance bound (its next checks are skipped while it holds);
 //!    met across a free border or a convex join, its own manifold is
 //!    updated exactly as a convex pair's, against the facet as a convex
-//!    shape ([`Manifold::update`], [`update_facet`]:
+//!    shape ([`Manifold::update`], [`FacetPass::update`]:
 //!    `a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet`);
 //!    met on its face, it keeps no points of its own and its contacts are
 //!    gathered for step 4, each with the facet's index and normal
@@ -215,92 +215,94 @@ fn apply_face<D: ManifoldDim>(
     }
 }
 
-/// Step 3 for one facet: its manifold updated against the shape paired
-/// with the surface (`sides`, one of which is the surface), the facet met
-/// on its face where it can be, `found` holding the face's contacts.
-///
-/// When the surface is A, the facet is read only for the full update:
-/// until then (skipping a pair found apart, refreshing the kept points of
-/// one still touching) [`Manifold::update_by`] reads of A only its pose and
-/// its rounding, and a facet's are its surface's (none), so it is handed
-/// the pair of colliders. Most of a settled pile's manifolds never reach
-/// the full update, and reading their facets, from anywhere in the
-/// surface, cost a cache miss each (`benches/RESULTS.md`, facet manifold
-/// bookkeeping). When the surface is B, `update_by` measures B's turn at
-/// B's bounding radius, which a facet does not share with its surface, so
-/// it is handed the facet. Guarded by
-/// `a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet`
-/// and the pose hashes of `terrain_stress_3d` and `terrain_mesh_stress_3d`.
-// The facet, its pair, and the two buffers its face test fills.
-#[allow(clippy::too_many_arguments)]
-fn update_facet<D: ManifoldDim>(
-    manifold: &mut Manifold<D>,
-    facet: u32,
-    sides: &[Side<'_, D>; 2],
-    surface: &Surface<D>,
+/// What step 3 reads for every facet of one pair's update, and the
+/// buffers its face tests fill.
+struct FacetPass<'a, D: ManifoldDim> {
+    /// The pair, one side of which is the surface.
+    sides: &'a [Side<'a, D>; 2],
+    surface: &'a Surface<D>,
     surface_is_a: bool,
     tuning: ManifoldTuning,
-    found: &mut Vec<ShapeContact<D>>,
-    gathered: &mut Vec<(u32, D::Vector, ShapeContact<D>)>,
-) {
-    let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
-        found.clear();
-        let face = facet_face(view, tuning.margin, &mut |c| found.push(c));
-        apply_face(m, face, view, found, tuning, facet, gathered)
-    };
-    let facet = &surface.facets()[facet as usize];
-    if surface_is_a {
-        let [a, b] = sides;
-        let colliders = PairView {
-            shape_a: a.shape,
-            pose_a: a.pose,
-            shape_b: b.shape,
-            pose_b: b.pose,
-        };
-        manifold.update_by(&colliders, tuning, |m| {
-            let shape = Shape::facet(*facet);
-            full_update(m, &facet_view(&shape, sides, surface_is_a))
-        });
-    } else {
-        let shape = Shape::facet(*facet);
-        let view = facet_view(&shape, sides, surface_is_a);
-        manifold.update_by(&view, tuning, |m| full_update(m, &view));
-    }
+    /// A facet's contacts found on its face.
+    found: &'a mut Vec<ShapeContact<D>>,
+    /// The face contacts gathered for the clusters (step 4).
+    gathered: &'a mut Vec<(u32, D::Vector, ShapeContact<D>)>,
 }
 
-/// Step 3 for a facet new to the pair: its face decides first, and a facet
-/// found apart with no distance bound (about half the candidates, found
-/// anew each step: `benches/RESULTS.md`, level geometry) makes no manifold
-/// at all, where it would make an empty one to drop. A new manifold always
-/// runs its full update, so the result is the same as [`update_facet`] on
-/// an empty manifold (`tests/rollback.rs` and the pose hashes guard it).
-fn fresh_facet<D: ManifoldDim>(
-    facet: u32,
-    sides: &[Side<'_, D>; 2],
-    surface: &Surface<D>,
-    surface_is_a: bool,
-    tuning: ManifoldTuning,
-    found: &mut Vec<ShapeContact<D>>,
-    gathered: &mut Vec<(u32, D::Vector, ShapeContact<D>)>,
-) -> Option<Manifold<D>> {
-    let shape = Shape::facet(surface.facets()[facet as usize]);
-    let view = facet_view(&shape, sides, surface_is_a);
-    found.clear();
-    let face = facet_face(&view, tuning.margin, &mut |c| found.push(c));
-    // `worth_keeping`'s rule: a bound of 0 (or NaN) skips nothing.
-    if matches!(face, FacetContact::Apart(distance) if distance.is_nan() || distance <= 0.0) {
-        return None;
+impl<D: ManifoldDim> FacetPass<'_, D> {
+    /// Step 3 for one facet: its manifold updated against the shape paired
+    /// with the surface, the facet met on its face where it can be.
+    ///
+    /// When the surface is A, the facet is read only for the full update:
+    /// until then (skipping a pair found apart, refreshing the kept points of
+    /// one still touching) [`Manifold::update_by`] reads of A only its pose and
+    /// its rounding, and a facet's are its surface's (none), so it is handed
+    /// the pair of colliders. Most of a settled pile's manifolds never reach
+    /// the full update, and reading their facets, from anywhere in the
+    /// surface, cost a cache miss each (`benches/RESULTS.md`, facet manifold
+    /// bookkeeping). When the surface is B, `update_by` measures B's turn at
+    /// B's bounding radius, which a facet does not share with its surface, so
+    /// it is handed the facet. Guarded by
+    /// `a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet`
+    /// and the pose hashes of `terrain_stress_3d` and `terrain_mesh_stress_3d`.
+    fn update(&mut self, manifold: &mut Manifold<D>, facet: u32) {
+        let (sides, surface_is_a, tuning) = (self.sides, self.surface_is_a, self.tuning);
+        let (found, gathered) = (&mut *self.found, &mut *self.gathered);
+        let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
+            found.clear();
+            let face = facet_face(view, tuning.margin, &mut |c| found.push(c));
+            apply_face(m, face, view, found, tuning, facet, gathered)
+        };
+        let facet = &self.surface.facets()[facet as usize];
+        if surface_is_a {
+            let [a, b] = sides;
+            let colliders = PairView {
+                shape_a: a.shape,
+                pose_a: a.pose,
+                shape_b: b.shape,
+                pose_b: b.pose,
+            };
+            manifold.update_by(&colliders, tuning, |m| {
+                let shape = Shape::facet(*facet);
+                full_update(m, &facet_view(&shape, sides, surface_is_a))
+            });
+        } else {
+            let shape = Shape::facet(*facet);
+            let view = facet_view(&shape, sides, surface_is_a);
+            manifold.update_by(&view, tuning, |m| full_update(m, &view));
+        }
     }
-    let mut manifold = Manifold::default();
-    if let FacetContact::Face(normal) = face {
-        // No manifold of its own: its contacts go to the clusters.
-        gathered.extend(found.iter().map(|c| (facet, normal, *c)));
-        return None;
+
+    /// Step 3 for a facet new to the pair: its face decides first, and a facet
+    /// found apart with no distance bound (about half the candidates, found
+    /// anew each step: `benches/RESULTS.md`, level geometry) makes no manifold
+    /// at all, where it would make an empty one to drop. A new manifold always
+    /// runs its full update, so the result is the same as [`FacetPass::update`] on
+    /// an empty manifold (`tests/rollback.rs` and the pose hashes guard it).
+    fn fresh(&mut self, facet: u32) -> Option<Manifold<D>> {
+        let tuning = self.tuning;
+        let shape = Shape::facet(self.surface.facets()[facet as usize]);
+        let view = facet_view(&shape, self.sides, self.surface_is_a);
+        let found = &mut *self.found;
+        found.clear();
+        let face = facet_face(&view, tuning.margin, &mut |c| found.push(c));
+        // `worth_keeping`'s rule: a bound of 0 (or NaN) skips nothing.
+        if matches!(face, FacetContact::Apart(distance) if distance.is_nan() || distance <= 0.0) {
+            return None;
+        }
+        let mut manifold = Manifold::default();
+        if let FacetContact::Face(normal) = face {
+            // No manifold of its own: its contacts go to the clusters.
+            self.gathered
+                .extend(found.iter().map(|c| (facet, normal, *c)));
+            return None;
+        }
+        let gathered = &mut *self.gathered;
+        manifold.update_by(&view, tuning, |m| {
+            apply_face(m, face, &view, found, tuning, facet, gathered)
+        });
+        manifold.worth_keeping().then_some(manifold)
     }
-    manifold.update_by(&view, tuning, |m| {
-        apply_face(m, face, &view, found, tuning, facet, gathered)
-    });
-    manifold.worth_keeping().then_some(manifold)
 }
 
 impl<D: ManifoldDim> FacetManifolds<D> {
@@ -380,17 +382,16 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         if still {
             // The candidates are the kept manifolds' facets: updated in
             // place, in facet order, as the loop below would.
+            let mut pass = FacetPass {
+                sides: &sides,
+                surface,
+                surface_is_a,
+                tuning,
+                found: &mut self.found,
+                gathered: &mut self.gathered,
+            };
             for (facet, manifold) in &mut self.manifolds {
-                update_facet(
-                    manifold,
-                    *facet,
-                    &sides,
-                    surface,
-                    surface_is_a,
-                    tuning,
-                    &mut self.found,
-                    &mut self.gathered,
-                );
+                pass.update(manifold, *facet);
             }
             self.manifolds.retain(|(_, m)| m.worth_keeping());
             if !self.gathered.is_empty() {
@@ -414,6 +415,14 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             ..
         } = self;
         fresh.clear();
+        let mut pass = FacetPass {
+            sides: &sides,
+            surface,
+            surface_is_a,
+            tuning,
+            found,
+            gathered,
+        };
         let mut old = 0;
         for &facet in near.iter() {
             while old < manifolds.len() && manifolds[old].0 < facet {
@@ -423,28 +432,11 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             }
             match manifolds.get_mut(old) {
                 Some((f, m)) if *f == facet => {
-                    update_facet(
-                        m,
-                        facet,
-                        &sides,
-                        surface,
-                        surface_is_a,
-                        tuning,
-                        found,
-                        gathered,
-                    );
+                    pass.update(m, facet);
                     old += 1;
                 }
                 _ => {
-                    if let Some(m) = fresh_facet(
-                        facet,
-                        &sides,
-                        surface,
-                        surface_is_a,
-                        tuning,
-                        found,
-                        gathered,
-                    ) {
+                    if let Some(m) = pass.fresh(facet) {
                         fresh.push((facet, m));
                     }
                 }
@@ -633,7 +625,7 @@ mod tests {
         reuse: 0.005,
     };
 
-    /// [`update_facet`] reading the facet for every update; true when the
+    /// [`FacetPass::update`] reading the facet for every update; true when the
     /// full update ran.
     fn update_against_the_facet(
         manifold: &mut Manifold<D3>,
@@ -697,16 +689,15 @@ mod tests {
                     Side { shape: body, pose },
                 ];
                 for ((f, m), (_, r)) in kept.iter_mut().zip(&mut reference) {
-                    update_facet(
-                        m,
-                        *f,
-                        &sides,
+                    FacetPass {
+                        sides: &sides,
                         surface,
-                        true,
-                        TUNING,
-                        &mut found,
-                        &mut Vec::new(),
-                    );
+                        surface_is_a: true,
+                        tuning: TUNING,
+                        found: &mut found,
+                        gathered: &mut Vec::new(),
+                    }
+                    .update(m, *f);
                     let full = update_against_the_facet(r, *f, &sides, surface);
                     assert_eq!(m, r, "facet {f} at step {step}");
                     paths[match (full, r.points().is_empty()) {
