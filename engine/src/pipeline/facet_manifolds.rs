@@ -73,7 +73,7 @@
 
 use super::dim::ManifoldDim;
 use super::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
-use super::narrow_phase::surface::{facet_face, FacetContact};
+use super::narrow_phase::surface::{facet_face, FacetContact, OverFacets};
 use super::narrow_phase::ShapeContact;
 use crate::math::{Pose, Vector};
 use crate::shape::OWN_NORMAL_COSINE;
@@ -222,6 +222,8 @@ struct FacetPass<'a, D: ManifoldDim> {
     sides: &'a [Side<'a, D>; 2],
     surface: &'a Surface<D>,
     surface_is_a: bool,
+    /// The shape paired with the surface, in the surface's frame.
+    over: OverFacets<'a, D>,
     tuning: ManifoldTuning,
     /// A facet's contacts found on its face.
     found: &'a mut Vec<ShapeContact<D>>,
@@ -247,13 +249,14 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
     /// and the pose hashes of `terrain_stress_3d` and `terrain_mesh_stress_3d`.
     fn update(&mut self, manifold: &mut Manifold<D>, facet: u32) {
         let (sides, surface_is_a, tuning) = (self.sides, self.surface_is_a, self.tuning);
-        let (found, gathered) = (&mut *self.found, &mut *self.gathered);
+        let index = facet;
+        let facet = &self.surface.facets()[facet as usize];
+        let (over, found, gathered) = (&self.over, &mut *self.found, &mut *self.gathered);
         let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
             found.clear();
-            let face = facet_face(view, tuning.margin, &mut |c| found.push(c));
-            apply_face(m, face, view, found, tuning, facet, gathered)
+            let face = facet_face(over, facet, tuning.margin, &mut |c| found.push(c));
+            apply_face(m, face, view, found, tuning, index, gathered)
         };
-        let facet = &self.surface.facets()[facet as usize];
         if surface_is_a {
             let [a, b] = sides;
             let colliders = PairView {
@@ -281,22 +284,23 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
     /// an empty manifold (`tests/rollback.rs` and the pose hashes guard it).
     fn fresh(&mut self, facet: u32) -> Option<Manifold<D>> {
         let tuning = self.tuning;
-        let shape = Shape::facet(self.surface.facets()[facet as usize]);
-        let view = facet_view(&shape, self.sides, self.surface_is_a);
+        let facet_ref = &self.surface.facets()[facet as usize];
         let found = &mut *self.found;
         found.clear();
-        let face = facet_face(&view, tuning.margin, &mut |c| found.push(c));
+        let face = facet_face(&self.over, facet_ref, tuning.margin, &mut |c| found.push(c));
         // `worth_keeping`'s rule: a bound of 0 (or NaN) skips nothing.
         if matches!(face, FacetContact::Apart(distance) if distance.is_nan() || distance <= 0.0) {
             return None;
         }
-        let mut manifold = Manifold::default();
         if let FacetContact::Face(normal) = face {
             // No manifold of its own: its contacts go to the clusters.
             self.gathered
                 .extend(found.iter().map(|c| (facet, normal, *c)));
             return None;
         }
+        let shape = Shape::facet(*facet_ref);
+        let view = facet_view(&shape, self.sides, self.surface_is_a);
+        let mut manifold = Manifold::default();
         let gathered = &mut *self.gathered;
         manifold.update_by(&view, tuning, |m| {
             apply_face(m, face, &view, found, tuning, facet, gathered)
@@ -378,6 +382,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 });
             }
         }
+        let over = OverFacets::new(convex.shape, &convex.pose, &on_surface.pose, surface_is_a);
         let sides = [a, b];
         if still {
             // The candidates are the kept manifolds' facets: updated in
@@ -386,6 +391,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 sides: &sides,
                 surface,
                 surface_is_a,
+                over,
                 tuning,
                 found: &mut self.found,
                 gathered: &mut self.gathered,
@@ -419,6 +425,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             sides: &sides,
             surface,
             surface_is_a,
+            over,
             tuning,
             found,
             gathered,
@@ -639,7 +646,8 @@ mod tests {
         let mut full = false;
         manifold.update_by(&view, TUNING, |m| {
             full = true;
-            let face = facet_face(&view, TUNING.margin, &mut |c| found.push(c));
+            let (over, on) = OverFacets::of_pair(&view).expect("a facet and a body");
+            let face = facet_face(&over, on, TUNING.margin, &mut |c| found.push(c));
             apply_face(m, face, &view, &found, TUNING, facet, &mut Vec::new())
         });
         full
@@ -693,6 +701,7 @@ mod tests {
                         sides: &sides,
                         surface,
                         surface_is_a: true,
+                        over: OverFacets::new(body, &sides[1].pose, &sides[0].pose, true),
                         tuning: TUNING,
                         found: &mut found,
                         gathered: &mut Vec::new(),

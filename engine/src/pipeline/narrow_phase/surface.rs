@@ -288,8 +288,8 @@ pub(crate) enum FacetContact<D: NarrowPhaseDim> {
     Query,
 }
 
-/// The contact of a facet paired with a convex shape (either side of
-/// `pair`), decided on the facet's face where it can be:
+/// The contact of `facet` with the shape `over` it, decided on the facet's
+/// face where it can be:
 /// 1. a shape whose inner point is behind the facet's plane, or whose deepest
 ///    point towards the plane is farther than `margin` from it, is apart
 ///    (the height over the plane bounds the distance from below);
@@ -298,42 +298,34 @@ pub(crate) enum FacetContact<D: NarrowPhaseDim> {
 /// 3. otherwise every contact the facet can make has its own normal
 ///    ([`Facet::smoothed_normal`] gives it inside the facet and on inactive
 ///    joins), and its points are the shape's vertices over the facet
-///    within `margin` of its plane ([`face_contacts`]): a vertex over a
-///    neighbour is the neighbour's to make. So a body on level geometry
-///    costs a few dot products per facet, not GJK and EPA.
+///    within `margin` of its plane ([`OverFacets::face_points`]): a vertex
+///    over a neighbour is the neighbour's to make. So a body on level
+///    geometry costs a few dot products per facet, not GJK and EPA.
 pub(crate) fn facet_face<D: NarrowPhaseDim>(
-    pair: &PairView<'_, D>,
+    over: &OverFacets<'_, D>,
+    facet: &Facet<D::Vector>,
     margin: f32,
     found: &mut impl FnMut(ShapeContact<D>),
 ) -> FacetContact<D> {
-    let Some(side) = FacetSide::of(pair) else {
-        return FacetContact::Query;
-    };
-    let inside = side
-        .facet_pose
-        .inverse_transform_point(side.other_pose.transform_point(side.other.inner_point()));
-    if side.facet.height_of(inside) < 0.0 {
+    if facet.height_of(over.inner) < 0.0 {
         return FacetContact::Apart(0.0);
     }
-    let local = side.other_pose.inverse_transform_vector(-side.front);
-    let top = side.other.support(local);
-    let deepest = side.other_pose.transform_point(top);
-    let height = side
-        .facet
-        .height_of(side.facet_pose.inverse_transform_point(deepest));
+    let local = over.pose.inverse_transform_vector(-facet.normal);
+    let top = over.shape.support(local);
+    let height = facet.height_of(over.pose.transform_point(top));
     if height > margin {
         return FacetContact::Apart(height);
     }
-    if side.reaches_active_boundary(margin) {
+    if over.reaches_active_boundary(facet, margin) {
         return FacetContact::Query;
     }
     let mut any = false;
-    side.face_points(margin, Some(top), &mut |c| {
+    over.face_points(facet, margin, Some(top), &mut |c| {
         any = true;
         found(c);
     });
     if any {
-        FacetContact::Face(side.normal())
+        FacetContact::Face(over.normal(facet))
     } else {
         FacetContact::Apart(0.0)
     }
@@ -350,76 +342,95 @@ pub(crate) fn face_contacts<D: NarrowPhaseDim>(
     margin: f32,
     found: &mut impl FnMut(ShapeContact<D>),
 ) -> bool {
-    let Some(side) = FacetSide::of(pair) else {
+    let Some((over, facet)) = OverFacets::of_pair(pair) else {
         return false;
     };
-    if normal.dot(side.normal()) < OWN_NORMAL_COSINE {
+    if normal.dot(over.normal(facet)) < OWN_NORMAL_COSINE {
         return false;
     }
-    side.face_points(margin, None, found);
+    over.face_points(facet, margin, None, found);
     true
 }
 
-/// A facet and the shape paired with it, in world space.
-struct FacetSide<'a, D: NarrowPhaseDim> {
-    facet: &'a Facet<D::Vector>,
-    facet_pose: &'a Pose<D>,
-    other: &'a Shape<D>,
-    other_pose: &'a Pose<D>,
-    facet_is_a: bool,
-    /// The facet's front normal, world.
-    front: D::Vector,
+/// The convex shape paired with a surface, in the surface's frame, where
+/// the facets' corners and normals are stored: what the face tests of one
+/// pair's facets ([`facet_face`]) read of the shape, put in that frame once
+/// for all of them, so that a facet's test composes no poses.
+pub(crate) struct OverFacets<'a, D: NarrowPhaseDim> {
+    shape: &'a Shape<D>,
+    /// The shape's pose in the surface's frame.
+    pose: Pose<D>,
+    /// The surface's pose, world: contacts are handed over in world space.
+    surface_pose: Pose<D>,
+    /// The shape's inner point (`Shape::inner_point`), surface frame.
+    inner: D::Vector,
+    /// True when the surface (its facets) is the pair's A.
+    surface_is_a: bool,
 }
 
-impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
-    fn of(pair: &'a PairView<'a, D>) -> Option<Self> {
-        let (facet, facet_pose, other, other_pose, facet_is_a) =
-            match (pair.shape_a.kind(), pair.shape_b.kind()) {
-                (ShapeKind::Facet(_), ShapeKind::Facet(_)) => return None,
-                (ShapeKind::Facet(f), _) => (f, &pair.pose_a, pair.shape_b, &pair.pose_b, true),
-                (_, ShapeKind::Facet(f)) => (f, &pair.pose_b, pair.shape_a, &pair.pose_a, false),
-                _ => return None,
-            };
-        Some(Self {
-            facet,
-            facet_pose,
-            other,
-            other_pose,
-            facet_is_a,
-            front: facet_pose.transform_vector(facet.normal()),
-        })
-    }
-
-    /// The facet's own contact normal, world, from A to B.
-    fn normal(&self) -> D::Vector {
-        if self.facet_is_a {
-            self.front
-        } else {
-            -self.front
+impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
+    /// `shape` at `shape_pose` over the surface at `surface_pose` (both
+    /// world); `surface_is_a` says which side of the pair the surface is.
+    pub(crate) fn new(
+        shape: &'a Shape<D>,
+        shape_pose: &Pose<D>,
+        surface_pose: &Pose<D>,
+        surface_is_a: bool,
+    ) -> Self {
+        let pose = surface_pose.inv_mul(shape_pose);
+        Self {
+            shape,
+            pose,
+            surface_pose: *surface_pose,
+            inner: pose.transform_point(shape.inner_point()),
+            surface_is_a,
         }
     }
 
-    /// True when the other shape reaches across, or to within `margin` of,
-    /// a boundary of the facet that is neither an inactive join nor a
-    /// gentle one (`Facet::is_gentle`: the face's points clipped to the
-    /// facet's side of it stand for the join, [`Self::face_points`]).
-    fn reaches_active_boundary(&self, margin: f32) -> bool {
-        let corners = &self.facet.corners;
+    /// The facet of `pair` and the shape over it, when one side is a facet
+    /// and the other is not.
+    pub(crate) fn of_pair(pair: &'a PairView<'a, D>) -> Option<(Self, &'a Facet<D::Vector>)> {
+        match (pair.shape_a.kind(), pair.shape_b.kind()) {
+            (ShapeKind::Facet(_), ShapeKind::Facet(_)) => None,
+            (ShapeKind::Facet(f), _) => {
+                Some((Self::new(pair.shape_b, &pair.pose_b, &pair.pose_a, true), f))
+            }
+            (_, ShapeKind::Facet(f)) => Some((
+                Self::new(pair.shape_a, &pair.pose_a, &pair.pose_b, false),
+                f,
+            )),
+            _ => None,
+        }
+    }
+
+    /// The facet's own contact normal, world, from A to B.
+    fn normal(&self, facet: &Facet<D::Vector>) -> D::Vector {
+        let front = self.surface_pose.transform_vector(facet.normal);
+        if self.surface_is_a {
+            front
+        } else {
+            -front
+        }
+    }
+
+    /// True when the shape reaches across, or to within `margin` of, a
+    /// boundary of `facet` that is neither an inactive join nor a gentle
+    /// one (`Facet::is_gentle`: the face's points clipped to the facet's
+    /// side of it stand for the join, [`Self::face_points`]).
+    fn reaches_active_boundary(&self, facet: &Facet<D::Vector>, margin: f32) -> bool {
         (0..D::Vector::FACET_CORNERS).any(|k| {
-            if matches!(self.facet.joins[k], Join::Inactive) || self.facet.is_gentle(k) {
+            if matches!(facet.joins[k], Join::Inactive) || facet.is_gentle(k) {
                 return false;
             }
-            let (on, outward) = D::Vector::boundary_plane(corners, self.facet.normal, k);
-            let outward = self.facet_pose.transform_vector(outward);
-            let on = self.facet_pose.transform_point(on);
-            let local = self.other_pose.inverse_transform_vector(outward);
-            let farthest = self.other_pose.transform_point(self.other.support(local));
+            let (on, outward) = D::Vector::boundary_plane(&facet.corners, facet.normal, k);
+            let local = self.pose.inverse_transform_vector(outward);
+            let farthest = self.pose.transform_point(self.shape.support(local));
             (farthest - on).dot(outward) > -margin
         })
     }
 
-    /// The other shape's core vertices over the facet, each grown by the
-    /// shape's radius towards the plane, within `margin` of it, as contacts.
+    /// The shape's core vertices over `facet`, each grown by the shape's
+    /// radius towards the plane, within `margin` of it, as contacts.
     /// Where the facet has a gentle join, the points are instead those of
     /// the core's face turned to the facet clipped to the region the facet
     /// owns (`Facet::owned_sides`: across a gentle join, up to the plane
@@ -427,26 +438,33 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
     /// on the ridge, not on its corners sunk to the two slopes
     /// (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
     /// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
-    /// `top`: the other shape's support towards the facet, local frame,
-    /// where the caller has it.
+    /// `top`: the shape's support towards the facet, local frame, where the
+    /// caller has it.
     fn face_points(
         &self,
+        facet: &Facet<D::Vector>,
         margin: f32,
         top: Option<D::Vector>,
         found: &mut impl FnMut(ShapeContact<D>),
     ) {
-        let normal = self.normal();
-        let radius = self.other.radius();
-        let other_in_facet = self.facet_pose.inv_mul(self.other_pose);
-        // A point of the core, in the facet's frame, as a contact.
+        let radius = self.shape.radius();
+        let front = facet.normal;
+        // The facet's front and contact normal, world: taken at the first
+        // contact, most facets near a body making none.
+        let mut world: Option<(D::Vector, D::Vector)> = None;
+        // A point of the core, surface frame, as a contact.
         let mut contact = |on_facet: D::Vector| {
-            let height = self.facet.height_of(on_facet) - radius;
+            let height = facet.height_of(on_facet) - radius;
             if height > margin {
                 return;
             }
-            let point = self.facet_pose.transform_point(on_facet) - self.front * radius;
-            let foot = point - self.front * height;
-            let (point_a, point_b) = if self.facet_is_a {
+            let (front_w, normal) = *world.get_or_insert_with(|| {
+                let front_w = self.surface_pose.transform_vector(front);
+                (front_w, if self.surface_is_a { front_w } else { -front_w })
+            });
+            let point = self.surface_pose.transform_point(on_facet) - front_w * radius;
+            let foot = point - front_w * height;
+            let (point_a, point_b) = if self.surface_is_a {
                 (foot, point)
             } else {
                 (point, foot)
@@ -458,15 +476,15 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
                 point_b,
             });
         };
-        if self.facet.has_gentle_join() {
-            let sides = self.facet.owned_sides();
-            let towards = self.other_pose.inverse_transform_vector(-self.front);
-            let top = top.unwrap_or_else(|| self.other.support(towards));
-            self.other.for_each_support_face(towards, top, &mut |face| {
+        if facet.has_gentle_join() {
+            let sides = facet.owned_sides();
+            let towards = self.pose.inverse_transform_vector(-front);
+            let top = top.unwrap_or_else(|| self.shape.support(towards));
+            self.shape.for_each_support_face(towards, top, &mut |face| {
                 let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
                 let count = face.len().min(MAX_OWNED_CLIP);
                 for (c, &v) in corners.iter_mut().zip(&face[..count]) {
-                    *c = other_in_facet.transform_point(v);
+                    *c = self.pose.transform_point(v);
                 }
                 clip_to_sides(&sides, &corners[..count], &mut contact);
             });
@@ -474,10 +492,10 @@ impl<'a, D: NarrowPhaseDim> FacetSide<'a, D> {
             // it, and every other vertex lies higher.
             return;
         }
-        self.other.for_each_core_vertex(|vertex| {
-            let on_facet = other_in_facet.transform_point(vertex);
+        self.shape.for_each_core_vertex(|vertex| {
+            let on_facet = self.pose.transform_point(vertex);
             // The height first: it rules out most vertices, for one dot.
-            if self.facet.height_of(on_facet) - radius <= margin && self.facet.covers(on_facet) {
+            if facet.height_of(on_facet) - radius <= margin && facet.covers(on_facet) {
                 contact(on_facet);
             }
         });
@@ -667,7 +685,8 @@ mod tests {
             pose_b: at,
         };
         let mut points = Vec::new();
-        let face = facet_face(&pair, 0.02, &mut |c: ShapeContact<D3>| {
+        let (over, facet) = OverFacets::of_pair(&pair).unwrap();
+        let face = facet_face(&over, facet, 0.02, &mut |c: ShapeContact<D3>| {
             points.push(c.point_b)
         });
         (
