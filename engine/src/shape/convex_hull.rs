@@ -105,6 +105,13 @@ struct HullFaces {
     starts: Vec<u32>,
     /// Triangle indices, face by face.
     triangles: Vec<u32>,
+    /// Where each vertex's faces start in `vertex_faces`, and one past the
+    /// last vertex's.
+    vertex_starts: Vec<u32>,
+    /// Face indices, vertex by vertex, each vertex's in ascending order: the
+    /// faces with a corner equal to it (a vertex equal to an earlier one
+    /// has none; its faces are the earlier one's).
+    vertex_faces: Vec<u32>,
 }
 
 impl HullFaces {
@@ -169,7 +176,60 @@ impl HullFaces {
             faces.triangles.extend_from_slice(&members);
         }
         faces.starts.push(faces.triangles.len() as u32);
+        faces.index_vertex_faces(vertices, triangles);
         faces
+    }
+
+    /// Fills `vertex_starts` and `vertex_faces`: each face, in face order,
+    /// joins the list of each of its corners' first equal vertex (the one
+    /// [`Self::faces_at`] finds by value).
+    fn index_vertex_faces(&mut self, vertices: &[Vec3], triangles: &[[u32; 3]]) {
+        // Equal vertices (none in a built hull) share the first one's list;
+        // -0.0 and 0.0 are one key, as they compare equal.
+        let key = |v: Vec3| v.to_array().map(|c| if c == 0.0 { 0 } else { c.to_bits() });
+        let mut first_equal: HashMap<[u32; 3], u32> = HashMap::with_capacity(vertices.len());
+        let owner: Vec<u32> = vertices
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| *first_equal.entry(key(v)).or_insert(i as u32))
+            .collect();
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); vertices.len()];
+        for f in 0..self.normals.len() {
+            for &t in self.triangles_of(f) {
+                let Some(corners) = triangles.get(t as usize) else {
+                    continue;
+                };
+                for &i in corners {
+                    let Some(list) = owner
+                        .get(i as usize)
+                        .and_then(|&o| lists.get_mut(o as usize))
+                    else {
+                        continue;
+                    };
+                    if list.last() != Some(&(f as u32)) {
+                        list.push(f as u32);
+                    }
+                }
+            }
+        }
+        self.vertex_starts = Vec::with_capacity(vertices.len() + 1);
+        self.vertex_faces = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+        for list in &lists {
+            self.vertex_starts.push(self.vertex_faces.len() as u32);
+            self.vertex_faces.extend_from_slice(list);
+        }
+        self.vertex_starts.push(self.vertex_faces.len() as u32);
+    }
+
+    /// The faces holding a corner equal to `top`, in ascending order: those
+    /// of the first vertex equal to it, or none.
+    fn faces_at(&self, vertices: &[Vec3], top: Vec3) -> &[u32] {
+        let Some(k) = vertices.iter().position(|&v| v == top) else {
+            return &[];
+        };
+        let start = self.vertex_starts.get(k).copied().unwrap_or(0) as usize;
+        let end = self.vertex_starts.get(k + 1).copied().unwrap_or(0) as usize;
+        self.vertex_faces.get(start..end).unwrap_or(&[])
     }
 
     /// The triangle indices of face `f`.
@@ -322,9 +382,11 @@ impl ConvexHull {
 
     /// Hands `found` each triangle of the face whose outward normal is
     /// nearest `dir` (`PolytopeShape::for_each_support_face`), of the faces
-    /// at `top`, the vertex farthest along `dir`: the face turned most towards
-    /// `dir` holds that vertex but on odd hulls, where the faces at the
-    /// vertex are searched.
+    /// at `top`, the vertex farthest along `dir` (the face turned most
+    /// towards `dir` holds that vertex but on odd hulls). Only the faces at
+    /// `top` are searched, from the per-vertex lists derived with the
+    /// faces, the first in face order winning ties; a `top` equal to no
+    /// vertex, or on no face, is handed over alone.
     pub(crate) fn for_each_support_face(
         &self,
         dir: Vec3,
@@ -332,34 +394,29 @@ impl ConvexHull {
         found: &mut dyn FnMut(&[Vec3]),
     ) {
         let faces = &self.faces;
-        let corners = |t: u32| {
-            self.triangles
-                .get(t as usize)
-                .map(|tri| tri.map(|i| self.vertices.get(i as usize).copied().unwrap_or(top)))
-        };
-        let holds_top = |f: usize| {
+        let facing = |f: u32| {
             faces
-                .triangles_of(f)
-                .iter()
-                .any(|&t| corners(t).is_some_and(|c| c.contains(&top)))
+                .normals
+                .get(f as usize)
+                .map_or(f32::NAN, |n| n.dot(dir))
         };
-        let facing = |f: usize| faces.normals[f].dot(dir);
-        let most = |candidates: &mut dyn Iterator<Item = usize>| {
-            candidates.fold(None, |best: Option<usize>, f| match best {
+        let face = faces.faces_at(&self.vertices, top).iter().fold(
+            None,
+            |best: Option<u32>, &f| match best {
                 Some(b) if facing(b) >= facing(f) => Some(b),
                 _ => Some(f),
-            })
-        };
-        let face = match most(&mut (0..faces.normals.len())) {
-            Some(f) if holds_top(f) => Some(f),
-            _ => most(&mut (0..faces.normals.len()).filter(|&f| holds_top(f))),
-        };
+            },
+        );
         let Some(face) = face else {
             found(&[top]);
             return;
         };
-        for &t in faces.triangles_of(face) {
-            if let Some(c) = corners(t) {
+        for &t in faces.triangles_of(face as usize) {
+            let corners = self
+                .triangles
+                .get(t as usize)
+                .map(|tri| tri.map(|i| self.vertices.get(i as usize).copied().unwrap_or(top)));
+            if let Some(c) = corners {
                 found(&c);
             }
         }
@@ -955,6 +1012,100 @@ mod tests {
             assert!(check(&hull, &points) <= tolerance * (1.0 + 1e-9));
             assert!(hull.vertices().iter().all(|v| points.contains(v)));
             assert!(hull.vertices().len() < points.len());
+        }
+    }
+
+    /// The support face by the rule the per-vertex lists replace: the
+    /// first face in face order with the largest normal·dir among all the
+    /// faces, if it holds `top`, else among the faces holding `top`.
+    fn support_face_by_scan(hull: &ConvexHull, dir: Vec3, top: Vec3) -> Option<usize> {
+        let faces = &hull.faces;
+        let holds_top = |f: usize| {
+            faces.triangles_of(f).iter().any(|&t| {
+                let corners = hull.triangles[t as usize].map(|i| hull.vertices[i as usize]);
+                corners.contains(&top)
+            })
+        };
+        let facing = |f: usize| faces.normals[f].dot(dir);
+        let most = |candidates: &mut dyn Iterator<Item = usize>| {
+            candidates.fold(None, |best: Option<usize>, f| match best {
+                Some(b) if facing(b) >= facing(f) => Some(b),
+                _ => Some(f),
+            })
+        };
+        match most(&mut (0..faces.normals.len())) {
+            Some(f) if holds_top(f) => Some(f),
+            _ => most(&mut (0..faces.normals.len()).filter(|&f| holds_top(f))),
+        }
+    }
+
+    #[test]
+    fn support_face_from_the_vertex_faces_matches_the_scan_of_all_faces() {
+        let mut rng = Lcg(2024);
+        let mut clouds = vec![box_corners(Vec3::new(0.6, 0.3, 0.4))];
+        // A box, random clouds of 6 to 300 points, a box with points on its
+        // faces (dropped), and points snapped to a grid (faces of several
+        // triangles; ties along the axes).
+        for size in [6, 12, 40, 100, 300] {
+            clouds.push((0..size).map(|_| rng.in_cube()).collect());
+        }
+        let mut studded = box_corners(Vec3::new(1.0, 0.5, 2.0));
+        for _ in 0..60 {
+            let (mut p, axis) = (rng.in_cube(), (rng.next() * 3.0) as usize % 3);
+            p[axis] = p[axis].signum();
+            studded.push(p * Vec3::new(1.0, 0.5, 2.0));
+        }
+        clouds.push(studded);
+        clouds.push((0..80).map(|_| (rng.in_cube() * 2.0).round()).collect());
+        for points in clouds {
+            let hull = ConvexHull::new(&points).unwrap();
+            // Every vertex's list is ascending and holds exactly the faces
+            // with that vertex as a corner.
+            for (k, &v) in hull.vertices.iter().enumerate() {
+                let listed = hull.faces.faces_at(&hull.vertices, v);
+                assert!(listed.windows(2).all(|w| w[0] < w[1]), "{listed:?}");
+                let holding: Vec<u32> = (0..hull.faces.normals.len() as u32)
+                    .filter(|&f| {
+                        hull.faces
+                            .triangles_of(f as usize)
+                            .iter()
+                            .any(|&t| hull.triangles[t as usize].contains(&(k as u32)))
+                    })
+                    .collect();
+                assert_eq!(listed, holding.as_slice(), "vertex {k}");
+            }
+            // Axis directions give exact ties; the rest are random.
+            let mut dirs: Vec<Vec3> = [Vec3::X, Vec3::Y, Vec3::Z]
+                .into_iter()
+                .flat_map(|a| [a, -a])
+                .collect();
+            dirs.extend((0..300).map(|_| rng.in_cube()));
+            for dir in dirs {
+                // Each vertex as `top`, and the support itself.
+                let tops = hull.vertices.iter().copied().chain([hull.support(dir)]);
+                for top in tops {
+                    let expected = support_face_by_scan(&hull, dir, top);
+                    let mut got = Vec::new();
+                    hull.for_each_support_face(dir, top, &mut |t| got.push(t.to_vec()));
+                    let mut wanted = Vec::new();
+                    match expected {
+                        Some(f) => {
+                            for &t in hull.faces.triangles_of(f) {
+                                let c = hull.triangles[t as usize];
+                                wanted.push(c.map(|i| hull.vertices[i as usize]).to_vec());
+                            }
+                        }
+                        None => wanted.push(vec![top]),
+                    }
+                    assert_eq!(got, wanted, "dir {dir} top {top}");
+                }
+            }
+            // A point on no face is handed over alone, as before.
+            let away = Vec3::splat(10.0);
+            assert_eq!(support_face_by_scan(&hull, Vec3::X, away), None);
+            let mut got = Vec::new();
+            hull.for_each_support_face(Vec3::X, away, &mut |t| got.push(t.to_vec()));
+            assert_eq!(got, vec![vec![away]]);
         }
     }
 
