@@ -251,10 +251,12 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
         let (sides, surface_is_a, tuning) = (self.sides, self.surface_is_a, self.tuning);
         let index = facet;
         let facet = &self.surface.facets()[facet as usize];
-        let (over, found, gathered) = (&self.over, &mut *self.found, &mut *self.gathered);
+        let (over, surface) = (&self.over, self.surface);
+        let (found, gathered) = (&mut *self.found, &mut *self.gathered);
         let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
             found.clear();
-            let face = facet_face(over, facet, tuning.margin, &mut |c| found.push(c));
+            let sides = surface.owned_sides(index);
+            let face = facet_face(over, facet, &sides, tuning.margin, &mut |c| found.push(c));
             apply_face(m, face, view, found, tuning, index, gathered)
         };
         if surface_is_a {
@@ -287,7 +289,10 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
         let facet_ref = &self.surface.facets()[facet as usize];
         let found = &mut *self.found;
         found.clear();
-        let face = facet_face(&self.over, facet_ref, tuning.margin, &mut |c| found.push(c));
+        let sides = self.surface.owned_sides(facet);
+        let face = facet_face(&self.over, facet_ref, &sides, tuning.margin, &mut |c| {
+            found.push(c)
+        });
         // `worth_keeping`'s rule: a bound of 0 (or NaN) skips nothing.
         if matches!(face, FacetContact::Apart(distance) if distance.is_nan() || distance <= 0.0) {
             return None;
@@ -647,7 +652,8 @@ mod tests {
         manifold.update_by(&view, TUNING, |m| {
             full = true;
             let (over, on) = OverFacets::of_pair(&view).expect("a facet and a body");
-            let face = facet_face(&over, on, TUNING.margin, &mut |c| found.push(c));
+            let sides = on.owned_sides();
+            let face = facet_face(&over, on, &sides, TUNING.margin, &mut |c| found.push(c));
             apply_face(m, face, &view, &found, TUNING, facet, &mut Vec::new())
         });
         full

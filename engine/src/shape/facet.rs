@@ -86,7 +86,21 @@ pub(crate) fn clip_to_sides<V: Vector>(
     let mut len = points.len().min(MAX_OWNED_CLIP);
     polygon[..len].copy_from_slice(&points[..len]);
     for &(on, outward) in &sides.sides[..sides.len] {
-        let out = |p: V| (p - on).dot(outward);
+        if len == 0 {
+            return;
+        }
+        let mut out = [0.0; MAX_OWNED_CLIP];
+        for (o, &p) in out.iter_mut().zip(&polygon[..len]) {
+            *o = (p - on).dot(outward);
+        }
+        // Wholly inside, the polygon is kept as it is; wholly outside, it
+        // is gone (most faces near a facet lie over a neighbour).
+        if out[..len].iter().all(|&o| o <= 0.0) {
+            continue;
+        }
+        if out[..len].iter().all(|&o| o > 0.0) {
+            return;
+        }
         let mut clipped = [V::ZERO; MAX_OWNED_CLIP];
         let mut count = 0;
         let mut keep = |p: V| {
@@ -95,30 +109,21 @@ pub(crate) fn clip_to_sides<V: Vector>(
                 count += 1;
             }
         };
-        match len {
-            0 => return,
-            1 => {
-                if out(polygon[0]) <= 0.0 {
-                    keep(polygon[0]);
-                }
+        // A segment is clipped as one edge, not as a closed polygon (which
+        // would cross a side twice on one line); a point is its own edge.
+        let edges = if len == 2 { 1 } else { len };
+        for i in 0..edges {
+            let j = if i + 1 == len { 0 } else { i + 1 };
+            let (a, b) = (polygon[i], polygon[j]);
+            let (da, db) = (out[i], out[j]);
+            if da <= 0.0 {
+                keep(a);
             }
-            _ => {
-                // A segment is clipped as one edge, not as a closed
-                // polygon (which would cross a side twice on one line).
-                let edges = if len == 2 { 1 } else { len };
-                for i in 0..edges {
-                    let (a, b) = (polygon[i], polygon[(i + 1) % len]);
-                    let (da, db) = (out(a), out(b));
-                    if da <= 0.0 {
-                        keep(a);
-                    }
-                    if (da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0) {
-                        keep(a + (b - a) * (da / (da - db)));
-                    }
-                    if len == 2 && db <= 0.0 {
-                        keep(b);
-                    }
-                }
+            if (da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0) {
+                keep(a + (b - a) * (da / (da - db)));
+            }
+            if len == 2 && db <= 0.0 {
+                keep(b);
             }
         }
         polygon = clipped;
@@ -233,15 +238,15 @@ impl<V: FacetGeometry> Facet<V> {
         (0..V::FACET_CORNERS).any(|k| self.is_gentle(k))
     }
 
-    /// The side of the region over the facet that it owns at boundary `k`:
-    /// a point on it and its outward unit normal. Across a gentle join the
-    /// side is the plane halfway between the facet and its neighbour (the
-    /// plane through the edge along their mean normal), so the facet and
-    /// its neighbour share the space over the ridge with no gap between
-    /// them; elsewhere it is the boundary's plane across the facet
-    /// (`FacetGeometry::boundary_plane`).
-    pub(crate) fn owned_side(&self, k: usize) -> (V, V) {
-        let (on, outward) = V::boundary_plane(&self.corners, self.normal, k);
+    /// The outward unit normal of the side of the region over the facet
+    /// that it owns at boundary `k` (the side runs through the boundary's
+    /// first corner). Across a gentle join the side is the plane halfway
+    /// between the facet and its neighbour (the plane through the edge
+    /// along their mean normal), so the facet and its neighbour share the
+    /// space over the ridge with no gap between them; elsewhere it is the
+    /// boundary's plane across the facet (`FacetGeometry::boundary_plane`).
+    fn owned_outward(&self, k: usize) -> V {
+        let (_, outward) = V::boundary_plane(&self.corners, self.normal, k);
         match self.joins[k] {
             Join::Convex(other) if self.normal.dot(other) >= GENTLE_JOIN_COSINE => {
                 let mean = self.normal + other;
@@ -249,26 +254,45 @@ impl<V: FacetGeometry> Facet<V> {
                 let side = outward - mean * outward.dot(mean);
                 let length = side.length();
                 if length > 0.0 {
-                    (on, side * (1.0 / length))
+                    side * (1.0 / length)
                 } else {
-                    (on, outward)
+                    outward
                 }
             }
-            _ => (on, outward),
+            _ => outward,
         }
     }
 
-    /// Each boundary's owned side ([`Self::owned_side`]), in boundary
-    /// order (2D: the first two).
-    pub(crate) fn owned_sides(&self) -> OwnedSides<V> {
+    /// Each boundary's owned side's outward normal
+    /// ([`Self::owned_outward`]), in boundary order (2D: the first two; the
+    /// third is zero). A surface keeps them for its facets
+    /// (`Surface::owned_sides`).
+    pub(crate) fn owned_outwards(&self) -> [V; 3] {
+        let mut outwards = [V::ZERO; 3];
+        for (k, outward) in outwards.iter_mut().take(V::FACET_CORNERS).enumerate() {
+            *outward = self.owned_outward(k);
+        }
+        outwards
+    }
+
+    /// The sides of the region the facet owns, given their outward normals
+    /// ([`Self::owned_outwards`]): each runs through its boundary's first
+    /// corner.
+    pub(crate) fn owned_sides_from(&self, outwards: &[V; 3]) -> OwnedSides<V> {
         let mut sides = OwnedSides {
             sides: [(V::ZERO, V::ZERO); 3],
             len: V::FACET_CORNERS,
         };
         for (k, side) in sides.sides.iter_mut().take(V::FACET_CORNERS).enumerate() {
-            *side = self.owned_side(k);
+            *side = (self.corners[k], outwards[k]);
         }
         sides
+    }
+
+    /// The sides of the region the facet owns, in boundary order (2D: the
+    /// first two).
+    pub(crate) fn owned_sides(&self) -> OwnedSides<V> {
+        self.owned_sides_from(&self.owned_outwards())
     }
 
     /// Signed distance of `p` from the facet's plane, metres, positive in front.

@@ -42,7 +42,7 @@ use std::collections::HashMap;
 use glam::{Vec2, Vec3};
 
 use super::bvh::Bvh;
-use super::facet::{join_between, Facet, FacetGeometry, Join, FLAT_JOIN_COSINE};
+use super::facet::{join_between, Facet, FacetGeometry, Join, OwnedSides, FLAT_JOIN_COSINE};
 use super::{Aabb, ShapeDim, ShapeError};
 use crate::math::{Vector, D2, D3};
 
@@ -91,6 +91,10 @@ pub struct Surface<D: ShapeDim> {
     source: SurfaceSource,
     /// The facets kept, with their joins; facet `i` is item `i` of `bvh`.
     facets: Vec<Facet<D::Vector>>,
+    /// Each facet's owned sides' outward normals (`Facet::owned_outwards`),
+    /// derived from the facets (not saved): every body near a facet clips
+    /// its face to them each step.
+    owned: Vec<[D::Vector; 3]>,
     /// The facets' boxes, for finding those near a box or a ray.
     bvh: Bvh<D>,
     /// The box around all facets, local frame, metres.
@@ -121,6 +125,7 @@ impl<D: ShapeDim> Surface<D> {
         Ok(Self {
             source,
             bvh: Bvh::new(&boxes),
+            owned: facets.iter().map(Facet::owned_outwards).collect(),
             facets,
             local_aabb,
             bounding_radius,
@@ -142,6 +147,12 @@ impl<D: ShapeDim> Surface<D> {
     /// Facet `i`, if there is one.
     pub fn facet(&self, i: u32) -> Option<&Facet<D::Vector>> {
         self.facets.get(i as usize)
+    }
+
+    /// The sides of the region facet `i` owns (`Facet::owned_sides`), from
+    /// the normals kept for it. Panics if there is no facet `i`.
+    pub(crate) fn owned_sides(&self, i: u32) -> OwnedSides<D::Vector> {
+        self.facets[i as usize].owned_sides_from(&self.owned[i as usize])
     }
 
     /// The hierarchy over the facets' boxes (item `i` is facet `i`).

@@ -33,7 +33,7 @@ use super::{
 use crate::math::{Pose, Vector};
 use crate::shape::OWN_NORMAL_COSINE;
 use crate::shape::{
-    clip_to_sides, Facet, FacetGeometry, Join, Shape, ShapeKind, SupportMap, Surface,
+    clip_to_sides, Facet, FacetGeometry, Join, OwnedSides, Shape, ShapeKind, SupportMap, Surface,
     MAX_OWNED_CLIP,
 };
 
@@ -304,6 +304,7 @@ pub(crate) enum FacetContact<D: NarrowPhaseDim> {
 pub(crate) fn facet_face<D: NarrowPhaseDim>(
     over: &OverFacets<'_, D>,
     facet: &Facet<D::Vector>,
+    sides: &OwnedSides<D::Vector>,
     margin: f32,
     found: &mut impl FnMut(ShapeContact<D>),
 ) -> FacetContact<D> {
@@ -320,7 +321,7 @@ pub(crate) fn facet_face<D: NarrowPhaseDim>(
         return FacetContact::Query;
     }
     let mut any = false;
-    over.face_points(facet, margin, Some(top), &mut |c| {
+    over.face_points(facet, sides, margin, Some(top), &mut |c| {
         any = true;
         found(c);
     });
@@ -348,7 +349,7 @@ pub(crate) fn face_contacts<D: NarrowPhaseDim>(
     if normal.dot(over.normal(facet)) < OWN_NORMAL_COSINE {
         return false;
     }
-    over.face_points(facet, margin, None, found);
+    over.face_points(facet, &facet.owned_sides(), margin, None, found);
     true
 }
 
@@ -432,9 +433,9 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
     /// The shape's core vertices over `facet`, each grown by the shape's
     /// radius towards the plane, within `margin` of it, as contacts.
     /// Where the facet has a gentle join, the points are instead those of
-    /// the core's face turned to the facet clipped to the region the facet
-    /// owns (`Facet::owned_sides`: across a gentle join, up to the plane
-    /// halfway to the neighbour): a box lying across a gentle ridge rests
+    /// the core's face turned to the facet clipped to `sides`, the region
+    /// the facet owns (`Facet::owned_sides`: across a gentle join, up to the
+    /// plane halfway to the neighbour): a box lying across a gentle ridge rests
     /// on the ridge, not on its corners sunk to the two slopes
     /// (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
     /// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
@@ -443,6 +444,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
     fn face_points(
         &self,
         facet: &Facet<D::Vector>,
+        sides: &OwnedSides<D::Vector>,
         margin: f32,
         top: Option<D::Vector>,
         found: &mut impl FnMut(ShapeContact<D>),
@@ -477,7 +479,6 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
             });
         };
         if facet.has_gentle_join() {
-            let sides = facet.owned_sides();
             let towards = self.pose.inverse_transform_vector(-front);
             let top = top.unwrap_or_else(|| self.shape.support(towards));
             self.shape.for_each_support_face(towards, top, &mut |face| {
@@ -486,7 +487,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
                 for (c, &v) in corners.iter_mut().zip(&face[..count]) {
                     *c = self.pose.transform_point(v);
                 }
-                clip_to_sides(&sides, &corners[..count], &mut contact);
+                clip_to_sides(sides, &corners[..count], &mut contact);
             });
             // The face turned to the facet holds the core's vertex nearest
             // it, and every other vertex lies higher.
@@ -686,9 +687,13 @@ mod tests {
         };
         let mut points = Vec::new();
         let (over, facet) = OverFacets::of_pair(&pair).unwrap();
-        let face = facet_face(&over, facet, 0.02, &mut |c: ShapeContact<D3>| {
-            points.push(c.point_b)
-        });
+        let face = facet_face(
+            &over,
+            facet,
+            &facet.owned_sides(),
+            0.02,
+            &mut |c: ShapeContact<D3>| points.push(c.point_b),
+        );
         (
             matches!(face, FacetContact::Face(n) if n == Vec3::Y),
             points,
