@@ -70,6 +70,15 @@ pub(crate) struct OwnedSides<V> {
     len: usize,
 }
 
+impl<V: Vector> OwnedSides<V> {
+    /// True when `p` lies inside every side (on one counts).
+    pub(crate) fn contain(&self, p: V) -> bool {
+        self.sides[..self.len]
+            .iter()
+            .all(|&(on, outward)| (p - on).dot(outward) <= 0.0)
+    }
+}
+
 /// The part of the convex polygon `points` (in order; two points are a
 /// segment, one a point) inside `sides`: `points` clipped to each side in
 /// turn (Sutherland-Hodgman), each point of the result handed to `found`.

@@ -288,6 +288,14 @@ pub(crate) enum FacetContact<D: NarrowPhaseDim> {
     Query,
 }
 
+/// How far a vertex's height over a facet read in the shape's frame may be
+/// from the same height read in the surface's frame, metres: a few ulps of
+/// coordinates up to ten kilometres from the origin, with room to spare.
+/// Vertices higher than the margin by more are skipped unread in the
+/// surface's frame ([`OverFacets::face_points`]), so the rounding of the
+/// shortcut never drops a point the exact test would keep.
+const HEIGHT_ROUNDING: f32 = 1e-3;
+
 /// The contact of `facet` with the shape `over` it, decided on the facet's
 /// face where it can be:
 /// 1. a shape whose inner point is behind the facet's plane, or whose deepest
@@ -493,10 +501,18 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
             // it, and every other vertex lies higher.
             return;
         }
+        // With no gentle join, the owned region is the facet's own: a
+        // vertex over it is inside its sides. Each vertex's height is first
+        // read in the shape's frame, one dot, which rules out most of them
+        // before they are put in the surface's frame.
+        let up = self.pose.inverse_transform_vector(front);
+        let origin_height = facet.height_of(self.pose.translation);
         self.shape.for_each_core_vertex(|vertex| {
+            if origin_height + up.dot(vertex) - radius > margin + HEIGHT_ROUNDING {
+                return;
+            }
             let on_facet = self.pose.transform_point(vertex);
-            // The height first: it rules out most vertices, for one dot.
-            if facet.height_of(on_facet) - radius <= margin && facet.covers(on_facet) {
+            if facet.height_of(on_facet) - radius <= margin && sides.contain(on_facet) {
                 contact(on_facet);
             }
         });
