@@ -13,14 +13,20 @@
 //!    shape's bounding radius) relative to the surface since the last
 //!    lookup, there is no lookup: see step 5. A margin wider than the
 //!    lookup's looks up again.
-//! 2. The candidates keep their facet manifolds from the step before
-//!    (matched by facet index, so their impulses warm-start); a new
-//!    candidate starts an empty one, unless its face alone finds it apart
-//!    with no distance bound or meets it on its face (then it makes none:
-//!    [`FacetPass::fresh`]); a facet no longer near drops its own, and so does
-//!    one left with no points and no distance bound to skip its next query
-//!    by.
-//! 3. Each candidate's face decides its contact
+//! 2. A smooth candidate (`Facet::is_smooth`: each join inactive or
+//!    gentle, as nearly every facet of a terrain) never needs a query: it
+//!    keeps no manifold, and the smooth candidates are met together on
+//!    their faces (`narrow_phase::surface::OverFacets::smooth_contacts`:
+//!    the shape's face turned to each group of them within
+//!    [`CLUSTER_COSINE`] is found once and clipped to each), their contacts
+//!    gathered for step 4. The other candidates keep their facet manifolds
+//!    from the step before (matched by facet index, so their impulses
+//!    warm-start); a new one starts an empty one, unless its face alone
+//!    finds it apart with no distance bound or meets it on its face (then
+//!    it makes none: [`FacetPass::fresh`]); a facet no longer near drops its
+//!    own, and so does one left with no points and no distance bound to
+//!    skip its next query by.
+//! 3. Each other candidate's face decides its contact
 //!    (`narrow_phase::surface::facet_face`, which makes the facet
 //!    one-sided and smooth across its joins): apart, its manifold keeps
 //!    the distance bound (its next checks are skipped while it holds);
@@ -73,7 +79,7 @@
 
 use super::dim::ManifoldDim;
 use super::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
-use super::narrow_phase::surface::{facet_face, FacetContact, OverFacets};
+use super::narrow_phase::surface::{facet_face, FaceScratch, FacetContact, OverFacets};
 use super::narrow_phase::ShapeContact;
 use crate::math::{Pose, Vector};
 use crate::shape::OWN_NORMAL_COSINE;
@@ -111,6 +117,12 @@ pub struct FacetManifolds<D: ManifoldDim> {
     /// The facets near the shape this step (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     near: Vec<u32>,
+    /// The smooth ones of them (kept for the allocation).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    smooth: Vec<u32>,
+    /// What meeting the smooth facets fills (kept for the allocation).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    scratch: FaceScratch<D::Vector>,
     /// A facet's contacts found on its face (kept for the allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     found: Vec<ShapeContact<D>>,
@@ -223,7 +235,7 @@ struct FacetPass<'a, D: ManifoldDim> {
     surface: &'a Surface<D>,
     surface_is_a: bool,
     /// The shape paired with the surface, in the surface's frame.
-    over: OverFacets<'a, D>,
+    over: &'a OverFacets<'a, D>,
     tuning: ManifoldTuning,
     /// A facet's contacts found on its face.
     found: &'a mut Vec<ShapeContact<D>>,
@@ -251,7 +263,7 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
         let (sides, surface_is_a, tuning) = (self.sides, self.surface_is_a, self.tuning);
         let index = facet;
         let facet = &self.surface.facets()[facet as usize];
-        let (over, surface) = (&self.over, self.surface);
+        let (over, surface) = (self.over, self.surface);
         let (found, gathered) = (&mut *self.found, &mut *self.gathered);
         let mut full_update = |m: &mut Manifold<D>, view: &PairView<'_, D>| {
             found.clear();
@@ -290,7 +302,7 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
         let found = &mut *self.found;
         found.clear();
         let sides = self.surface.owned_sides(facet);
-        let face = facet_face(&self.over, facet_ref, &sides, tuning.margin, &mut |c| {
+        let face = facet_face(self.over, facet_ref, &sides, tuning.margin, &mut |c| {
             found.push(c)
         });
         // `worth_keeping`'s rule: a bound of 0 (or NaN) skips nothing.
@@ -396,7 +408,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 sides: &sides,
                 surface,
                 surface_is_a,
-                over,
+                over: &over,
                 tuning,
                 found: &mut self.found,
                 gathered: &mut self.gathered,
@@ -420,17 +432,20 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         let Self {
             manifolds,
             near,
+            smooth,
+            scratch,
             found,
             fresh,
             gathered,
             ..
         } = self;
         fresh.clear();
+        smooth.clear();
         let mut pass = FacetPass {
             sides: &sides,
             surface,
             surface_is_a,
-            over,
+            over: &over,
             tuning,
             found,
             gathered,
@@ -441,6 +456,17 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 // Not near any more: dropped below.
                 manifolds[old].0 = DROPPED;
                 old += 1;
+            }
+            let kept = matches!(manifolds.get(old), Some((f, _)) if *f == facet);
+            if surface.facets()[facet as usize].is_smooth() {
+                // Met on its face alone, with the other smooth facets
+                // (below); a manifold of its own (from a saved world) goes.
+                if kept {
+                    manifolds[old].0 = DROPPED;
+                    old += 1;
+                }
+                smooth.push(facet);
+                continue;
             }
             match manifolds.get_mut(old) {
                 Some((f, m)) if *f == facet => {
@@ -457,6 +483,14 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         for (f, _) in &mut manifolds[old..] {
             *f = DROPPED;
         }
+        over.smooth_contacts(
+            surface,
+            smooth,
+            tuning.margin,
+            CLUSTER_COSINE,
+            scratch,
+            &mut |facet, normal, c| gathered.push((facet, normal, c)),
+        );
         manifolds.retain(|(f, m)| *f != DROPPED && m.worth_keeping());
         if !fresh.is_empty() {
             manifolds.append(fresh);
@@ -707,7 +741,7 @@ mod tests {
                         sides: &sides,
                         surface,
                         surface_is_a: true,
-                        over: OverFacets::new(body, &sides[1].pose, &sides[0].pose, true),
+                        over: &OverFacets::new(body, &sides[1].pose, &sides[0].pose, true),
                         tuning: TUNING,
                         found: &mut found,
                         gathered: &mut Vec::new(),

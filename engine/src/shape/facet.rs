@@ -242,6 +242,13 @@ impl<V: FacetGeometry> Facet<V> {
         matches!(self.joins[k], Join::Convex(other) if self.normal.dot(other) >= GENTLE_JOIN_COSINE)
     }
 
+    /// True when no boundary of the facet needs a query: each join is
+    /// inactive or gentle, so every contact the facet makes is on its face
+    /// (`narrow_phase::surface`).
+    pub(crate) fn is_smooth(&self) -> bool {
+        (0..V::FACET_CORNERS).all(|k| matches!(self.joins[k], Join::Inactive) || self.is_gentle(k))
+    }
+
     /// True when some join of the facet is gentle.
     pub(crate) fn has_gentle_join(&self) -> bool {
         (0..V::FACET_CORNERS).any(|k| self.is_gentle(k))

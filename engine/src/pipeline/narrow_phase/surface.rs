@@ -19,7 +19,15 @@
 //!    point towards the facet's plane, and its separation from the plane.
 //!    So a box sliding across the flat join of two triangles meets the
 //!    second one's plane, not its edge (`tests/level_geometry.rs`).
-//! 5. A whole surface (the public [`super::contact`] and the casts) is
+//! 5. On the face: a facet whose active borders (free ones, convex joins
+//!    bent more than gently) the shape does not reach is met without GJK
+//!    ([`facet_face`]): its contacts are the shape's vertices over it near
+//!    its plane or, where a join is gentle, the shape's face turned to it
+//!    clipped to the region the facet owns. The smooth facets near a shape
+//!    (`Facet::is_smooth`: no active border at all) are met together
+//!    ([`OverFacets::smooth_contacts`]): grouped by normal, the shape's face
+//!    found once per group and clipped to each, in the surface's frame.
+//! 6. A whole surface (the public [`super::contact`] and the casts) is
 //!    met facet by facet, through its BVH: the deepest contact, the
 //!    nearest hit, with the facet's index.
 //!
@@ -361,6 +369,16 @@ pub(crate) fn face_contacts<D: NarrowPhaseDim>(
     true
 }
 
+/// The buffers [`OverFacets::smooth_contacts`] fills (kept by the caller
+/// for their allocations).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FaceScratch<V> {
+    /// Which facets have joined a group.
+    taken: Vec<bool>,
+    /// A group's face, surface frame: each part's corners and their count.
+    parts: Vec<([V; MAX_OWNED_CLIP], usize)>,
+}
+
 /// The convex shape paired with a surface, in the surface's frame, where
 /// the facets' corners and normals are stored: what the face tests of one
 /// pair's facets ([`facet_face`]) read of the shape, put in that frame once
@@ -438,6 +456,121 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
         })
     }
 
+    /// The contact at `on_facet` (a point of the core, surface frame) with
+    /// `facet`, the point grown by `radius` towards its plane, if within
+    /// `margin` of it. `world` keeps the facet's front and contact normal,
+    /// world, once a contact needs them (most facets near a body make none).
+    fn contact_on(
+        &self,
+        facet: &Facet<D::Vector>,
+        on_facet: D::Vector,
+        radius: f32,
+        margin: f32,
+        world: &mut Option<(D::Vector, D::Vector)>,
+    ) -> Option<ShapeContact<D>> {
+        let height = facet.height_of(on_facet) - radius;
+        if height > margin {
+            return None;
+        }
+        let (front, normal) = *world.get_or_insert_with(|| {
+            let front = self.surface_pose.transform_vector(facet.normal);
+            (front, if self.surface_is_a { front } else { -front })
+        });
+        let point = self.surface_pose.transform_point(on_facet) - front * radius;
+        let foot = point - front * height;
+        let (point_a, point_b) = if self.surface_is_a {
+            (foot, point)
+        } else {
+            (point, foot)
+        };
+        Some(ShapeContact {
+            depth: -height,
+            normal,
+            point_a,
+            point_b,
+        })
+    }
+
+    /// The contacts of the shape with the smooth facets `facets` of
+    /// `surface` (`Facet::is_smooth`: no join of theirs needs a query),
+    /// each handed to `found` with its facet's index and contact normal
+    /// (world, from A to B). The facets are grouped by normal: each joins
+    /// the first group, in the order given, whose first facet's normal is
+    /// within `group_cosine` of its own, or starts one. The shape's core
+    /// face turned to a group's first facet is found once, put in the
+    /// surface's frame, and clipped to each facet of the group (to the
+    /// region it owns, `Facet::owned_sides`); its points within `margin` of
+    /// the facet's plane, grown by the shape's radius, are the facet's
+    /// contacts, as [`Self::face_points`] finds them for one facet. A
+    /// facet the shape's inner point is behind makes none (one-sided).
+    /// Most facets near a body lie beside it, and the clipping rules them
+    /// out for a few dot products each.
+    pub(crate) fn smooth_contacts(
+        &self,
+        surface: &Surface<D>,
+        facets: &[u32],
+        margin: f32,
+        group_cosine: f32,
+        scratch: &mut FaceScratch<D::Vector>,
+        found: &mut impl FnMut(u32, D::Vector, ShapeContact<D>),
+    ) {
+        let radius = self.shape.radius();
+        let all = surface.facets();
+        scratch.taken.clear();
+        scratch.taken.resize(facets.len(), false);
+        for first in 0..facets.len() {
+            if scratch.taken[first] {
+                continue;
+            }
+            let key = all[facets[first] as usize].normal;
+            // The group's face, surface frame, a polygon per part (a
+            // hull's face comes as its triangles).
+            scratch.parts.clear();
+            let towards = self.pose.inverse_transform_vector(-key);
+            let top = self.shape.support(towards);
+            self.shape.for_each_support_face(towards, top, &mut |face| {
+                let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
+                let count = face.len().min(MAX_OWNED_CLIP);
+                for (c, &v) in corners.iter_mut().zip(&face[..count]) {
+                    *c = self.pose.transform_point(v);
+                }
+                scratch.parts.push((corners, count));
+            });
+            for (k, &index) in facets.iter().enumerate().skip(first) {
+                let facet = &all[index as usize];
+                if scratch.taken[k] || facet.normal.dot(key) < group_cosine {
+                    continue;
+                }
+                scratch.taken[k] = true;
+                if facet.height_of(self.inner) < 0.0 {
+                    continue;
+                }
+                let sides = surface.owned_sides(index);
+                let mut world = None;
+                let mut contact = |on_facet| {
+                    if let Some(c) = self.contact_on(facet, on_facet, radius, margin, &mut world) {
+                        found(index, c.normal, c);
+                    }
+                };
+                let gentle = facet.has_gentle_join();
+                for (corners, count) in &scratch.parts {
+                    if gentle {
+                        clip_to_sides(&sides, &corners[..*count], &mut contact);
+                    } else {
+                        // Across a flat or concave join the face's points
+                        // between its corners lie no lower than they do:
+                        // its corners over the facet stand for it.
+                        for &corner in &corners[..*count] {
+                            if sides.contain(corner) {
+                                contact(corner);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The shape's core vertices over `facet`, each grown by the shape's
     /// radius towards the plane, within `margin` of it, as contacts.
     /// Where the facet has a gentle join, the points are instead those of
@@ -459,32 +592,11 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
     ) {
         let radius = self.shape.radius();
         let front = facet.normal;
-        // The facet's front and contact normal, world: taken at the first
-        // contact, most facets near a body making none.
-        let mut world: Option<(D::Vector, D::Vector)> = None;
-        // A point of the core, surface frame, as a contact.
+        let mut world = None;
         let mut contact = |on_facet: D::Vector| {
-            let height = facet.height_of(on_facet) - radius;
-            if height > margin {
-                return;
+            if let Some(c) = self.contact_on(facet, on_facet, radius, margin, &mut world) {
+                found(c);
             }
-            let (front_w, normal) = *world.get_or_insert_with(|| {
-                let front_w = self.surface_pose.transform_vector(front);
-                (front_w, if self.surface_is_a { front_w } else { -front_w })
-            });
-            let point = self.surface_pose.transform_point(on_facet) - front_w * radius;
-            let foot = point - front_w * height;
-            let (point_a, point_b) = if self.surface_is_a {
-                (foot, point)
-            } else {
-                (point, foot)
-            };
-            found(ShapeContact {
-                depth: -height,
-                normal,
-                point_a,
-                point_b,
-            });
         };
         if facet.has_gentle_join() {
             let towards = self.pose.inverse_transform_vector(-front);
