@@ -617,6 +617,16 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         self.manifolds().map(|m| m.points().len()).sum()
     }
 
+    /// The `k`th manifold (of [`FacetManifolds::manifolds`]).
+    pub(crate) fn manifold(&self, k: usize) -> Option<&Manifold<D>> {
+        let facets = self.manifolds.len();
+        if k < facets {
+            self.manifolds.get(k).map(|(_, m)| m)
+        } else {
+            self.clusters.get(k - facets).map(|(_, m)| m)
+        }
+    }
+
     /// The `k`th manifold, to store its impulses.
     pub(crate) fn manifold_mut(&mut self, k: usize) -> Option<&mut Manifold<D>> {
         let facets = self.manifolds.len();
