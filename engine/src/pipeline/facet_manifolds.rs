@@ -364,7 +364,20 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             // did not.
             moved < tuning.reuse && tuning.margin <= margin
         });
-        self.old_clusters.clone_from(&self.clusters);
+        // The clusters of the step before, to warm-start from (step 4): a
+        // pair that moved rebuilds its clusters, so they are moved aside,
+        // not copied; a still pair refreshes its own in place and keeps a
+        // copy, for the rebuild if one is left with no point (step 5), and
+        // for clusters a kept facet now makes. The same results either way
+        // (the pose hashes of `terrain_stress_3d` and
+        // `terrain_mesh_stress_3d`, `tests/rollback.rs`).
+        let moved_aside = !still;
+        if moved_aside {
+            std::mem::swap(&mut self.old_clusters, &mut self.clusters);
+            self.clusters.clear();
+        } else {
+            self.old_clusters.clone_from(&self.clusters);
+        }
         self.gathered.clear();
         let colliders = PairView {
             shape_a: a.shape,
@@ -387,7 +400,13 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             self.looked_up = Some((convex_in_surface, tuning.margin));
         }
         self.before.clear();
-        let clustered = self.clusters.iter().map(|(_, m)| (CLUSTERED, m));
+        // The clusters as they stand: moved aside, or refreshed in place.
+        let clusters_before = if moved_aside {
+            &self.old_clusters
+        } else {
+            &self.clusters
+        };
+        let clustered = clusters_before.iter().map(|(_, m)| (CLUSTERED, m));
         for (facet, m) in self.manifolds.iter().map(|(f, m)| (*f, m)).chain(clustered) {
             for p in m.points() {
                 self.before.push(Carried {
@@ -642,6 +661,16 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     /// Contact points of all the manifolds.
     pub(crate) fn point_count(&self) -> usize {
         self.manifolds().map(|m| m.points().len()).sum()
+    }
+
+    /// The `k`th manifold (of [`FacetManifolds::manifolds`]).
+    pub(crate) fn manifold(&self, k: usize) -> Option<&Manifold<D>> {
+        let facets = self.manifolds.len();
+        if k < facets {
+            self.manifolds.get(k).map(|(_, m)| m)
+        } else {
+            self.clusters.get(k - facets).map(|(_, m)| m)
+        }
     }
 
     /// The `k`th manifold, to store its impulses.

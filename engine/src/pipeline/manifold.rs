@@ -840,13 +840,11 @@ pub(crate) fn spread_choice<D: ManifoldDim>(
     let deepest = (0..world.len())
         .map(&separation)
         .fold(f32::INFINITY, f32::min);
-    let outermost_level = (0..world.len())
-        .filter(|&i| separation(i) <= deepest + level)
-        .max_by(|&i, &j| {
-            (world[i] - centroid)
-                .length_squared()
-                .total_cmp(&(world[j] - centroid).length_squared())
-        });
+    let outermost_level = last_greatest(
+        (0..world.len()).filter(|&i| separation(i) <= deepest + level),
+        |i| (world[i] - centroid).length_squared(),
+        f32::total_cmp,
+    );
     let mut chosen = D::PerPoint::<usize>::default();
     let mut count = 0;
     if let Some(i) = outermost_level {
@@ -862,14 +860,13 @@ pub(crate) fn spread_choice<D: ManifoldDim>(
     let bears = |i: usize| separation(i) <= (deepest + level).max(0.0);
     while count < D::MAX_MANIFOLD_POINTS {
         let so_far = &chosen.as_ref()[..count];
-        let spread = |i: usize| area_gain::<D>(world, so_far, i);
-        let next = (0..world.len())
-            .filter(|i| !so_far.contains(i))
-            .max_by(|&i, &j| {
-                bears(i)
-                    .cmp(&bears(j))
-                    .then(spread(i).total_cmp(&spread(j)))
-            });
+        let next = last_greatest(
+            (0..world.len()).filter(|i| !so_far.contains(i)),
+            |i| (bears(i), area_gain::<D>(world, so_far, i)),
+            |(bears_i, spread_i), (bears_j, spread_j)| {
+                bears_i.cmp(bears_j).then(spread_i.total_cmp(spread_j))
+            },
+        );
         match next {
             Some(i) => chosen[count] = i,
             None => break,
@@ -877,6 +874,26 @@ pub(crate) fn spread_choice<D: ManifoldDim>(
         count += 1;
     }
     (chosen, count)
+}
+
+/// Of `indices`, the one whose `key` is greatest by `compare`, the last of
+/// equals, as `Iterator::max_by` picks it, but with each key computed once
+/// (`max_by` computes both of every comparison's: twice the area gains of
+/// [`spread_choice`]).
+fn last_greatest<K>(
+    indices: impl Iterator<Item = usize>,
+    key: impl Fn(usize) -> K,
+    compare: impl Fn(&K, &K) -> core::cmp::Ordering,
+) -> Option<usize> {
+    let mut greatest: Option<(usize, K)> = None;
+    for i in indices {
+        let k = key(i);
+        match &greatest {
+            Some((_, g)) if compare(g, &k) == core::cmp::Ordering::Greater => {}
+            _ => greatest = Some((i, k)),
+        }
+    }
+    greatest.map(|(i, _)| i)
 }
 
 /// How much point `i` widens the chosen points: distance from a single
