@@ -91,8 +91,15 @@ pub(crate) fn clip_to_sides<V: Vector>(
     points: &[V],
     found: &mut impl FnMut(V),
 ) {
-    let mut polygon = [V::ZERO; MAX_OWNED_CLIP];
     let mut len = points.len().min(MAX_OWNED_CLIP);
+    // Wholly outside a side, the points are gone: most faces near a facet
+    // lie over a neighbour, found so before any clipping.
+    let outside =
+        |&(on, outward): &(V, V)| points[..len].iter().all(|&p| (p - on).dot(outward) > 0.0);
+    if sides.sides[..sides.len].iter().any(outside) {
+        return;
+    }
+    let mut polygon = [V::ZERO; MAX_OWNED_CLIP];
     polygon[..len].copy_from_slice(&points[..len]);
     for &(on, outward) in &sides.sides[..sides.len] {
         if len == 0 {

@@ -44,13 +44,19 @@ use glam::{Vec2, Vec3};
 use super::bvh::Bvh;
 use super::facet::{join_between, Facet, FacetGeometry, Join, OwnedSides, FLAT_JOIN_COSINE};
 use super::{Aabb, ShapeDim, ShapeError};
-use crate::math::{Vector, D2, D3};
+use crate::math::{SimdWord, Vector, D2, D3};
 
 /// A triangle whose height over its longest edge is below this is dropped:
 /// its normal, from a cross product rounded to about `f32::EPSILON` of the
 /// edges' lengths multiplied, would be tilted by up to `1.2e-7 / 1e-5` rad
 /// (0.7 degrees), as much as the flat-join tolerance.
 const SLIVER_RATIO: f32 = 1e-5;
+/// How far past a box's side, in cells, a heightfield's grid lookup
+/// (`Surface::facets_in`) takes the cells there: a corner's coordinate and
+/// the cell index found from it are each a few ulps off the exact grid
+/// (about 1e-5 of a cell on a grid of a thousand cells), so a box touching
+/// a cell's border still finds that cell's triangles.
+const CELL_ROUNDING: f32 = 1e-3;
 /// Most facets a surface holds: facets are named by `u32`.
 const MAX_FACETS: usize = u32::MAX as usize;
 /// Fewest samples along each side of a heightfield: two make one cell.
@@ -175,11 +181,67 @@ impl<D: ShapeDim> Surface<D> {
     /// finite finds none.
     pub fn facets_in(&self, aabb: &Aabb<D>, out: &mut Vec<u32>) {
         out.clear();
+        if self.grid_facets_in(aabb, out) {
+            return;
+        }
         self.bvh.query(aabb, |i| {
             out.push(i);
             true
         });
         out.sort_unstable();
+    }
+
+    /// [`Self::facets_in`] on a heightfield's grid, where a cell's place
+    /// gives its facets: the cells under the box (widened by
+    /// [`CELL_ROUNDING`] for the rounding of a cell's index), row by row, each cell's two triangles
+    /// tested as the BVH tests them (`heightfield_grid_finds_what_the_bvh_finds`),
+    /// so in facet order with no sort and no walk down a tree. False, having
+    /// found nothing, when the surface is no heightfield with every cell kept
+    /// (facet `i` is then not cell `i / 2`'s).
+    fn grid_facets_in(&self, aabb: &Aabb<D>, out: &mut Vec<u32>) -> bool {
+        let SurfaceSource::HeightField {
+            rows,
+            columns,
+            scale,
+        } = self.source
+        else {
+            return false;
+        };
+        if self.dropped != 0 {
+            return false;
+        }
+        let (low, high) = (aabb.min.to_word(), aabb.max.to_word());
+        if !(low.is_finite() && high.is_finite()) {
+            return true;
+        }
+        let (cell_rows, cell_columns) = (rows - 1, columns - 1);
+        // The cell along an axis of `cells` cells over `extent` metres
+        // centred on the origin that holds `at`, moved by `slack` cells and
+        // clamped to the grid (a float's `as` truncates towards zero and
+        // saturates).
+        let cell = |at: f32, extent: f32, cells: usize, slack: f32| {
+            let t = (at / extent + 0.5) * cells as f32 + slack;
+            (t.max(0.0) as usize).min(cells - 1)
+        };
+        let column_range = (
+            cell(low.x, scale.x, cell_columns, -CELL_ROUNDING),
+            cell(high.x, scale.x, cell_columns, CELL_ROUNDING),
+        );
+        let row_range = (
+            cell(low.z, scale.z, cell_rows, -CELL_ROUNDING),
+            cell(high.z, scale.z, cell_rows, CELL_ROUNDING),
+        );
+        for r in row_range.0..=row_range.1 {
+            for c in column_range.0..=column_range.1 {
+                let first = 2 * (r * cell_columns + c);
+                for i in first..first + 2 {
+                    if facet_box(&self.facets[i]).overlaps(aabb) {
+                        out.push(i as u32);
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// Number of zero-area (3D) or zero-length (2D) facets dropped when
@@ -497,6 +559,50 @@ mod tests {
                 assert_eq!(*join, expected, "{facet:?} border {k}");
             }
         }
+    }
+
+    #[test]
+    fn heightfield_grid_finds_what_the_bvh_finds() {
+        // Deterministic hills on a 13 x 9 grid, and boxes of all sizes
+        // around and beyond it (touching ones, thin ones, ones outside).
+        let (rows, columns) = (13, 9);
+        let heights: Vec<f32> = (0..rows * columns)
+            .map(|i| ((i * 37 % 11) as f32 - 5.0) * 0.21)
+            .collect();
+        let surface =
+            Surface::<D3>::heightfield(&heights, rows, columns, Vec3::new(8.0, 1.5, 12.0)).unwrap();
+        let mut state = 0x2545_f491_u32;
+        let mut next = move |low: f32, high: f32| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            low + (high - low) * (state >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let (mut grid, mut bvh) = (Vec::new(), Vec::new());
+        let mut found = 0;
+        for round in 0..4000 {
+            let centre = Vec3::new(next(-6.0, 6.0), next(-2.5, 2.5), next(-8.0, 8.0));
+            let half = Vec3::new(next(0.0, 3.0), next(0.0, 2.0), next(0.0, 3.0));
+            let mut aabb: Aabb<D3> = Aabb::new(centre - half, centre + half);
+            if round % 4 == 0 {
+                // A box whose side lies on a facet's corner: touching counts.
+                let facet = &surface.facets()[round % surface.facets().len()];
+                aabb.min.x = facet.corners()[0].x;
+            }
+            surface.facets_in(&aabb, &mut grid);
+            bvh.clear();
+            surface.bvh().query(&aabb, |i| {
+                bvh.push(i);
+                true
+            });
+            bvh.sort_unstable();
+            assert_eq!(grid, bvh, "{aabb:?}");
+            found += grid.len();
+        }
+        assert!(found > 10_000, "the boxes met facets: {found}");
+        let nan: Aabb<D3> = Aabb::new(Vec3::splat(f32::NAN), Vec3::ONE);
+        surface.facets_in(&nan, &mut grid);
+        assert!(grid.is_empty());
     }
 
     /// An 8 x 8-vertex grid over x, z in [0, 7]: 98 triangles facing +Y.
