@@ -175,7 +175,11 @@ pub enum FacetFeature {
 /// One facet: a segment (2D, two corners) or a triangle (3D, three corners,
 /// counter-clockwise seen from the front), in its surface's frame.
 #[derive(Copy, Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound(deserialize = "V: serde::Deserialize<'de> + Default"))
+)]
 pub struct Facet<V> {
     /// Corners, metres; in 2D the third repeats the second.
     pub(crate) corners: [V; 3],
@@ -183,6 +187,12 @@ pub struct Facet<V> {
     pub(crate) normal: V,
     /// What lies across each boundary feature (2D: the first two).
     pub(crate) joins: [Join<V>; 3],
+    /// The outward normals of the sides of the region the facet owns
+    /// ([`Self::owned_outwards`]), kept by the surface that holds the facet
+    /// once its joins are known (`Surface::owned_sides` reads them, every
+    /// step for every facet near a body; not saved). Zero until then.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) owned: [V; 3],
 }
 
 /// The dimension-specific geometry of facets: [`crate::shape::ShapeDim`] provides it.
@@ -220,6 +230,7 @@ impl<V: FacetGeometry> Facet<V> {
             normal: V::facet_normal(&corners)?,
             corners,
             joins: [Join::Free; 3],
+            owned: [V::ZERO; 3],
         })
     }
 

@@ -97,10 +97,6 @@ pub struct Surface<D: ShapeDim> {
     source: SurfaceSource,
     /// The facets kept, with their joins; facet `i` is item `i` of `bvh`.
     facets: Vec<Facet<D::Vector>>,
-    /// Each facet's owned sides' outward normals (`Facet::owned_outwards`),
-    /// derived from the facets (not saved): every body near a facet clips
-    /// its face to them each step.
-    owned: Vec<[D::Vector; 3]>,
     /// The facets' boxes, for finding those near a box or a ray.
     bvh: Bvh<D>,
     /// The box around all facets, local frame, metres.
@@ -112,12 +108,16 @@ pub struct Surface<D: ShapeDim> {
 }
 
 impl<D: ShapeDim> Surface<D> {
-    /// The surface of these linked `facets` (step 4 of the module docs).
+    /// The surface of these linked `facets` (step 4 of the module docs), each
+    /// given its owned sides (`Facet::owned`).
     fn assemble(
         source: SurfaceSource,
-        facets: Vec<Facet<D::Vector>>,
+        mut facets: Vec<Facet<D::Vector>>,
         dropped: usize,
     ) -> Result<Self, ShapeError> {
+        for facet in &mut facets {
+            facet.owned = facet.owned_outwards();
+        }
         let boxes: Vec<Aabb<D>> = facets.iter().map(facet_box).collect();
         let Some(&first) = boxes.first() else {
             return Err(ShapeError::AllFacetsDegenerate { dropped });
@@ -131,7 +131,6 @@ impl<D: ShapeDim> Surface<D> {
         Ok(Self {
             source,
             bvh: Bvh::new(&boxes),
-            owned: facets.iter().map(Facet::owned_outwards).collect(),
             facets,
             local_aabb,
             bounding_radius,
@@ -158,7 +157,8 @@ impl<D: ShapeDim> Surface<D> {
     /// The sides of the region facet `i` owns (`Facet::owned_sides`), from
     /// the normals kept for it. Panics if there is no facet `i`.
     pub(crate) fn owned_sides(&self, i: u32) -> OwnedSides<D::Vector> {
-        self.facets[i as usize].owned_sides_from(&self.owned[i as usize])
+        let facet = &self.facets[i as usize];
+        facet.owned_sides_from(&facet.owned)
     }
 
     /// The hierarchy over the facets' boxes (item `i` is facet `i`).
