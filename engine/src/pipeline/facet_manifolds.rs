@@ -477,7 +477,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 old += 1;
             }
             let kept = matches!(manifolds.get(old), Some((f, _)) if *f == facet);
-            if surface.facets()[facet as usize].is_smooth() {
+            if surface.facets()[facet as usize].smooth {
                 // Met on its face alone, with the other smooth facets
                 // (below); a manifold of its own (from a saved world) goes.
                 if kept {

@@ -180,19 +180,29 @@ pub enum FacetFeature {
     derive(serde::Serialize, serde::Deserialize),
     serde(bound(deserialize = "V: serde::Deserialize<'de> + Default"))
 )]
+#[repr(C)]
 pub struct Facet<V> {
     /// Corners, metres; in 2D the third repeats the second.
     pub(crate) corners: [V; 3],
     /// Unit normal of the front (the side bodies are kept on).
     pub(crate) normal: V,
-    /// What lies across each boundary feature (2D: the first two).
-    pub(crate) joins: [Join<V>; 3],
     /// The outward normals of the sides of the region the facet owns
     /// ([`Self::owned_outwards`]), kept by the surface that holds the facet
     /// once its joins are known (`Surface::owned_sides` reads them, every
     /// step for every facet near a body; not saved). Zero until then.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) owned: [V; 3],
+    /// [`Self::is_smooth`], kept with `owned` (false until then).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) smooth: bool,
+    /// [`Self::has_gentle_join`], kept with `owned` (false until then).
+    /// The fields above are all a body meeting the facet on its face reads
+    /// (`OverFacets::smooth_contacts`): `repr(C)` keeps them together,
+    /// ahead of the joins, in two cache lines rather than three.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) gentle: bool,
+    /// What lies across each boundary feature (2D: the first two).
+    pub(crate) joins: [Join<V>; 3],
 }
 
 /// The dimension-specific geometry of facets: [`crate::shape::ShapeDim`] provides it.
@@ -231,6 +241,8 @@ impl<V: FacetGeometry> Facet<V> {
             corners,
             joins: [Join::Free; 3],
             owned: [V::ZERO; 3],
+            smooth: false,
+            gentle: false,
         })
     }
 

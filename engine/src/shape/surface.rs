@@ -109,7 +109,7 @@ pub struct Surface<D: ShapeDim> {
 
 impl<D: ShapeDim> Surface<D> {
     /// The surface of these linked `facets` (step 4 of the module docs), each
-    /// given its owned sides (`Facet::owned`).
+    /// given what its joins make of it (`Facet::owned`, `smooth`, `gentle`).
     fn assemble(
         source: SurfaceSource,
         mut facets: Vec<Facet<D::Vector>>,
@@ -117,6 +117,8 @@ impl<D: ShapeDim> Surface<D> {
     ) -> Result<Self, ShapeError> {
         for facet in &mut facets {
             facet.owned = facet.owned_outwards();
+            facet.smooth = facet.is_smooth();
+            facet.gentle = facet.has_gentle_join();
         }
         let boxes: Vec<Aabb<D>> = facets.iter().map(facet_box).collect();
         let Some(&first) = boxes.first() else {

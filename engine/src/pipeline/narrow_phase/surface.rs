@@ -552,9 +552,8 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
                         found(index, c.normal, c);
                     }
                 };
-                let gentle = facet.has_gentle_join();
                 for (corners, count) in &scratch.parts {
-                    if gentle {
+                    if facet.gentle {
                         clip_to_sides(&sides, &corners[..*count], &mut contact);
                     } else {
                         // Across a flat or concave join the face's points
