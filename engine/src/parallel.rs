@@ -60,6 +60,16 @@ mod serial {
         ) -> core::iter::FlatMap<Self, U, F> {
             self.flat_map(f)
         }
+        /// `map` with a state `init` makes for the items (rayon makes one
+        /// per split of the work; one thread has one).
+        fn map_init<T, R, I: FnOnce() -> T, F: FnMut(&mut T, Self::Item) -> R>(
+            self,
+            init: I,
+            mut f: F,
+        ) -> impl Iterator<Item = R> {
+            let mut state = init();
+            self.map(move |item| f(&mut state, item))
+        }
         /// No split to bound on one thread.
         fn with_min_len(self, _len: usize) -> Self {
             self

@@ -15,6 +15,7 @@ use crate::events::{ContactEvent, SensorEvent};
 use crate::joint::{Joint, JointEvent, JointHandle};
 use crate::math::{Angular, Axes, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
+use crate::pipeline::facet_manifolds::FacetBuffers;
 use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::joints::{JointInput, JointSolver};
 use crate::pipeline::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
@@ -1205,7 +1206,7 @@ impl<D: Dim> World<D> {
         let pairs = Shared::new(&mut self.pairs);
         awake_pairs
             .par_iter()
-            .map(|&k| {
+            .map_init(FacetBuffers::default, |facet_buffers, &k| {
                 // SAFETY: `awake_pairs` holds each pair's index at most
                 // once (built from an enumeration of the pairs, and
                 // extended only by pairs whose slot said they were not in
@@ -1233,7 +1234,7 @@ impl<D: Dim> World<D> {
                 };
                 if pair.surface.is_some() {
                     let bodies = pair.solver_bodies(index);
-                    pair.update_surface(colliders, tuning, |normal, points| {
+                    pair.update_surface(colliders, tuning, facet_buffers, |normal, points| {
                         Some(manifold_input(bodies?, colliders, normal, points))
                     });
                     return (None, false);

@@ -110,25 +110,6 @@ pub(crate) struct Side<'a, D: ManifoldDim> {
 pub struct FacetManifolds<D: ManifoldDim> {
     /// Each near facet's index with its manifold, in facet order.
     manifolds: Vec<(u32, Manifold<D>)>,
-    /// The manifolds of facets new to the pair this step (kept for the
-    /// allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    fresh: Vec<(u32, Manifold<D>)>,
-    /// The facets near the shape this step (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    near: Vec<u32>,
-    /// The smooth ones of them (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    smooth: Vec<u32>,
-    /// What meeting the smooth facets fills (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    scratch: FaceScratch<D::Vector>,
-    /// A facet's contacts found on its face (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    found: Vec<ShapeContact<D>>,
-    /// The points of the step before, for step 6 (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    before: Vec<Carried<D::Vector>>,
     /// The shape's pose in the surface's frame at the last BVH lookup
     /// (step 1) and the margin the lookup grew the box by, if any.
     looked_up: Option<(Pose<D>, f32)>,
@@ -140,22 +121,35 @@ pub struct FacetManifolds<D: ManifoldDim> {
     /// allocation).
     #[cfg_attr(feature = "serde", serde(skip))]
     old_clusters: Vec<(u32, Manifold<D>)>,
-    /// This step's face contacts, each with its facet's index and normal
-    /// (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
+}
+
+/// What one pair's update ([`FacetManifolds::update`]) fills and leaves
+/// behind: any pair's, so that one set per thread serves every surface
+/// pair of a step and stays in cache (a set per pair was a dozen cold
+/// allocations touched per update).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FacetBuffers<D: ManifoldDim> {
+    /// The manifolds of facets new to the pair this step.
+    fresh: Vec<(u32, Manifold<D>)>,
+    /// The facets near the shape this step.
+    near: Vec<u32>,
+    /// The smooth ones of them.
+    smooth: Vec<u32>,
+    /// What meeting the smooth facets fills.
+    scratch: FaceScratch<D::Vector>,
+    /// A facet's contacts found on its face.
+    found: Vec<ShapeContact<D>>,
+    /// The points of the step before, for step 6.
+    before: Vec<Carried<D::Vector>>,
+    /// This step's face contacts, each with its facet's index and normal.
     gathered: Vec<(u32, D::Vector, ShapeContact<D>)>,
-    /// One cluster's contacts (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
+    /// One cluster's contacts.
     group: Vec<ShapeContact<D>>,
-    /// Which gathered contacts have joined a cluster (kept for the
-    /// allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
+    /// Which gathered contacts have joined a cluster.
     group_taken: Vec<bool>,
     /// [`Manifold::from_cluster`]'s candidate points and their world
-    /// positions (kept for the allocation).
-    #[cfg_attr(feature = "serde", serde(skip))]
+    /// positions.
     pts: Vec<ManifoldPoint<D::Vector>>,
-    #[cfg_attr(feature = "serde", serde(skip))]
     world_pts: Vec<D::Vector>,
 }
 
@@ -352,6 +346,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         surface: &Surface<D>,
         surface_is_a: bool,
         tuning: ManifoldTuning,
+        buffers: &mut FacetBuffers<D>,
     ) {
         let (on_surface, convex) = if surface_is_a { (&a, &b) } else { (&b, &a) };
         let convex_in_surface = on_surface.pose.inv_mul(&convex.pose);
@@ -378,7 +373,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         } else {
             self.old_clusters.clone_from(&self.clusters);
         }
-        self.gathered.clear();
+        buffers.gathered.clear();
         let colliders = PairView {
             shape_a: a.shape,
             pose_a: a.pose,
@@ -396,10 +391,10 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 .shape
                 .aabb(&convex_in_surface)
                 .expanded(tuning.margin);
-            surface.facets_in(&reach, &mut self.near);
+            surface.facets_in(&reach, &mut buffers.near);
             self.looked_up = Some((convex_in_surface, tuning.margin));
         }
-        self.before.clear();
+        buffers.before.clear();
         // The clusters as they stand: moved aside, or refreshed in place.
         let clusters_before = if moved_aside {
             &self.old_clusters
@@ -409,7 +404,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         let clustered = clusters_before.iter().map(|(_, m)| (CLUSTERED, m));
         for (facet, m) in self.manifolds.iter().map(|(f, m)| (*f, m)).chain(clustered) {
             for p in m.points() {
-                self.before.push(Carried {
+                buffers.before.push(Carried {
                     facet,
                     on_shape: if surface_is_a { p.local_b } else { p.local_a },
                     normal: m.normal,
@@ -429,27 +424,27 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 surface_is_a,
                 over: &over,
                 tuning,
-                found: &mut self.found,
-                gathered: &mut self.gathered,
+                found: &mut buffers.found,
+                gathered: &mut buffers.gathered,
             };
             for (facet, manifold) in &mut self.manifolds {
                 pass.update(manifold, *facet);
             }
             self.manifolds.retain(|(_, m)| m.worth_keeping());
-            if !self.gathered.is_empty() {
+            if !buffers.gathered.is_empty() {
                 // A kept facet met on its face now: its contacts make
                 // clusters of their own, after the refreshed ones.
-                self.build_clusters(&colliders, tuning);
+                self.build_clusters(buffers, &colliders, tuning);
             }
-            self.carry_over(surface_is_a, tuning.merge);
+            self.carry_over(buffers, surface_is_a, tuning.merge);
             return;
         }
         // The kept manifolds are updated where they lie and the new ones
         // gathered apart, then merged in by facet index: a manifold moves
         // only when one before it is dropped or added (each facet's update
         // reads nothing of another's, so the order is free).
-        let Self {
-            manifolds,
+        let manifolds = &mut self.manifolds;
+        let FacetBuffers {
             near,
             smooth,
             scratch,
@@ -457,7 +452,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             fresh,
             gathered,
             ..
-        } = self;
+        } = &mut *buffers;
         fresh.clear();
         smooth.clear();
         let mut pass = FacetPass {
@@ -516,32 +511,37 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             manifolds.sort_unstable_by_key(|(facet, _)| *facet);
         }
         self.clusters.clear();
-        self.build_clusters(&colliders, tuning);
-        self.carry_over(surface_is_a, tuning.merge);
+        self.build_clusters(buffers, &colliders, tuning);
+        self.carry_over(buffers, surface_is_a, tuning.merge);
     }
 
     /// Step 4: the gathered face contacts grouped by normal (within
     /// [`CLUSTER_COSINE`] of a group's first facet normal), each group one
     /// manifold appended to the clusters ([`Manifold::from_cluster`]),
     /// marked with the facet of its deepest contact.
-    fn build_clusters(&mut self, colliders: &PairView<'_, D>, tuning: ManifoldTuning) {
-        let n = self.gathered.len();
-        self.group_taken.clear();
-        self.group_taken.resize(n, false);
+    fn build_clusters(
+        &mut self,
+        buffers: &mut FacetBuffers<D>,
+        colliders: &PairView<'_, D>,
+        tuning: ManifoldTuning,
+    ) {
+        let n = buffers.gathered.len();
+        buffers.group_taken.clear();
+        buffers.group_taken.resize(n, false);
         for first in 0..n {
-            if self.group_taken[first] {
+            if buffers.group_taken[first] {
                 continue;
             }
-            let key = self.gathered[first].1;
-            self.group.clear();
+            let key = buffers.gathered[first].1;
+            buffers.group.clear();
             let mut sum = D::Vector::ZERO;
-            let (mut deepest_facet, mut deepest) = (self.gathered[first].0, f32::NEG_INFINITY);
+            let (mut deepest_facet, mut deepest) = (buffers.gathered[first].0, f32::NEG_INFINITY);
             for k in first..n {
-                let (facet, normal, contact) = self.gathered[k];
-                if !self.group_taken[k] && normal.dot(key) > CLUSTER_COSINE {
-                    self.group_taken[k] = true;
+                let (facet, normal, contact) = buffers.gathered[k];
+                if !buffers.group_taken[k] && normal.dot(key) > CLUSTER_COSINE {
+                    buffers.group_taken[k] = true;
                     sum += normal;
-                    self.group.push(contact);
+                    buffers.group.push(contact);
                     if contact.depth > deepest {
                         (deepest_facet, deepest) = (facet, contact.depth);
                     }
@@ -556,11 +556,11 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             let m = Manifold::from_cluster(
                 colliders,
                 normal,
-                &self.group,
+                &buffers.group,
                 tuning.merge,
                 &self.old_clusters,
-                &mut self.pts,
-                &mut self.world_pts,
+                &mut buffers.pts,
+                &mut buffers.world_pts,
             );
             if !m.points().is_empty() {
                 self.clusters.push((deepest_facet, m));
@@ -574,12 +574,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
     /// points pass to another facet's manifold or to a cluster's point,
     /// a cluster's points to a facet's manifold (from cluster to cluster
     /// [`Manifold::from_cluster`] carries them).
-    fn carry_over(&mut self, surface_is_a: bool, radius: f32) {
+    fn carry_over(&mut self, buffers: &FacetBuffers<D>, surface_is_a: bool, radius: f32) {
         let on_shape =
             |p: &ManifoldPoint<D::Vector>| if surface_is_a { p.local_b } else { p.local_a };
         let near = |a: D::Vector, b: D::Vector| (a - b).length_squared() <= radius * radius;
-        for k in 0..self.before.len() {
-            let old = &self.before[k];
+        for k in 0..buffers.before.len() {
+            let old = &buffers.before[k];
             if old.normal_impulse == 0.0 {
                 continue;
             }
@@ -856,6 +856,7 @@ mod tests {
         let body = Shape::cuboid(Vec3::new(0.5, 0.3, 0.4)).unwrap();
         let rest = height_at(&vertices, 0.5) + 0.3 - 0.001;
         let mut fm = FacetManifolds::<D3>::default();
+        let (mut fb, mut fb_full) = (FacetBuffers::<D3>::default(), FacetBuffers::<D3>::default());
         let mut still_steps = 0;
         for step in 0..40 {
             // Rocking up and down by a tenth of a millimetre.
@@ -866,14 +867,20 @@ mod tests {
             let looked_up = fm.looked_up;
             let mut full = fm.clone();
             full.looked_up = None;
-            fm.update(sides(&ground, &body, pose), surface, true, TUNING);
-            full.update(sides(&ground, &body, pose), surface, true, TUNING);
+            fm.update(sides(&ground, &body, pose), surface, true, TUNING, &mut fb);
+            full.update(
+                sides(&ground, &body, pose),
+                surface,
+                true,
+                TUNING,
+                &mut fb_full,
+            );
             assert_eq!(fm.clusters.len(), 2, "step {step}");
             if step > 0 {
                 // No lookup, and nothing built from face contacts: the
                 // clusters' points were refreshed where they were.
                 assert_eq!(fm.looked_up, looked_up, "step {step}");
-                assert!(fm.gathered.is_empty(), "step {step}");
+                assert!(fb.gathered.is_empty(), "step {step}");
                 still_steps += 1;
             }
             assert_eq!(fm.clusters.len(), full.clusters.len(), "step {step}");
@@ -905,6 +912,7 @@ mod tests {
         let radius = 0.25;
         let body = Shape::ball(radius).unwrap();
         let mut fm = FacetManifolds::<D3>::default();
+        let mut fb = FacetBuffers::<D3>::default();
         // Each point of the step before: where it is on the ball, its
         // normal, and whether a cluster held it.
         let mut before: Vec<(Vec3, Vec3, bool)> = Vec::new();
@@ -921,7 +929,7 @@ mod tests {
                 })
                 .fold(f32::NEG_INFINITY, f32::max);
             let pose = Pose::new(Vec3::new(x, top - 0.001, 0.0), Quat::IDENTITY);
-            fm.update(sides(&ground, &body, pose), surface, true, TUNING);
+            fm.update(sides(&ground, &body, pose), surface, true, TUNING, &mut fb);
             let now: Vec<(Vec3, Vec3, bool, f32)> = fm
                 .manifolds
                 .iter()
@@ -966,6 +974,7 @@ mod tests {
         let body = Shape::cuboid(Vec3::new(0.5, 0.3, 0.4)).unwrap();
         let rest = height_at(&vertices, 0.0) + 0.3 - 0.001;
         let mut fm = FacetManifolds::<D3>::default();
+        let mut fb = FacetBuffers::<D3>::default();
         let at = |turn: Quat| {
             [
                 Side {
@@ -978,12 +987,18 @@ mod tests {
                 },
             ]
         };
-        fm.update(at(Quat::IDENTITY), surface, true, TUNING);
+        fm.update(at(Quat::IDENTITY), surface, true, TUNING, &mut fb);
         assert_eq!(fm.clusters.len(), 1);
         let normal = fm.clusters[0].1.normal;
         push_all(&mut fm);
         fm.looked_up = None;
-        fm.update(at(Quat::from_rotation_z(0.175)), surface, true, TUNING);
+        fm.update(
+            at(Quat::from_rotation_z(0.175)),
+            surface,
+            true,
+            TUNING,
+            &mut fb,
+        );
         assert_eq!(fm.clusters.len(), 1);
         let m = &fm.clusters[0].1;
         assert!(m.normal.dot(normal) < CLUSTER_COSINE);

@@ -40,7 +40,7 @@ use super::{ContactPair, World};
 use crate::collider::Collider;
 use crate::dim::Dim;
 use crate::math::{Pose, Vector};
-use crate::pipeline::facet_manifolds::{FacetManifolds, Side};
+use crate::pipeline::facet_manifolds::{FacetBuffers, FacetManifolds, Side};
 use crate::pipeline::manifold::{spread_choice, ManifoldPoint, ManifoldTuning, LEVEL_SHARE};
 use crate::pipeline::solver::{ContactSolver, ManifoldInput, PushTally};
 
@@ -376,13 +376,14 @@ impl<D: Dim> Default for Scratch<D> {
 }
 
 impl<D: Dim> ContactPair<D> {
-    /// Step 1 for a pair with a surface: its facets' manifolds updated and
-    /// their inputs taken, `input` making each from a manifold. Does
-    /// nothing for a pair without one.
+    /// Step 1 for a pair with a surface: its facets' manifolds updated
+    /// (`buffers`: the update's, any pair's) and their inputs taken, `input`
+    /// making each from a manifold. Does nothing for a pair without one.
     pub(crate) fn update_surface(
         &mut self,
         [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
         tuning: ManifoldTuning,
+        buffers: &mut FacetBuffers<D>,
         input: impl Fn(D::Vector, &[ManifoldPoint<D::Vector>]) -> Option<ManifoldInput<D>>,
     ) {
         let Some(contacts) = self.surface.as_deref_mut() else {
@@ -406,7 +407,7 @@ impl<D: Dim> ContactPair<D> {
         ];
         contacts
             .manifolds
-            .update(sides, surface, surface_is_a, tuning);
+            .update(sides, surface, surface_is_a, tuning, buffers);
         contacts.take_inputs(tuning.merge, input);
     }
 }
