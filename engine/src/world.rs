@@ -15,7 +15,6 @@ use crate::events::{ContactEvent, SensorEvent};
 use crate::joint::{Joint, JointEvent, JointHandle};
 use crate::math::{Angular, Axes, Pose, Vector};
 use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
-use crate::pipeline::facet_manifolds::FacetBuffers;
 use crate::pipeline::integrate::{self, SolverBody};
 use crate::pipeline::joints::{JointInput, JointSolver};
 use crate::pipeline::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};
@@ -42,7 +41,7 @@ pub use persist::{LoadError, FORMAT_VERSION, MAGIC, RECORDING_MAGIC};
 pub use replay::{Recording, ReplayReport};
 pub use state::WorldState;
 
-use surface_pairs::SurfaceContacts;
+use surface_pairs::{InputBuffers, SurfaceBuffers, SurfaceContacts};
 
 /// Bodies per rayon task when the solver's body states are read and written.
 const BODIES_PER_TASK: usize = 1024;
@@ -186,13 +185,14 @@ impl<D: Dim> ContactPair<D> {
         index: &SecondaryMap<BodyHandle, usize>,
         colliders: [(&Collider<D>, Pose<D>); 2],
         breaking: f32,
+        buffers: &mut InputBuffers<D>,
     ) {
         let Some(bodies) = self.solver_bodies(index) else {
             return;
         };
         let merge = merge_radius(breaking, colliders[0].0, colliders[1].0);
         if let Some(contacts) = self.surface.as_deref_mut() {
-            contacts.take_inputs(merge, |normal, points| {
+            contacts.take_inputs(merge, buffers, |normal, points| {
                 Some(manifold_input(bodies, colliders, normal, points))
             });
         }
@@ -1206,7 +1206,7 @@ impl<D: Dim> World<D> {
         let pairs = Shared::new(&mut self.pairs);
         awake_pairs
             .par_iter()
-            .map_init(FacetBuffers::default, |facet_buffers, &k| {
+            .map_init(SurfaceBuffers::default, |surface_buffers, &k| {
                 // SAFETY: `awake_pairs` holds each pair's index at most
                 // once (built from an enumeration of the pairs, and
                 // extended only by pairs whose slot said they were not in
@@ -1234,7 +1234,7 @@ impl<D: Dim> World<D> {
                 };
                 if pair.surface.is_some() {
                     let bodies = pair.solver_bodies(index);
-                    pair.update_surface(colliders, tuning, facet_buffers, |normal, points| {
+                    pair.update_surface(colliders, tuning, surface_buffers, |normal, points| {
                         Some(manifold_input(bodies?, colliders, normal, points))
                     });
                     return (None, false);
@@ -1264,6 +1264,7 @@ impl<D: Dim> World<D> {
             surface_pairs,
             ..
         } = &mut self.buffers;
+        let mut input_buffers = InputBuffers::default();
         for (k, pair) in self.pairs.iter_mut().enumerate() {
             let woke = |h| index.contains_key(h) && bodies.get(h).is_some_and(Body::is_active);
             if slot[k] != ASLEEP || !(woke(pair.body_a) || woke(pair.body_b)) {
@@ -1275,7 +1276,7 @@ impl<D: Dim> World<D> {
             if pair.surface.is_some() {
                 surface_pairs.push(k);
                 if let Some(colliders) = colliders {
-                    pair.take_surface_inputs(index, colliders, breaking);
+                    pair.take_surface_inputs(index, colliders, breaking, &mut input_buffers);
                 }
                 inputs.push(None);
             } else {

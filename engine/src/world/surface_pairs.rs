@@ -75,10 +75,10 @@ pub(crate) struct SurfaceContacts<D: Dim> {
     /// The inputs' points' sources, input by input.
     #[cfg_attr(feature = "serde", serde(skip))]
     sources: Vec<Source>,
-    /// Working memory of `take_inputs` and `store` (kept for the
-    /// allocations).
+    /// Each manifold's cluster, or [`NO_CLUSTER`], from `take_inputs` to
+    /// `store`.
     #[cfg_attr(feature = "serde", serde(skip))]
-    scratch: Scratch<D>,
+    member_of: Vec<u32>,
     /// Where this pair's inputs start among the solver's.
     #[cfg_attr(feature = "serde", serde(skip))]
     first_input: usize,
@@ -122,17 +122,17 @@ impl<D: Dim> SurfaceContacts<D> {
     pub(crate) fn take_inputs(
         &mut self,
         merge: f32,
+        buffers: &mut InputBuffers<D>,
         input: impl Fn(D::Vector, &[ManifoldPoint<D::Vector>]) -> Option<ManifoldInput<D>>,
     ) {
         self.inputs.clear();
         self.sources.clear();
-        let Scratch {
+        let InputBuffers {
             clusters,
-            member_of,
             candidates,
             world,
-            ..
-        } = &mut self.scratch;
+        } = buffers;
+        let member_of = &mut self.member_of;
         // a, b: clusters by normal, in the manifolds' order.
         clusters.clear();
         member_of.clear();
@@ -257,7 +257,7 @@ impl<D: Dim> SurfaceContacts<D> {
     /// Step 6: the solved impulses back into the facets' points; true when
     /// any input was solved.
     pub(crate) fn store(&mut self, solver: &ContactSolver<D>) -> bool {
-        let member_of = &self.scratch.member_of;
+        let member_of = &self.member_of;
         let mut any = false;
         for (n, (taken, input)) in self.inputs.iter().enumerate() {
             let slot = self.first_input + n;
@@ -308,7 +308,7 @@ fn all_apart<V: Vector>(points: &[ManifoldPoint<V>], merge: f32) -> bool {
 /// What an input was taken from.
 #[derive(Copy, Clone, Debug)]
 struct Taken {
-    /// Its cluster (`Scratch::member_of`).
+    /// Its cluster (`SurfaceContacts::member_of`).
     cluster: u32,
     /// Where its points' sources start in `SurfaceContacts::sources`.
     first_source: u32,
@@ -351,12 +351,12 @@ struct Cluster<V> {
     members: u32,
 }
 
-/// Working memory of [`SurfaceContacts::take_inputs`] and `store`.
+/// Working memory of [`SurfaceContacts::take_inputs`]: any pair's, so that
+/// one set per thread serves every surface pair of a step and stays in
+/// cache.
 #[derive(Clone, Debug)]
-struct Scratch<D: Dim> {
+pub(crate) struct InputBuffers<D: Dim> {
     clusters: Vec<Cluster<D::Vector>>,
-    /// Each manifold's cluster, or [`NO_CLUSTER`].
-    member_of: Vec<u32>,
     /// A cluster's points, each with its source (one of two points
     /// within the merging radius, the deeper).
     candidates: Vec<(Source, ManifoldPoint<D::Vector>)>,
@@ -364,13 +364,29 @@ struct Scratch<D: Dim> {
     world: Vec<D::Vector>,
 }
 
-impl<D: Dim> Default for Scratch<D> {
+impl<D: Dim> Default for InputBuffers<D> {
     fn default() -> Self {
         Self {
             clusters: Vec::new(),
-            member_of: Vec::new(),
             candidates: Vec::new(),
             world: Vec::new(),
+        }
+    }
+}
+
+/// What a surface pair's step fills and leaves behind, any pair's: the
+/// facet manifolds' update's buffers and the inputs'.
+#[derive(Clone, Debug)]
+pub(crate) struct SurfaceBuffers<D: Dim> {
+    pub(crate) facets: FacetBuffers<D>,
+    pub(crate) inputs: InputBuffers<D>,
+}
+
+impl<D: Dim> Default for SurfaceBuffers<D> {
+    fn default() -> Self {
+        Self {
+            facets: FacetBuffers::default(),
+            inputs: InputBuffers::default(),
         }
     }
 }
@@ -383,7 +399,7 @@ impl<D: Dim> ContactPair<D> {
         &mut self,
         [(a, pose_a), (b, pose_b)]: [(&Collider<D>, Pose<D>); 2],
         tuning: ManifoldTuning,
-        buffers: &mut FacetBuffers<D>,
+        buffers: &mut SurfaceBuffers<D>,
         input: impl Fn(D::Vector, &[ManifoldPoint<D::Vector>]) -> Option<ManifoldInput<D>>,
     ) {
         let Some(contacts) = self.surface.as_deref_mut() else {
@@ -407,8 +423,8 @@ impl<D: Dim> ContactPair<D> {
         ];
         contacts
             .manifolds
-            .update(sides, surface, surface_is_a, tuning, buffers);
-        contacts.take_inputs(tuning.merge, input);
+            .update(sides, surface, surface_is_a, tuning, &mut buffers.facets);
+        contacts.take_inputs(tuning.merge, &mut buffers.inputs, input);
     }
 }
 
