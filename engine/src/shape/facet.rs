@@ -91,33 +91,45 @@ pub(crate) fn clip_to_sides<V: Vector>(
     points: &[V],
     found: &mut impl FnMut(V),
 ) {
-    let mut len = points.len().min(MAX_OWNED_CLIP);
-    // Wholly outside a side, the points are gone: most faces near a facet
-    // lie over a neighbour, found so before any clipping.
-    let outside =
-        |&(on, outward): &(V, V)| points[..len].iter().all(|&p| (p - on).dot(outward) > 0.0);
-    if sides.sides[..sides.len].iter().any(outside) {
-        return;
+    let sides = &sides.sides[..sides.len];
+    let given = &points[..points.len().min(MAX_OWNED_CLIP)];
+    // How far out of each side each point lies, for the points as given.
+    // Wholly outside a side, they are gone: most faces near a facet lie
+    // over a neighbour, found so before any clipping.
+    let mut outs = [[0.0; MAX_OWNED_CLIP]; 3];
+    for (row, &(on, outward)) in outs.iter_mut().zip(sides) {
+        let mut all_out = true;
+        for (o, &p) in row.iter_mut().zip(given) {
+            *o = (p - on).dot(outward);
+            all_out &= *o > 0.0;
+        }
+        if all_out {
+            return;
+        }
     }
-    let mut polygon = [V::ZERO; MAX_OWNED_CLIP];
-    polygon[..len].copy_from_slice(&points[..len]);
-    for &(on, outward) in &sides.sides[..sides.len] {
+    // The polygon is `given` until a side cuts it, then `polygon[..len]`.
+    let (mut polygon, mut clipped) = ([V::ZERO; MAX_OWNED_CLIP], [V::ZERO; MAX_OWNED_CLIP]);
+    let mut len = given.len();
+    let mut cut = false;
+    for (row, &(on, outward)) in outs.iter().zip(sides) {
         if len == 0 {
             return;
         }
-        let mut out = [0.0; MAX_OWNED_CLIP];
-        for (o, &p) in out.iter_mut().zip(&polygon[..len]) {
-            *o = (p - on).dot(outward);
+        let current = if cut { &polygon[..len] } else { given };
+        let mut out = *row;
+        if cut {
+            for (o, &p) in out.iter_mut().zip(current) {
+                *o = (p - on).dot(outward);
+            }
         }
         // Wholly inside, the polygon is kept as it is; wholly outside, it
-        // is gone (most faces near a facet lie over a neighbour).
+        // is gone.
         if out[..len].iter().all(|&o| o <= 0.0) {
             continue;
         }
         if out[..len].iter().all(|&o| o > 0.0) {
             return;
         }
-        let mut clipped = [V::ZERO; MAX_OWNED_CLIP];
         let mut count = 0;
         let mut keep = |p: V| {
             if count < MAX_OWNED_CLIP {
@@ -130,7 +142,7 @@ pub(crate) fn clip_to_sides<V: Vector>(
         let edges = if len == 2 { 1 } else { len };
         for i in 0..edges {
             let j = if i + 1 == len { 0 } else { i + 1 };
-            let (a, b) = (polygon[i], polygon[j]);
+            let (a, b) = (current[i], current[j]);
             let (da, db) = (out[i], out[j]);
             if da <= 0.0 {
                 keep(a);
@@ -142,10 +154,12 @@ pub(crate) fn clip_to_sides<V: Vector>(
                 keep(b);
             }
         }
-        polygon = clipped;
+        core::mem::swap(&mut polygon, &mut clipped);
         len = count;
+        cut = true;
     }
-    polygon[..len].iter().for_each(|&p| found(p));
+    let last = if cut { &polygon[..len] } else { given };
+    last.iter().for_each(|&p| found(p));
 }
 
 /// What lies across one boundary feature of a facet.
