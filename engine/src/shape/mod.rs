@@ -110,6 +110,11 @@ impl PolytopeShape<Vec3> for ConvexHull {
     }
 }
 
+/// Most vertices of a hull whose box ([`Shape::aabb`]) is found by placing
+/// every vertex: six supports (one per side of the box) each scan or climb
+/// the vertices, so up to about this many, placing each once costs less.
+const AABB_BY_VERTICES_MAX: usize = 32;
+
 /// What a [`Shape`] is. Read it with [`Shape::kind`]; build shapes with the
 /// validating constructors of [`Shape`].
 #[derive(Clone, Debug, PartialEq)]
@@ -225,6 +230,14 @@ impl<D: ShapeDim> Shape<D> {
                 Aabb::new(-*half_extents, *half_extents).transformed(pose)
             }
             ShapeKind::Surface(surface) => surface.local_aabb().transformed(pose),
+            ShapeKind::ConvexHull(hull) if hull.vertices().len() <= AABB_BY_VERTICES_MAX => {
+                // Each vertex placed once, with no search: cheaper than a
+                // support per side for a hull this small.
+                let mut placed = hull.vertices().iter().map(|&v| pose.transform_point(v));
+                let first = placed.next().unwrap_or(pose.translation);
+                let (min, max) = placed.fold((first, first), |(lo, hi), p| (lo.min(p), hi.max(p)));
+                Aabb::new(min, max)
+            }
             _ => Aabb::of_support(|dir| {
                 pose.transform_point(self.support(pose.inverse_transform_vector(dir)))
             }),
@@ -561,5 +574,46 @@ mod tests {
         let aabb = square.aabb(&pose);
         assert!((aabb.min - by_support.min).length() < 1e-5);
         assert!((aabb.max - by_support.max).length() < 1e-5);
+    }
+
+    #[test]
+    fn a_turned_hull_s_box_is_its_support_box() {
+        // Small hulls place their vertices, large ones take supports: both
+        // give the box of the supports, in 3D and 2D.
+        let mut state = 0x9e37_79b9_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        for count in [4, 9, 20, AABB_BY_VERTICES_MAX, 80] {
+            let points: Vec<Vec3> = (0..count)
+                .map(|_| Vec3::new(next(), next(), next()))
+                .collect();
+            let hull = Shape::<D3>::convex_hull(&points).unwrap();
+            let flat: Vec<Vec2> = points.iter().map(|p| p.truncate()).collect();
+            let polygon = Shape::<D2>::convex_polygon(&flat).unwrap();
+            for _ in 0..20 {
+                let axis = Vec3::new(next(), next(), next()).normalize_or(Vec3::X);
+                let pose = Pose::<D3>::new(
+                    Vec3::new(next(), next(), next()) * 50.0,
+                    glam::Quat::from_axis_angle(axis, 3.0 * next()),
+                );
+                let by_support = Aabb::<D3>::of_support(|dir| {
+                    pose.transform_point(hull.support(pose.inverse_transform_vector(dir)))
+                });
+                let aabb = hull.aabb(&pose);
+                assert!((aabb.min - by_support.min).length() < 1e-4, "{count}");
+                assert!((aabb.max - by_support.max).length() < 1e-4, "{count}");
+                let pose = Pose::<D2>::new(Vec2::new(next(), next()) * 50.0, 3.0 * next());
+                let by_support = Aabb::<D2>::of_support(|dir| {
+                    pose.transform_point(polygon.support(pose.inverse_transform_vector(dir)))
+                });
+                let aabb = polygon.aabb(&pose);
+                assert!((aabb.min - by_support.min).length() < 1e-4, "{count}");
+                assert!((aabb.max - by_support.max).length() < 1e-4, "{count}");
+            }
+        }
     }
 }
