@@ -415,18 +415,27 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         }
         let over = OverFacets::new(convex.shape, &convex.pose, &on_surface.pose, surface_is_a);
         let sides = [a, b];
+        let FacetBuffers {
+            near,
+            smooth,
+            scratch,
+            found,
+            fresh,
+            gathered,
+            ..
+        } = &mut *buffers;
+        let mut pass = FacetPass {
+            sides: &sides,
+            surface,
+            surface_is_a,
+            over: &over,
+            tuning,
+            found,
+            gathered: &mut *gathered,
+        };
         if still {
             // The candidates are the kept manifolds' facets: updated in
             // place, in facet order, as the loop below would.
-            let mut pass = FacetPass {
-                sides: &sides,
-                surface,
-                surface_is_a,
-                over: &over,
-                tuning,
-                found: &mut buffers.found,
-                gathered: &mut buffers.gathered,
-            };
             for (facet, manifold) in &mut self.manifolds {
                 pass.update(manifold, *facet);
             }
@@ -444,26 +453,8 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         // only when one before it is dropped or added (each facet's update
         // reads nothing of another's, so the order is free).
         let manifolds = &mut self.manifolds;
-        let FacetBuffers {
-            near,
-            smooth,
-            scratch,
-            found,
-            fresh,
-            gathered,
-            ..
-        } = &mut *buffers;
         fresh.clear();
         smooth.clear();
-        let mut pass = FacetPass {
-            sides: &sides,
-            surface,
-            surface_is_a,
-            over: &over,
-            tuning,
-            found,
-            gathered,
-        };
         let mut old = 0;
         for &facet in near.iter() {
             while old < manifolds.len() && manifolds[old].0 < facet {

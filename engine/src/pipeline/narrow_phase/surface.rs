@@ -456,6 +456,18 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
         })
     }
 
+    /// The corners of `face` (a part of the shape's core face, local frame)
+    /// in the surface's frame, at most [`MAX_OWNED_CLIP`] of them, with
+    /// their count.
+    fn placed(&self, face: &[D::Vector]) -> ([D::Vector; MAX_OWNED_CLIP], usize) {
+        let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
+        let count = face.len().min(MAX_OWNED_CLIP);
+        for (c, &v) in corners.iter_mut().zip(&face[..count]) {
+            *c = self.pose.transform_point(v);
+        }
+        (corners, count)
+    }
+
     /// The contact at `on_facet` (a point of the core, surface frame) with
     /// `facet`, the point grown by `radius` towards its plane, if within
     /// `margin` of it. `world` keeps the facet's front and contact normal,
@@ -529,12 +541,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
             let towards = self.pose.inverse_transform_vector(-key);
             let top = self.shape.support(towards);
             self.shape.for_each_support_face(towards, top, &mut |face| {
-                let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
-                let count = face.len().min(MAX_OWNED_CLIP);
-                for (c, &v) in corners.iter_mut().zip(&face[..count]) {
-                    *c = self.pose.transform_point(v);
-                }
-                scratch.parts.push((corners, count));
+                scratch.parts.push(self.placed(face));
             });
             for (k, &index) in facets.iter().enumerate().skip(first) {
                 let facet = &all[index as usize];
@@ -601,11 +608,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
             let towards = self.pose.inverse_transform_vector(-front);
             let top = top.unwrap_or_else(|| self.shape.support(towards));
             self.shape.for_each_support_face(towards, top, &mut |face| {
-                let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
-                let count = face.len().min(MAX_OWNED_CLIP);
-                for (c, &v) in corners.iter_mut().zip(&face[..count]) {
-                    *c = self.pose.transform_point(v);
-                }
+                let (corners, count) = self.placed(face);
                 clip_to_sides(sides, &corners[..count], &mut contact);
             });
             // The face turned to the facet holds the core's vertex nearest
