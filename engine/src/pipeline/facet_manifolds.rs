@@ -706,7 +706,8 @@ mod tests {
         manifold.update_by(&view, TUNING, |m| {
             full = true;
             let (over, on) = OverFacets::of_pair(&view).expect("a facet and a body");
-            let sides = on.owned_sides();
+            let outwards = on.owned_outwards();
+            let sides = on.owned_sides_from(&outwards);
             let face = facet_face(&over, on, &sides, TUNING.margin, &mut |c| found.push(c));
             apply_face(m, face, &view, &found, TUNING, facet, &mut Vec::new())
         });

@@ -63,19 +63,26 @@ pub(crate) const GENTLE_JOIN_COSINE: f32 = 0.996;
 pub(crate) const MAX_OWNED_CLIP: usize = 8;
 
 /// The sides of the region a facet owns: each a point on it and its
-/// outward unit normal ([`Facet::owned_sides`]).
+/// outward unit normal ([`Facet::owned_sides_from`]).
+/// Side `k` runs through corner `k` of the facet with outward normal
+/// `outwards[k]`; both are read where the facet keeps them, not copied
+/// (a face test reads them for every facet near a body).
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct OwnedSides<V> {
-    sides: [(V, V); 3],
+pub(crate) struct OwnedSides<'a, V> {
+    corners: &'a [V; 3],
+    outwards: &'a [V; 3],
     len: usize,
 }
 
-impl<V: Vector> OwnedSides<V> {
+impl<V: Vector> OwnedSides<'_, V> {
     /// True when `p` lies inside every side (on one counts).
     pub(crate) fn contain(&self, p: V) -> bool {
-        self.sides[..self.len]
-            .iter()
-            .all(|&(on, outward)| (p - on).dot(outward) <= 0.0)
+        (0..self.len).all(|k| (p - self.corners[k]).dot(self.outwards[k]) <= 0.0)
+    }
+
+    /// Side `k`: a point on it and its outward unit normal.
+    fn side(&self, k: usize) -> (V, V) {
+        (self.corners[k], self.outwards[k])
     }
 }
 
@@ -83,21 +90,21 @@ impl<V: Vector> OwnedSides<V> {
 /// segment, one a point) inside `sides`: `points` clipped to each side in
 /// turn (Sutherland-Hodgman), each point of the result handed to `found`.
 /// At most [`MAX_OWNED_CLIP`] points are read. A facet's owned region
-/// ([`Facet::owned_sides`]) so clipped holds the points of a shape's face
+/// ([`Facet::owned_sides_from`]) so clipped holds the points of a shape's face
 /// over the facet and, across a gentle join, up to the plane halfway to
 /// the neighbour.
 pub(crate) fn clip_to_sides<V: Vector>(
-    sides: &OwnedSides<V>,
+    sides: &OwnedSides<'_, V>,
     points: &[V],
     found: &mut impl FnMut(V),
 ) {
-    let sides = &sides.sides[..sides.len];
+    let sides = (0..sides.len).map(|k| sides.side(k));
     let given = &points[..points.len().min(MAX_OWNED_CLIP)];
     // How far out of each side each point lies, for the points as given.
     // Wholly outside a side, they are gone: most faces near a facet lie
     // over a neighbour, found so before any clipping.
     let mut outs = [[0.0; MAX_OWNED_CLIP]; 3];
-    for (row, &(on, outward)) in outs.iter_mut().zip(sides) {
+    for (row, (on, outward)) in outs.iter_mut().zip(sides.clone()) {
         let mut all_out = true;
         for (o, &p) in row.iter_mut().zip(given) {
             *o = (p - on).dot(outward);
@@ -111,7 +118,7 @@ pub(crate) fn clip_to_sides<V: Vector>(
     let (mut polygon, mut clipped) = ([V::ZERO; MAX_OWNED_CLIP], [V::ZERO; MAX_OWNED_CLIP]);
     let mut len = given.len();
     let mut cut = false;
-    for (row, &(on, outward)) in outs.iter().zip(sides) {
+    for (row, (on, outward)) in outs.iter().zip(sides) {
         if len == 0 {
             return;
         }
@@ -338,21 +345,12 @@ impl<V: FacetGeometry> Facet<V> {
     /// The sides of the region the facet owns, given their outward normals
     /// ([`Self::owned_outwards`]): each runs through its boundary's first
     /// corner.
-    pub(crate) fn owned_sides_from(&self, outwards: &[V; 3]) -> OwnedSides<V> {
-        let mut sides = OwnedSides {
-            sides: [(V::ZERO, V::ZERO); 3],
+    pub(crate) fn owned_sides_from<'a>(&'a self, outwards: &'a [V; 3]) -> OwnedSides<'a, V> {
+        OwnedSides {
+            corners: &self.corners,
+            outwards,
             len: V::FACET_CORNERS,
-        };
-        for (k, side) in sides.sides.iter_mut().take(V::FACET_CORNERS).enumerate() {
-            *side = (self.corners[k], outwards[k]);
         }
-        sides
-    }
-
-    /// The sides of the region the facet owns, in boundary order (2D: the
-    /// first two).
-    pub(crate) fn owned_sides(&self) -> OwnedSides<V> {
-        self.owned_sides_from(&self.owned_outwards())
     }
 
     /// Signed distance of `p` from the facet's plane, metres, positive in front.

@@ -156,9 +156,9 @@ impl<D: ShapeDim> Surface<D> {
         self.facets.get(i as usize)
     }
 
-    /// The sides of the region facet `i` owns (`Facet::owned_sides`), from
+    /// The sides of the region facet `i` owns (`Facet::owned_sides_from`), from
     /// the normals kept for it. Panics if there is no facet `i`.
-    pub(crate) fn owned_sides(&self, i: u32) -> OwnedSides<D::Vector> {
+    pub(crate) fn owned_sides(&self, i: u32) -> OwnedSides<'_, D::Vector> {
         let facet = &self.facets[i as usize];
         facet.owned_sides_from(&facet.owned)
     }

@@ -320,7 +320,7 @@ const HEIGHT_ROUNDING: f32 = 1e-3;
 pub(crate) fn facet_face<D: NarrowPhaseDim>(
     over: &OverFacets<'_, D>,
     facet: &Facet<D::Vector>,
-    sides: &OwnedSides<D::Vector>,
+    sides: &OwnedSides<'_, D::Vector>,
     margin: f32,
     found: &mut impl FnMut(ShapeContact<D>),
 ) -> FacetContact<D> {
@@ -365,7 +365,14 @@ pub(crate) fn face_contacts<D: NarrowPhaseDim>(
     if normal.dot(over.normal(facet)) < OWN_NORMAL_COSINE {
         return false;
     }
-    over.face_points(facet, &facet.owned_sides(), margin, None, found);
+    let outwards = facet.owned_outwards();
+    over.face_points(
+        facet,
+        &facet.owned_sides_from(&outwards),
+        margin,
+        None,
+        found,
+    );
     true
 }
 
@@ -511,7 +518,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
     /// within `group_cosine` of its own, or starts one. The shape's core
     /// face turned to a group's first facet is found once, put in the
     /// surface's frame, and clipped to each facet of the group (to the
-    /// region it owns, `Facet::owned_sides`); its points within `margin` of
+    /// region it owns, `Facet::owned_sides_from`); its points within `margin` of
     /// the facet's plane, grown by the shape's radius, are the facet's
     /// contacts, as [`Self::face_points`] finds them for one facet. A
     /// facet the shape's inner point is behind makes none (one-sided).
@@ -581,7 +588,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
     /// radius towards the plane, within `margin` of it, as contacts.
     /// Where the facet has a gentle join, the points are instead those of
     /// the core's face turned to the facet clipped to `sides`, the region
-    /// the facet owns (`Facet::owned_sides`: across a gentle join, up to the
+    /// the facet owns (`Facet::owned_sides_from`: across a gentle join, up to the
     /// plane halfway to the neighbour): a box lying across a gentle ridge rests
     /// on the ridge, not on its corners sunk to the two slopes
     /// (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
@@ -591,7 +598,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
     fn face_points(
         &self,
         facet: &Facet<D::Vector>,
-        sides: &OwnedSides<D::Vector>,
+        sides: &OwnedSides<'_, D::Vector>,
         margin: f32,
         top: Option<D::Vector>,
         found: &mut impl FnMut(ShapeContact<D>),
@@ -817,10 +824,11 @@ mod tests {
         };
         let mut points = Vec::new();
         let (over, facet) = OverFacets::of_pair(&pair).unwrap();
+        let outwards = facet.owned_outwards();
         let face = facet_face(
             &over,
             facet,
-            &facet.owned_sides(),
+            &facet.owned_sides_from(&outwards),
             0.02,
             &mut |c: ShapeContact<D3>| points.push(c.point_b),
         );
