@@ -652,3 +652,314 @@ impl<D: Dim> World<D> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::d2::{BodyDesc, ColliderDesc, JointDesc, Shape, World};
+    use crate::glam::Vec2;
+    use crate::settings::Settings;
+
+    const DT: f32 = 1.0 / 60.0;
+
+    /// A world with a fixed floor whose top is at y = 0.
+    fn floored() -> World {
+        let mut world = World::new(Settings::default());
+        let floor = Shape::cuboid(Vec2::new(100.0, 0.5)).unwrap();
+        world
+            .add_body(
+                BodyDesc::fixed().position(Vec2::new(0.0, -0.5)),
+                ColliderDesc::new(floor),
+            )
+            .unwrap();
+        world
+    }
+
+    /// A unit box at `at`.
+    fn add_box(world: &mut World, at: Vec2, can_sleep: bool) -> BodyHandle {
+        let cube = Shape::cuboid(Vec2::splat(0.5)).unwrap();
+        world
+            .add_body(
+                BodyDesc::dynamic().position(at).can_sleep(can_sleep),
+                ColliderDesc::new(cube),
+            )
+            .unwrap()
+    }
+
+    /// Which island `body` is in: awake or asleep, and its key's bits.
+    fn island(world: &World, body: BodyHandle) -> Option<(bool, u64)> {
+        use slotmap::Key;
+        let awake = world.islands.island_of(body);
+        let asleep = world.sleep_islands.island_of(body);
+        match (awake, asleep) {
+            (Some(k), None) => Some((true, k.data().as_ffi())),
+            (None, Some(k)) => Some((false, k.data().as_ffi())),
+            _ => None,
+        }
+    }
+
+    /// Union-find over dense indices, the smaller root kept: the oracle.
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+
+    /// The rules the kept islands must hold, checked against union-find
+    /// over the touching graph (pairs with points and joints between
+    /// dynamic bodies): each dynamic body is in exactly one island and no
+    /// other body in any; each component of the graph lies in one island;
+    /// an awake pair's link bit says whether it links; the awake sets'
+    /// lists and places agree. Returns the count of islands.
+    fn check_islands(world: &World) -> usize {
+        let handles: Vec<BodyHandle> = world.bodies.keys().collect();
+        let at = |h: BodyHandle| handles.iter().position(|&x| x == h);
+        for (&h, body) in handles.iter().zip(world.bodies.values()) {
+            let dynamic = body.kind == BodyKind::Dynamic;
+            assert_eq!(island(world, h).is_some(), dynamic, "{h:?} in an island");
+            if let Some((awake, _)) = island(world, h) {
+                assert_eq!(awake, !body.sleeping, "{h:?}'s island and flag agree");
+            }
+        }
+        let mut parent: Vec<usize> = (0..handles.len()).collect();
+        let dynamic = |h| world.is_dynamic(h);
+        let mut edges: Vec<(BodyHandle, BodyHandle)> = world
+            .pairs
+            .iter()
+            .filter(|p| !p.is_sensor() && p.has_points())
+            .map(|p| (p.body_a, p.body_b))
+            .collect();
+        edges.extend(world.joined_bodies());
+        for (a, b) in edges {
+            if dynamic(a) && dynamic(b) {
+                let (ra, rb) = (
+                    root(&mut parent, at(a).unwrap()),
+                    root(&mut parent, at(b).unwrap()),
+                );
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+        let mut island_of_root: Vec<Option<(bool, u64)>> = vec![None; handles.len()];
+        let mut islands = Vec::new();
+        for (i, &h) in handles.iter().enumerate() {
+            let Some(island) = island(world, h) else {
+                continue;
+            };
+            islands.push(island);
+            let r = root(&mut parent, i);
+            let held = island_of_root[r].get_or_insert(island);
+            assert_eq!(*held, island, "a component in two islands");
+        }
+        for &k in &world.buffers.awake_pairs {
+            let pair = &world.pairs[k];
+            assert_eq!(
+                pair.linked,
+                pair.links(&world.bodies),
+                "pair {k}'s link bit"
+            );
+        }
+        let awake = &world.islands;
+        for (key, island) in awake.islands.iter() {
+            assert!(!island.bodies.is_empty());
+            for (i, &h) in island.bodies.iter().enumerate() {
+                assert_eq!(awake.place.get(h), Some(&(key, i as u32)));
+            }
+        }
+        islands.sort_unstable();
+        islands.dedup();
+        islands.len()
+    }
+
+    /// A draw in [0, 1) from a linear congruential sequence.
+    fn draw(seed: &mut u32) -> f32 {
+        *seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (*seed >> 8) as f32 / (1u32 << 24) as f32
+    }
+
+    /// Random boxes dropped in clumps, joined now and then, some removed,
+    /// made fixed or kinematic (and dynamic again), pushed, their joints
+    /// removed: after every step the kept islands hold every component of
+    /// the touching graph (the union-find oracle), and splits happen (the
+    /// count of islands drops by merges and rises by splits).
+    #[test]
+    fn islands_hold_the_touching_components() {
+        for seed in 1..=3u32 {
+            let mut seed = seed;
+            let mut world = floored();
+            let mut bodies = Vec::new();
+            let mut joints = Vec::new();
+            let (mut last, mut rises) = (0, 0);
+            for step in 0..600 {
+                let mut added = 0;
+                if step % 20 == 0 && step < 400 {
+                    let x = draw(&mut seed) * 16.0 - 8.0;
+                    for k in 0..4 {
+                        let at = Vec2::new(x + draw(&mut seed) * 0.3, 1.0 + k as f32 * 1.1);
+                        bodies.push(add_box(&mut world, at, true));
+                        added += 1;
+                    }
+                }
+                let n = bodies.len();
+                if n > 2 && step % 37 == 5 {
+                    let (a, b) = (bodies[step % n], bodies[(step * 7 + 1) % n]);
+                    let anchor = world.body(a).map(|b| b.position()).unwrap_or_default();
+                    if let Ok(j) = world.add_joint(JointDesc::revolute(a, b, anchor)) {
+                        joints.push(j);
+                    }
+                }
+                if !joints.is_empty() && step % 53 == 11 {
+                    world.remove_joint(joints.swap_remove(step % joints.len()));
+                }
+                if n > 4 && step % 61 == 17 {
+                    world.remove_body(bodies.swap_remove(step % n));
+                }
+                if n > 4 && step % 43 == 7 {
+                    let h = bodies[(step * 3) % n];
+                    let kind = if step % 2 == 0 {
+                        BodyKind::Fixed
+                    } else {
+                        BodyKind::Kinematic
+                    };
+                    world.set_body_kind(h, kind).unwrap();
+                    if step % 3 == 0 {
+                        world.set_body_kind(h, BodyKind::Dynamic).unwrap();
+                    }
+                }
+                if n > 4 && step % 47 == 3 {
+                    let h = bodies[(step * 5) % n];
+                    world.set_body_kind(h, BodyKind::Dynamic).unwrap();
+                    if let Some(body) = world.body_mut(h) {
+                        body.apply_impulse_at_center(Vec2::new(4.0, 6.0)).unwrap();
+                    }
+                }
+                world.step(DT);
+                let count = check_islands(&world);
+                if count > last + added {
+                    rises += 1;
+                }
+                last = count;
+            }
+            let asleep = bodies
+                .iter()
+                .filter(|&&h| world.body(h).is_some_and(|b| b.is_sleeping()))
+                .count();
+            assert!(asleep > 0, "some islands fall asleep");
+            assert!(rises > 0, "some islands split");
+        }
+    }
+
+    /// A box that lands on another joins its island in the step they
+    /// touch; apart, they were two.
+    #[test]
+    fn a_contact_that_begins_merges_two_islands() {
+        let mut world = floored();
+        let below = add_box(&mut world, Vec2::new(0.0, 0.5), true);
+        let above = add_box(&mut world, Vec2::new(0.0, 3.0), true);
+        world.step(DT);
+        assert_ne!(island(&world, below), island(&world, above));
+        let mut merged = false;
+        for _ in 0..60 {
+            world.step(DT);
+            if island(&world, below) == island(&world, above) {
+                merged = true;
+                break;
+            }
+        }
+        assert!(merged, "the boxes share an island once touching");
+        check_islands(&world);
+    }
+
+    /// Joining two boxes far apart makes one island at once; removing the
+    /// joint counts a removal, and the island splits in two once it is
+    /// the sleep candidate, then both halves sleep.
+    #[test]
+    fn a_joint_merges_islands_and_its_removal_splits_them_when_they_rest() {
+        let mut world = floored();
+        let a = add_box(&mut world, Vec2::new(-5.0, 0.5), true);
+        let b = add_box(&mut world, Vec2::new(5.0, 0.5), true);
+        world.step(DT);
+        assert_ne!(island(&world, a), island(&world, b));
+        let (anchor_a, anchor_b) = (Vec2::new(-5.0, 0.5), Vec2::new(5.0, 0.5));
+        let joint = world
+            .add_joint(JointDesc::distance(a, b, anchor_a, anchor_b))
+            .unwrap();
+        assert_eq!(island(&world, a), island(&world, b), "joined at once");
+        world.step(DT);
+        world.remove_joint(joint).unwrap();
+        let key = world.islands.island_of(a).unwrap();
+        assert!(world.islands.islands[key].removed > 0);
+        assert_eq!(island(&world, a), island(&world, b), "not split yet");
+        for _ in 0..60 {
+            world.step(DT);
+        }
+        assert!(world.body(a).unwrap().is_sleeping() && world.body(b).unwrap().is_sleeping());
+        assert_ne!(
+            island(&world, a),
+            island(&world, b),
+            "split, then asleep apart"
+        );
+        check_islands(&world);
+    }
+
+    /// A box pushed off a resting pile, kept awake, left the pile's island
+    /// with a removal: once the pile's bodies have rested `time_to_sleep`
+    /// the island is the candidate and splits in that step, and the pile
+    /// sleeps in the next while the box stays awake.
+    #[test]
+    fn a_pile_sleeps_one_step_after_the_split_that_frees_it_of_a_sliding_box() {
+        let mut world = floored();
+        let pile: Vec<BodyHandle> = (0..3)
+            .map(|k| add_box(&mut world, Vec2::new(0.0, 0.5 + k as f32), true))
+            .collect();
+        let slider = add_box(&mut world, Vec2::new(0.0, 3.5), false);
+        for _ in 0..30 {
+            world.step(DT);
+        }
+        assert!(pile
+            .iter()
+            .all(|&h| island(&world, h) == island(&world, slider)));
+        world
+            .body_mut(slider)
+            .unwrap()
+            .set_linear_velocity(Vec2::new(4.0, 0.0))
+            .unwrap();
+        let time_to_sleep = world.settings().time_to_sleep;
+        let rested = |world: &World| {
+            pile.iter()
+                .all(|&h| world.body(h).unwrap().rest_time >= time_to_sleep)
+        };
+        let (mut rested_at, mut asleep_at) = (None, None);
+        for step in 0..300 {
+            world.step(DT);
+            check_islands(&world);
+            if rested_at.is_none() && rested(&world) {
+                rested_at = Some(step);
+            }
+            if world.body(pile[0]).unwrap().is_sleeping() {
+                asleep_at = Some(step);
+                break;
+            }
+        }
+        let rested_at = rested_at.expect("the pile rests");
+        let asleep_at = asleep_at.expect("the pile sleeps");
+        assert!(
+            asleep_at <= rested_at + 1,
+            "rested at step {rested_at}, asleep at {asleep_at}"
+        );
+        assert!(pile.iter().all(|&h| world.body(h).unwrap().is_sleeping()));
+        assert!(!world.body(slider).unwrap().is_sleeping());
+        let x = world.body(slider).unwrap().position().x;
+        assert!(x > 1.5, "the box left the pile: x = {x}");
+    }
+
+    /// The pieces of six bodies, a chain of three, a pair and one alone:
+    /// the list order seeds the search.
+    #[test]
+    fn pieces_follow_the_links_in_list_order() {
+        let found = pieces(6, &[(0, 2), (2, 4), (1, 5)]);
+        assert_eq!(found, vec![vec![0, 2, 4], vec![1, 5], vec![3]]);
+        assert_eq!(pieces(0, &[]), Vec::<Vec<usize>>::new());
+    }
+}
