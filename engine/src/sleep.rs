@@ -457,7 +457,8 @@ impl<D: Dim> World<D> {
                 continue;
             };
             let members = Arc::make_mut(&mut self.sleep_islands).take(island);
-            let mut awake = Vec::with_capacity(members.len());
+            let members_len = members.len();
+            let mut awake = Vec::with_capacity(members_len);
             for member in members {
                 if let Some(body) = self.bodies.get_mut(member) {
                     if body.sleeping {
@@ -469,8 +470,13 @@ impl<D: Dim> World<D> {
                     }
                 }
             }
+            // A member gone or no longer dynamic (made fixed as it slept)
+            // left a gap: the island may have come apart.
+            let lost = awake.len() < members_len;
             if !awake.is_empty() {
-                Arc::make_mut(&mut self.islands).insert(awake);
+                let islands = Arc::make_mut(&mut self.islands);
+                let key = islands.insert(awake);
+                islands.islands[key].removed = u32::from(lost);
             }
         }
         // The woken bodies join the solver at its next rebuild (those woken
@@ -990,6 +996,47 @@ mod tests {
         assert!(!world.body(slider).unwrap().is_sleeping());
         let x = world.body(slider).unwrap().position().x;
         assert!(x > 1.5, "the box left the pile: x = {x}");
+    }
+
+    /// A column of three asleep: its middle box made fixed and dynamic
+    /// again between two steps leaves and rejoins the column's island
+    /// (its pairs link again after the solve); made fixed for good, the
+    /// woken column counts the gap and sleeps as two islands, above and
+    /// below the fixed box.
+    #[test]
+    fn a_body_made_fixed_and_dynamic_again_between_steps_rejoins_its_pile() {
+        let mut world = floored();
+        let column: Vec<BodyHandle> = (0..3)
+            .map(|k| add_box(&mut world, Vec2::new(0.0, 0.5 + k as f32), true))
+            .collect();
+        for _ in 0..60 {
+            world.step(DT);
+        }
+        assert!(column.iter().all(|&h| world.body(h).unwrap().is_sleeping()));
+        let middle = column[1];
+        world.set_body_kind(middle, BodyKind::Fixed).unwrap();
+        world.set_body_kind(middle, BodyKind::Dynamic).unwrap();
+        world.step(DT);
+        check_islands(&world);
+        assert!(column
+            .iter()
+            .all(|&h| island(&world, h) == island(&world, column[0])));
+        for _ in 0..60 {
+            world.step(DT);
+        }
+        assert!(column.iter().all(|&h| world.body(h).unwrap().is_sleeping()));
+        world.set_body_kind(middle, BodyKind::Fixed).unwrap();
+        let key = world.islands.island_of(column[0]).unwrap();
+        assert!(world.islands.islands[key].removed > 0, "the gap counts");
+        for _ in 0..60 {
+            world.step(DT);
+            check_islands(&world);
+        }
+        let (below, above) = (column[0], column[2]);
+        assert!(
+            world.body(below).unwrap().is_sleeping() && world.body(above).unwrap().is_sleeping()
+        );
+        assert_ne!(island(&world, below), island(&world, above));
     }
 
     /// The pieces of six bodies, a chain of three, a pair and one alone:
