@@ -828,9 +828,10 @@ fn truncated_flipped_scribbled_and_other_version_bytes_are_errors() {
     println!("1000 scribbles: {kinds:?}");
     assert!(copy == *bytes);
     // Another version (3: before surface pairs saved their normal
-    // clusters), and the other dimension.
-    assert_eq!(FORMAT_VERSION, 4);
-    for version in [0, 3, FORMAT_VERSION + 1, u32::MAX] {
+    // clusters; 4: before the awake islands and the pairs' link bits were
+    // saved), and the other dimension.
+    assert_eq!(FORMAT_VERSION, 5);
+    for version in [0, 3, 4, FORMAT_VERSION + 1, u32::MAX] {
         copy[8..12].copy_from_slice(&version.to_le_bytes());
         assert_eq!(
             World::<D3>::from_bytes(&copy).err(),

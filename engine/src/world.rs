@@ -23,7 +23,7 @@ use crate::pipeline::solver::{ContactSolver, ManifoldInput};
 use crate::pipeline::stages::Shared;
 use crate::settings::Settings;
 use crate::shape::Aabb;
-use crate::sleep::SleepingIslands;
+use crate::sleep::{AwakeIslands, SleepingIslands};
 
 mod continuous;
 pub(crate) use continuous::FAST_SHARE;
@@ -96,6 +96,10 @@ pub struct ContactPair<D: Dim> {
     touching: bool,
     /// Touching as last reported in events.
     reported: bool,
+    /// A link of its bodies' island (`sleep.rs`): set after the solve
+    /// while the pair has points between two dynamic bodies
+    /// ([`ContactPair::links`]).
+    pub(crate) linked: bool,
 }
 
 impl<D: Dim> ContactPair<D> {
@@ -127,7 +131,20 @@ impl<D: Dim> ContactPair<D> {
             sensor: ca.sensor || cb.sensor,
             touching: false,
             reported: false,
+            linked: false,
         })
+    }
+
+    /// Whether the pair links its bodies' islands: a contact (not a
+    /// sensor) with points between two dynamic bodies. A linked pair's
+    /// bodies stay dynamic while it is linked (`World::set_body_kind`
+    /// unlinks the pairs of a body made fixed or kinematic), so only an
+    /// unlinked pair with points reads the bodies.
+    pub(crate) fn links(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> bool {
+        let dynamic = |h| bodies.get(h).is_some_and(|b| b.kind == BodyKind::Dynamic);
+        !self.sensor
+            && self.has_points()
+            && (self.linked || (dynamic(self.body_a) && dynamic(self.body_b)))
     }
 
     /// True when either body is awake: the narrow phase and the solver
@@ -454,6 +471,10 @@ pub struct World<D: Dim> {
     /// The islands that sleep, each kept whole; shared with the rollback
     /// states saved since they last changed (copied on a change).
     pub(crate) sleep_islands: Arc<SleepingIslands>,
+    /// The islands of the awake dynamic bodies, kept from step to step
+    /// (`sleep.rs`); shared with the rollback states saved since they last
+    /// changed.
+    pub(crate) islands: Arc<AwakeIslands>,
     /// Bodies the game reached (`body_mut`, the `set_body_*` and
     /// `set_collider_*` controls) or added since the last step.
     touched: Vec<BodyHandle>,
@@ -510,7 +531,7 @@ pub(crate) struct SolveBuffers<D: Dim> {
     pub(crate) surface_pairs: Vec<usize>,
     /// The pairs changed, or bodies slept or woke, since `awake_pairs` was
     /// built.
-    awake_pairs_stale: bool,
+    pub(crate) awake_pairs_stale: bool,
     #[cfg_attr(feature = "serde", serde(skip))]
     states: Vec<SolverBody<D>>,
     /// One per awake pair (`awake_pairs`), taken in the narrow phase.
@@ -521,9 +542,10 @@ pub(crate) struct SolveBuffers<D: Dim> {
     /// (`world::seams`).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) supports: Vec<bool>,
-    /// The pairs whose touching changed in the step, in pair order.
+    /// The pairs whose touching or link (`ContactPair::linked`) changed in
+    /// the step, in pair order.
     #[cfg_attr(feature = "serde", serde(skip))]
-    touch_changed: Vec<usize>,
+    pub(crate) changed: Vec<usize>,
 }
 
 impl<D: Dim> Default for SolveBuffers<D> {
@@ -539,7 +561,7 @@ impl<D: Dim> Default for SolveBuffers<D> {
             states: Vec::new(),
             inputs: Vec::new(),
             supports: Vec::new(),
-            touch_changed: Vec::new(),
+            changed: Vec::new(),
         }
     }
 }
@@ -638,6 +660,7 @@ impl<D: Dim> World<D> {
             contacts: ContactSolver::default(),
             buffers: SolveBuffers::default(),
             sleep_islands: Arc::default(),
+            islands: Arc::default(),
             touched: Vec::new(),
             refiltered: Vec::new(),
             joints: SlotMap::with_key(),
@@ -684,6 +707,7 @@ impl<D: Dim> World<D> {
         let recorded = self.is_recording().then(|| collider.clone());
         let new = Body::new(&body, ColliderHandle::default(), collider)?;
         let handle = self.bodies.insert(new);
+        self.start_island(handle);
         self.buffers.index_stale = true;
         self.touched.push(handle);
         self.register_collider(handle, 0);
@@ -754,11 +778,15 @@ impl<D: Dim> World<D> {
     /// looked up in the sorted pairs.
     pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
         self.record_input(|| replay::Input::RemoveBody(handle));
+        if !self.bodies.contains_key(handle) {
+            return None;
+        }
+        // Its island (woken if it slept) may come apart.
+        self.leave_island(handle);
         let body = self.bodies.remove(handle)?;
         self.structure = state::new_structure_stamp();
         self.remove_joints_of(handle);
         self.buffers.index_stale = true;
-        Arc::make_mut(&mut self.sleep_islands).forget(handle);
         let mut keys = Vec::new();
         for collider in &body.colliders {
             let Some(slot) = self.colliders.remove(collider.handle) else {
@@ -798,13 +826,16 @@ impl<D: Dim> World<D> {
     /// (or `Left`) event for each that touched, both bodies woken with
     /// their islands; the broad phase drops the pairs at the next step.
     fn end_pairs(&mut self, keys: &[(u64, u64)]) {
-        let mut neighbours = Vec::new();
+        let (mut neighbours, mut unlinked) = (Vec::new(), Vec::new());
         for key in keys {
             let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(key)) else {
                 continue;
             };
             let pair = &mut self.pairs[k];
             let event = pair.stopped();
+            if std::mem::take(&mut pair.linked) {
+                unlinked.push((pair.body_a, pair.body_b));
+            }
             pair.end();
             for other in [pair.body_a, pair.body_b] {
                 if let Some(neighbour) = self.bodies.get_mut(other) {
@@ -815,6 +846,57 @@ impl<D: Dim> World<D> {
             self.record(event);
         }
         self.wake_islands_of(&neighbours);
+        for (a, b) in unlinked {
+            self.unlink(a, b);
+        }
+    }
+
+    /// The other bodies of `body`'s contact pairs with points (not
+    /// sensors), found through the broad phase as [`World::remove_body`]
+    /// finds them; each as often as it has such pairs.
+    pub(crate) fn bodies_touching(&self, body: BodyHandle) -> Vec<BodyHandle> {
+        let mut others = Vec::new();
+        let Some(owner) = self.bodies.get(body) else {
+            return others;
+        };
+        for collider in &owner.colliders {
+            let Some(slot) = self.colliders.get(collider.handle) else {
+                continue;
+            };
+            for key in self.pair_keys_of(collider.handle, slot.proxy) {
+                let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) else {
+                    continue;
+                };
+                let pair = &self.pairs[k];
+                if !pair.sensor && pair.has_points() {
+                    others.push(if pair.body_a == body {
+                        pair.body_b
+                    } else {
+                        pair.body_a
+                    });
+                }
+            }
+        }
+        others
+    }
+
+    /// Unlinks the linked pairs of `body` (made fixed or kinematic: it
+    /// left its island), without counting: its leaving counted.
+    pub(crate) fn unlink_pairs_of(&mut self, body: BodyHandle) {
+        let Some(owner) = self.bodies.get(body) else {
+            return;
+        };
+        let mut keys = Vec::new();
+        for collider in &owner.colliders {
+            if let Some(slot) = self.colliders.get(collider.handle) {
+                keys.extend(self.pair_keys_of(collider.handle, slot.proxy));
+            }
+        }
+        for key in keys {
+            if let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) {
+                self.pairs[k].linked = false;
+            }
+        }
     }
 
     /// A collider with its body and world pose, or `None` for a stale handle.
@@ -1037,9 +1119,13 @@ impl<D: Dim> World<D> {
         let mut pairs = Vec::with_capacity(candidates.len());
         let mut ended = Vec::new();
         let mut woken = Vec::new();
+        let mut unlinked = Vec::new();
         let mut end = |gone: ContactPair<D>| {
             if teleports && gone.wakes_after_placing(bodies) {
                 woken.extend([gone.body_a, gone.body_b]);
+            }
+            if gone.linked {
+                unlinked.push((gone.body_a, gone.body_b));
             }
             ended.push(gone.stopped());
         };
@@ -1070,6 +1156,9 @@ impl<D: Dim> World<D> {
             self.record(event);
         }
         self.wake_sleeping(woken);
+        for (a, b) in unlinked {
+            self.unlink(a, b);
+        }
     }
 
     /// Gives the proxies of the colliders whose filter (or sensor flag or
@@ -1301,7 +1390,7 @@ impl<D: Dim> World<D> {
             mut states,
             inputs,
             supports,
-            mut touch_changed,
+            mut changed,
         } = std::mem::take(&mut self.buffers);
         let settings = &self.settings;
         let speculative_distance = settings.speculative_distance;
@@ -1338,9 +1427,10 @@ impl<D: Dim> World<D> {
         self.joint_solver = joints;
         (self.joint_inputs, self.joint_handles) = (joint_inputs, joint_handles);
         let solved = &contacts;
-        touch_changed.clear();
+        changed.clear();
+        let bodies = &self.bodies;
         let pairs = Shared::new(&mut self.pairs);
-        touch_changed.par_extend(
+        changed.par_extend(
             awake_pairs
                 .par_iter()
                 .enumerate()
@@ -1348,11 +1438,12 @@ impl<D: Dim> World<D> {
                 .filter_map(|(j, &k)| {
                     // SAFETY: as in the narrow phase, each pair at most once.
                     let pair = unsafe { pairs.get_mut(k) };
-                    // One pass over the awake pairs does both: store the
-                    // impulses and settle whether the pair touches; the
-                    // pairs whose touching changed are kept. A pair left
-                    // out of the solve (apart) keeps its touching unless
-                    // the narrow phase set it (a sensor).
+                    // One pass over the awake pairs does all: store the
+                    // impulses, settle whether the pair touches, and
+                    // whether it links its bodies' islands (`sleep.rs`);
+                    // the pairs whose touching or link changed are kept. A
+                    // pair left out of the solve (apart) keeps its
+                    // touching unless the narrow phase set it (a sensor).
                     let solved_here = match pair.surface.as_deref_mut() {
                         Some(contacts) => contacts.store(solved),
                         None => {
@@ -1360,18 +1451,19 @@ impl<D: Dim> World<D> {
                             solved.solved(j)
                         }
                     };
+                    let relinked = pair.links(bodies) != pair.linked;
                     if !(solved_here || pair.sensor) {
-                        return None;
+                        return relinked.then_some(k);
                     }
                     if !pair.sensor {
                         pair.touching = pair.touches_after_solve(speculative_distance);
                     }
-                    (pair.touching != pair.reported).then_some(k)
+                    (pair.touching != pair.reported || relinked).then_some(k)
                 }),
         );
         // In pair order (the pairs of bodies woken within the step come
         // after the others in `awake_pairs`).
-        touch_changed.sort_unstable();
+        changed.sort_unstable();
         let finish = |body: &mut Body<D>, start: &SolverBody<D>, solved: &D::BodyState| {
             let mut state = *start;
             integrate::store(solved, &mut state);
@@ -1429,7 +1521,7 @@ impl<D: Dim> World<D> {
             states,
             inputs,
             supports,
-            touch_changed,
+            changed,
         };
     }
 
@@ -1438,8 +1530,11 @@ impl<D: Dim> World<D> {
     /// touch after the solve when a point overlaps.
     fn report_touching(&mut self) {
         let mut events = Vec::new();
-        for &k in &self.buffers.touch_changed {
+        for &k in &self.buffers.changed {
             let pair = &mut self.pairs[k];
+            if pair.touching == pair.reported {
+                continue;
+            }
             if pair.touching {
                 events.push(if pair.sensor {
                     Some(Event::Sensor(SensorEvent::Entered {

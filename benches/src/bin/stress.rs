@@ -8,6 +8,10 @@
 //! `--base N` resizes the pyramid and tower scenes (pyramid base, tower
 //! height), for scaling runs.
 //!
+//! `--sleep` turns sleeping on in every tumble scene (for the islands'
+//! figures: a large pyramid settling with sleeping on keeps merging,
+//! splitting and putting islands to sleep).
+//!
 //! `--calibrate` also measures, before and after the run, how well the
 //! machine itself runs two threads at once (`benches::machine`): on a
 //! shared machine that ceiling moves from minute to minute, and no
@@ -56,6 +60,7 @@ struct Options {
     engines: Vec<Engine>,
     base: Option<usize>,
     calibrate: bool,
+    sleep: bool,
 }
 
 /// The comma-separated items of `text`, each parsed by `item`.
@@ -86,6 +91,7 @@ fn parse() -> Result<Options, String> {
         engines: vec![Engine::Tumble],
         base: None,
         calibrate: false,
+        sleep: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -107,6 +113,7 @@ fn parse() -> Result<Options, String> {
                 )
             }
             "--calibrate" => options.calibrate = true,
+            "--sleep" => options.sleep = true,
             "--list" => {
                 for s in SCENES {
                     println!("{:18} {}", s.name, s.about);
@@ -443,6 +450,22 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank - 1]
 }
 
+/// `build` with sleeping turned on in the world it makes.
+fn sleeping(build: Builder) -> Builder {
+    match build {
+        Builder::D2(f) => Builder::D2(Box::new(move || {
+            let mut scene = f();
+            scene.world.settings_mut().sleep = true;
+            scene
+        })),
+        Builder::D3(f) => Builder::D3(Box::new(move || {
+            let mut scene = f();
+            scene.world.settings_mut().sleep = true;
+            scene
+        })),
+    }
+}
+
 /// The world `engine` steps for the scene `build` makes.
 fn world_for(
     build: &Builder,
@@ -567,10 +590,18 @@ fn main() {
                 std::process::exit(2);
             }),
         };
-        let scene = match options.base {
+        let build = if options.sleep {
+            sleeping(build)
+        } else {
+            build
+        };
+        let mut scene = match options.base {
             Some(base) => format!("{} --base {base}", entry.name),
             None => entry.name.to_string(),
         };
+        if options.sleep {
+            scene.push_str(" --sleep");
+        }
         for &engine in &options.engines {
             for &threads in &options.threads {
                 let world = world_for(&build, engine).unwrap_or_else(|e| {

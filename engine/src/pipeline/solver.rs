@@ -306,11 +306,6 @@ struct InputPoint<D: SolverDim> {
 }
 
 impl<D: SolverDim> ManifoldInput<D> {
-    /// The two bodies' indices in the solver's arrays.
-    pub(crate) fn bodies(&self) -> [usize; 2] {
-        [self.body_a as usize, self.body_b as usize]
-    }
-
     /// The solver's input for a manifold's `points` (at most
     /// `D::MAX_MANIFOLD_POINTS` are taken) along its `normal` (world, from
     /// A to B), between bodies `body_a` and `body_b` (their indices in the

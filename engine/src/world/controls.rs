@@ -217,9 +217,33 @@ impl<D: Dim> World<D> {
     pub fn set_body_kind(&mut self, body: BodyHandle, kind: BodyKind) -> Result<(), WorldError> {
         self.record_control(Control::Kind(body, kind));
         let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
-        let changed = target.kind != kind;
+        let (before, changed) = (target.kind, target.kind != kind);
         target.set_kind(kind)?;
         self.structure = super::state::new_structure_stamp();
+        // Only dynamic bodies are in islands (`sleep.rs`): a body made
+        // fixed or kinematic leaves its island (which may come apart) and
+        // unlinks its pairs; one made dynamic starts an island of its own
+        // and joins those of the dynamic bodies it is joined to (its pairs
+        // link after the next solve)
+        // (`a_body_made_fixed_and_dynamic_again_between_steps_rejoins_its_pile`).
+        if changed && before == BodyKind::Dynamic {
+            self.leave_island(body);
+            self.unlink_pairs_of(body);
+        }
+        if changed && kind == BodyKind::Dynamic {
+            self.start_island(body);
+            let joined: Vec<BodyHandle> = self
+                .joined_bodies()
+                .filter_map(|(a, b)| match (a == body, b == body) {
+                    (true, false) => Some(b),
+                    (false, true) => Some(a),
+                    _ => None,
+                })
+                .collect();
+            for other in joined {
+                self.link(body, other);
+            }
+        }
         // Which bodies the solver takes, and which pairs are awake, follow
         // the kind: both are found anew.
         self.touched.push(body);
@@ -405,8 +429,8 @@ impl<D: Dim> World<D> {
             .collect();
         keys.sort_unstable();
         keys.dedup();
-        let (mut ended, mut begun, mut events, mut woken) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut ended, mut begun, mut events, mut woken, mut unlinked) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for key in keys {
             let now = self.pair_for(key);
             let kept = self.pairs.binary_search_by(|p| p.key().cmp(&key)).ok();
@@ -416,6 +440,9 @@ impl<D: Dim> World<D> {
                     let old = &self.pairs[k];
                     events.push(old.stopped());
                     woken.extend([old.body_a, old.body_b]);
+                    if old.linked {
+                        unlinked.push((old.body_a, old.body_b));
+                    }
                     ended.push(key);
                     begun.extend(now);
                 }
@@ -441,5 +468,8 @@ impl<D: Dim> World<D> {
             self.record(event);
         }
         self.wake_sleeping(woken);
+        for (a, b) in unlinked {
+            self.unlink(a, b);
+        }
     }
 }

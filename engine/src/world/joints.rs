@@ -10,9 +10,11 @@
 //!    after the solve each keeps its impulses and reaction, and one whose
 //!    reaction passed its break force or torque is removed with a
 //!    [`JointEvent::Broke`] ([`World::store_joints`]).
-//! 3. Joined bodies are one island: they fall asleep together, and an
-//!    awake body wakes the sleeping island it is joined to (`sleep.rs`).
-//!    Removing a body removes its joints ([`JointEvent::Removed`]).
+//! 3. Joined dynamic bodies are one island: adding a joint merges their
+//!    islands and removing one counts a removal in theirs; they fall
+//!    asleep together, and an awake body wakes the sleeping island it is
+//!    joined to (`sleep.rs`). Removing a body removes its joints
+//!    ([`JointEvent::Removed`]).
 
 use std::collections::HashMap;
 
@@ -255,6 +257,8 @@ impl<D: Dim> World<D> {
             self.refilter_bodies(&[a, b]);
         }
         self.wake_joined([a, b]);
+        // Joined dynamic bodies are one island from now on.
+        self.link(a, b);
         self.record_input(|| replay::Input::AddJoint {
             joint: desc,
             handle,
@@ -345,6 +349,8 @@ impl<D: Dim> World<D> {
             self.refilter_bodies(&[a, b]);
         }
         self.wake_joined([a, b]);
+        // Their island may have come apart.
+        self.unlink(a, b);
     }
 
     /// The joints of a body being removed go too, each with a
@@ -477,8 +483,8 @@ impl<D: Dim> World<D> {
         }
     }
 
-    /// The bodies joined to a body that joins islands: for union-find
-    /// (`sleep.rs`), as pairs of handles.
+    /// Every joint's bodies, in joint order: the islands' joint links
+    /// (`sleep.rs`).
     pub(crate) fn joined_bodies(&self) -> impl Iterator<Item = (BodyHandle, BodyHandle)> + '_ {
         self.joints.values().map(|j| (j.body_a, j.body_b))
     }

@@ -5,7 +5,8 @@
 //! What is saved is what a [`World`] clone holds that the next step reads:
 //! bodies, colliders and their shapes, joints, settings, the broad phase's
 //! tree, pairs and move buffer, every pair's manifolds with their warm-start
-//! impulses, lever arms and last queries, the sleeping islands, the
+//! impulses, lever arms and last queries, the islands (awake and
+//! sleeping, with each pair's link bit: `sleep.rs`), the
 //! solver's body order and awake pairs (and their stale flags), the bodies
 //! and colliders the game touched since the last step, and the events of
 //! the last step. Left out, as [`Default`], are the arrays kept between
@@ -52,11 +53,13 @@
 //!    holds as it loads);
 //! 5. the solver's body order and awake pairs, where not stale, name live
 //!    bodies and pairs, each once, as their indexes say;
-//! 6. the sleeping islands and their bodies name each other;
+//! 6. the islands and their bodies name each other: every dynamic body is
+//!    in one island, awake or sleeping, and no other body is; a linked
+//!    pair's bodies share an island;
 //! 7. every joint joins two live bodies with parameters `add_joint` takes,
 //!    and the count of joints per unpaired body pair is right.
 //!
-//! Slot maps (bodies, colliders, joints, sleeping islands) are saved with
+//! Slot maps (bodies, colliders, joints, islands) are saved with
 //! their free lists in order ([`slot_map`]): the handles a loaded world
 //! hands out for new bodies and joints are those the original would.
 //!
@@ -90,7 +93,7 @@ use crate::pipeline::broad_phase::{BroadPhase, ProxyId};
 use crate::pipeline::joints::{JointFrame, JointImpulses, JointModel};
 use crate::settings::Settings;
 use crate::shape::{PolytopeShape, Shape, ShapeKind};
-use crate::sleep::SleepingIslands;
+use crate::sleep::{AwakeIsland, AwakeIslands, SleepingIslands};
 
 /// The first bytes of a saved world.
 pub const MAGIC: [u8; 8] = *b"TUMBLEWS";
@@ -103,7 +106,7 @@ pub const RECORDING_MAGIC: [u8; 8] = *b"TUMBLERC";
 /// how (a field added, removed, reordered or retyped in any saved type, a
 /// type's serde form changed), bumps it: a world saved by one version is
 /// refused by another with [`LoadError::Version`], never misread.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Magic, version, dimension, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;
@@ -304,6 +307,7 @@ struct State<'w, D: Dim> {
     sensor_events: &'w [SensorEvent],
     buffers: &'w SolveBuffers<D>,
     sleep_islands: &'w SleepingIslands,
+    islands: &'w AwakeIslands,
     touched: &'w [BodyHandle],
     refiltered: &'w [ColliderHandle],
     joints: Slots<'w, JointHandle, Joint<D>>,
@@ -326,6 +330,7 @@ struct LoadedState<D: Dim> {
     sensor_events: Vec<SensorEvent>,
     buffers: SolveBuffers<D>,
     sleep_islands: SleepingIslands,
+    islands: AwakeIslands,
     touched: Vec<BodyHandle>,
     refiltered: Vec<ColliderHandle>,
     #[serde(deserialize_with = "slot_map::deserialize")]
@@ -347,6 +352,7 @@ impl<'w, D: Dim> State<'w, D> {
             sensor_events: &world.sensor_events,
             buffers: &world.buffers,
             sleep_islands: &world.sleep_islands,
+            islands: &world.islands,
             touched: &world.touched,
             refiltered: &world.refiltered,
             joints: Slots(&world.joints),
@@ -369,6 +375,7 @@ impl<D: Dim> LoadedState<D> {
             sensor_events: self.sensor_events,
             buffers: self.buffers,
             sleep_islands: std::sync::Arc::new(self.sleep_islands),
+            islands: std::sync::Arc::new(self.islands),
             touched: self.touched,
             refiltered: self.refiltered,
             joints: self.joints,
@@ -682,6 +689,12 @@ pub(crate) mod slot_map {
         }
     }
 
+    impl Placeholder for AwakeIsland {
+        fn placeholder() -> Option<Self> {
+            Some(AwakeIsland::default())
+        }
+    }
+
     impl<T> Placeholder for Vec<T> {
         fn placeholder() -> Option<Self> {
             Some(Vec::new())
@@ -876,9 +889,10 @@ impl<D: Dim> World<D> {
         self.check_pairs()?;
         self.check_buffers()?;
         require(
-            self.sleep_islands.is_sound(&self.bodies),
-            "the sleeping islands and their bodies disagree",
+            self.sleep_islands.is_sound(&self.bodies) && self.islands.is_sound(&self.bodies),
+            "the islands and their bodies disagree",
         )?;
+        self.check_islands()?;
         let mut unpaired: HashMap<(BodyHandle, BodyHandle), u32> = HashMap::new();
         for joint in self.joints.values() {
             let (a, b) = (joint.body_a, joint.body_b);
@@ -922,6 +936,27 @@ impl<D: Dim> World<D> {
                     "a pair's surface contacts do not match its shapes",
                 )?;
             }
+        }
+        Ok(())
+    }
+
+    /// Step 6 of the validation, past each set's own soundness: every
+    /// dynamic body is in one island, awake or sleeping, and no other body
+    /// is; a linked pair's bodies share an island.
+    fn check_islands(&self) -> Result<(), Fault> {
+        let (awake, sleeping) = (&self.islands, &self.sleep_islands);
+        for (handle, body) in &self.bodies {
+            let count = usize::from(awake.island_of(handle).is_some())
+                + usize::from(sleeping.island_of(handle).is_some());
+            let wanted = usize::from(body.kind == BodyKind::Dynamic);
+            require(count == wanted, "a body is not in exactly one island")?;
+        }
+        for pair in self.pairs.iter().filter(|p| p.linked) {
+            let (a, b) = (pair.body_a, pair.body_b);
+            let shared = (awake.island_of(a).is_some() && awake.island_of(a) == awake.island_of(b))
+                || (sleeping.island_of(a).is_some()
+                    && sleeping.island_of(a) == sleeping.island_of(b));
+            require(shared, "a linked pair's bodies are in two islands")?;
         }
         Ok(())
     }

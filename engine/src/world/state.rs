@@ -19,7 +19,9 @@
 //!    arms); a pair with a surface keeps its facet and cluster manifolds
 //!    whole (`FacetManifolds::kept`), and a pair whose collider was
 //!    removed since the last step (it ends at the next) is kept whole.
-//! 4. The sleeping islands, the solver's orders of bodies and pairs where
+//! 4. The islands, awake and sleeping, and each pair's link bit (islands
+//!    are split only as the sleep candidate, so they depend on history:
+//!    `sleep.rs`), the solver's orders of bodies and pairs where
 //!    the next step would not rebuild them (bodies woken within a step
 //!    come after the others), the joints with their impulses and the pairs
 //!    they keep apart, and the bodies and colliders the game reached since
@@ -27,7 +29,7 @@
 //! 5. What rests is shared: the body motions and the pairs' manifolds are
 //!    kept in chunks of [`CHUNK`], and a chunk equal bit for bit to the one
 //!    at its place in the world's last saved state is that chunk, shared;
-//!    the sleeping islands are shared until they change. A ring of states
+//!    the islands are shared until they change. A ring of states
 //!    over a settled level holds it about once
 //!    (`a_ring_of_states_shares_what_rests`).
 //!
@@ -67,7 +69,7 @@ use crate::joint::{Joint, JointHandle};
 use crate::math::{same_bits, Pose, Vector};
 use crate::pipeline::broad_phase::BroadPhaseState;
 use crate::pipeline::manifold::{ManifoldHead, ManifoldPoint};
-use crate::sleep::SleepingIslands;
+use crate::sleep::{AwakeIslands, SleepingIslands};
 
 /// A stamp no world has had yet in this process: worlds get a new one
 /// whenever their bodies, colliders, kinds or filters change, and a state
@@ -230,6 +232,7 @@ struct LastChunks<D: Dim> {
     bodies: Vec<Arc<[BodyMotion<D>]>>,
     pairs: Vec<Arc<PairChunk<D>>>,
     islands: Option<Arc<SleepingIslands>>,
+    awake_islands: Option<Arc<AwakeIslands>>,
 }
 
 impl<D: Dim> Default for SaveCache<D> {
@@ -238,6 +241,7 @@ impl<D: Dim> Default for SaveCache<D> {
             bodies: Vec::new(),
             pairs: Vec::new(),
             islands: None,
+            awake_islands: None,
         }))
     }
 }
@@ -314,12 +318,15 @@ pub struct WorldState<D: Dim> {
     pair_count: usize,
     touching: Bits,
     reported: Bits,
+    /// Which pairs link their bodies' islands (`ContactPair::linked`).
+    linked: Bits,
     /// The surface pairs' facet manifolds, by their place among the pairs.
     surfaces: Vec<(u32, Box<SurfaceContacts<D>>)>,
     /// Pairs whose colliders were removed since the last step (they end at
     /// the next), whole, by their place: the colliders cannot make them.
     orphans: Vec<(u32, ContactPair<D>)>,
     sleep_islands: Arc<SleepingIslands>,
+    awake_islands: Arc<AwakeIslands>,
     /// The solver's bodies and awake pairs in order, where the next step
     /// would not rebuild them the same.
     solver_orders: Option<(Vec<BodyHandle>, Option<Vec<u32>>)>,
@@ -350,9 +357,11 @@ impl<D: Dim> Default for WorldState<D> {
             pair_count: 0,
             touching: Bits::default(),
             reported: Bits::default(),
+            linked: Bits::default(),
             surfaces: Vec::new(),
             orphans: Vec::new(),
             sleep_islands: Arc::default(),
+            awake_islands: Arc::default(),
             solver_orders: None,
             touched: Vec::new(),
             refiltered: Vec::new(),
@@ -383,6 +392,7 @@ impl<D: Dim> WorldState<D> {
             &self.paired,
             &self.touching,
             &self.reported,
+            &self.linked,
         ];
         let chunks = (self.bodies.chunks.len() + self.pairs.chunks.len()) * CHUNK_HANDLE_BYTES;
         let pairs: usize = self.pairs.chunks.iter().map(|c| c.bytes()).sum();
@@ -395,6 +405,7 @@ impl<D: Dim> WorldState<D> {
             + self.broad_phase.bytes()
             + surfaces
             + self.sleep_islands.bytes()
+            + self.awake_islands.bytes()
             + orders
             + self.touched.len() * size_of::<BodyHandle>()
             + self.refiltered.len() * size_of::<ColliderHandle>()
@@ -436,6 +447,7 @@ impl<D: Dim> World<D> {
             bodies: last_bodies,
             pairs: last_pairs,
             islands: last_islands,
+            awake_islands: last_awake,
         } = &mut *last;
         let mut fresh = 0;
         state.structure = self.structure;
@@ -497,6 +509,7 @@ impl<D: Dim> World<D> {
         state.pair_count = self.pairs.len();
         state.touching.clear();
         state.reported.clear();
+        state.linked.clear();
         state.surfaces.clear();
         state.orphans.clear();
         let mut chunk = PairChunk::default();
@@ -519,6 +532,7 @@ impl<D: Dim> World<D> {
             }
             state.touching.push(pair.touching);
             state.reported.push(pair.reported);
+            state.linked.push(pair.linked);
             if let Some(surface) = pair.surface.as_deref() {
                 state.surfaces.push((k as u32, Box::new(surface.saved())));
             }
@@ -532,6 +546,11 @@ impl<D: Dim> World<D> {
             .as_ref()
             .is_some_and(|last| Arc::ptr_eq(last, &self.sleep_islands));
         *last_islands = Some(Arc::clone(&self.sleep_islands));
+        state.awake_islands = Arc::clone(&self.islands);
+        let awake_shared = last_awake
+            .as_ref()
+            .is_some_and(|last| Arc::ptr_eq(last, &self.islands));
+        *last_awake = Some(Arc::clone(&self.islands));
         self.save_solver_orders(state);
         state.touched.clone_from(&self.touched);
         state.refiltered.clone_from(&self.refiltered);
@@ -543,6 +562,10 @@ impl<D: Dim> World<D> {
             + (state.bodies.chunks.len() + state.pairs.chunks.len()) * CHUNK_HANDLE_BYTES;
         let islands = if islands_shared {
             self.sleep_islands.bytes()
+        } else {
+            0
+        } + if awake_shared {
+            self.islands.bytes()
         } else {
             0
         };
@@ -636,6 +659,7 @@ impl<D: Dim> World<D> {
         }
         self.restore_pairs(state);
         self.sleep_islands = Arc::clone(&state.sleep_islands);
+        self.islands = Arc::clone(&state.awake_islands);
         self.restore_solver_orders(state);
         self.touched.clone_from(&state.touched);
         self.refiltered.clone_from(&state.refiltered);
@@ -705,6 +729,7 @@ impl<D: Dim> World<D> {
             }
             pair.touching = state.touching.get(k);
             pair.reported = state.reported.get(k);
+            pair.linked = state.linked.get(k);
         }
     }
 
