@@ -82,13 +82,8 @@ fn falling_cubes_hash() -> u64 {
 /// The pose hash `falling_cubes_hash` gives, recorded from a native run
 /// with the `parallel` feature: a change to the engine's results changes
 /// it, and the serial build and the WebAssembly build (`wasm32-wasip1`, no
-/// threads) must give the same. (It was a5cf8ff80e74cb5e until glam's and
-/// the engine's sines went through the `libm` crate: the cubes' starting
-/// rotations, from `Quat::from_rotation_y`, moved by an ulp; then
-/// b8669786df71b955 until islands were kept from step to step: an island
-/// that lost a contact now sleeps a step after its split, the islands
-/// fall asleep in their packed order, and a sleeping island lists its
-/// bodies in merge order, which orders them in the solver when it wakes.)
+/// threads) must give the same. A change that moves it says why in its
+/// commit message.
 const FALLING_CUBES_HASH: u64 = 0x362c_24a7_0a2e_b8d7;
 
 #[cfg(not(target_family = "wasm"))]
