@@ -98,13 +98,14 @@ pub(crate) fn clip_to_sides<V: Vector>(
     points: &[V],
     found: &mut impl FnMut(V),
 ) {
-    let sides = (0..sides.len).map(|k| sides.side(k));
     let given = &points[..points.len().min(MAX_OWNED_CLIP)];
+    let side_count = sides.len.min(3);
     // How far out of each side each point lies, for the points as given.
     // Wholly outside a side, they are gone: most faces near a facet lie
     // over a neighbour, found so before any clipping.
     let mut outs = [[0.0; MAX_OWNED_CLIP]; 3];
-    for (row, (on, outward)) in outs.iter_mut().zip(sides.clone()) {
+    for (k, row) in outs.iter_mut().enumerate().take(side_count) {
+        let (on, outward) = sides.side(k);
         let mut all_out = true;
         for (o, &p) in row.iter_mut().zip(given) {
             *o = (p - on).dot(outward);
@@ -114,28 +115,35 @@ pub(crate) fn clip_to_sides<V: Vector>(
             return;
         }
     }
-    // The polygon is `given` until a side cuts it, then `polygon[..len]`.
+    // The first side that cuts the polygon (not every point inside it; a
+    // NaN distance counts as outside): until then the polygon is `given`,
+    // each side holding it whole.
+    let inside = |o: &f32| *o <= 0.0;
+    let Some(first_cut) = (0..side_count).find(|&k| !outs[k][..given.len()].iter().all(inside))
+    else {
+        given.iter().for_each(|&p| found(p));
+        return;
+    };
+    // From there on the polygon is `polygon[..len]`, clipped into
+    // `clipped` by each side in turn (Sutherland-Hodgman).
     let (mut polygon, mut clipped) = ([V::ZERO; MAX_OWNED_CLIP], [V::ZERO; MAX_OWNED_CLIP]);
     let mut len = given.len();
-    let mut cut = false;
-    for (row, (on, outward)) in outs.iter().zip(sides) {
-        if len == 0 {
-            return;
-        }
-        let current = if cut { &polygon[..len] } else { given };
+    polygon[..len].copy_from_slice(given);
+    for (k, row) in outs.iter().enumerate().take(side_count).skip(first_cut) {
         let mut out = *row;
-        if cut {
-            for (o, &p) in out.iter_mut().zip(current) {
+        if k != first_cut {
+            let (on, outward) = sides.side(k);
+            for (o, &p) in out.iter_mut().zip(&polygon[..len]) {
                 *o = (p - on).dot(outward);
             }
-        }
-        // Wholly inside, the polygon is kept as it is; wholly outside, it
-        // is gone.
-        if out[..len].iter().all(|&o| o <= 0.0) {
-            continue;
-        }
-        if out[..len].iter().all(|&o| o > 0.0) {
-            return;
+            // Wholly inside, the polygon is kept as it is; wholly
+            // outside, it is gone.
+            if out[..len].iter().all(|&o| o <= 0.0) {
+                continue;
+            }
+            if out[..len].iter().all(|&o| o > 0.0) {
+                return;
+            }
         }
         let mut count = 0;
         let mut keep = |p: V| {
@@ -146,11 +154,9 @@ pub(crate) fn clip_to_sides<V: Vector>(
         };
         // A segment is clipped as one edge, not as a closed polygon (which
         // would cross a side twice on one line); a point is its own edge.
-        let edges = if len == 2 { 1 } else { len };
-        for i in 0..edges {
-            let j = if i + 1 == len { 0 } else { i + 1 };
-            let (a, b) = (current[i], current[j]);
-            let (da, db) = (out[i], out[j]);
+        if len <= 2 {
+            let (a, b) = (polygon[0], polygon[len - 1]);
+            let (da, db) = (out[0], out[len - 1]);
             if da <= 0.0 {
                 keep(a);
             }
@@ -160,13 +166,26 @@ pub(crate) fn clip_to_sides<V: Vector>(
             if len == 2 && db <= 0.0 {
                 keep(b);
             }
+        } else {
+            for i in 0..len {
+                let j = if i + 1 == len { 0 } else { i + 1 };
+                let (a, b) = (polygon[i], polygon[j]);
+                let (da, db) = (out[i], out[j]);
+                if da <= 0.0 {
+                    keep(a);
+                }
+                if (da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0) {
+                    keep(a + (b - a) * (da / (da - db)));
+                }
+            }
         }
         core::mem::swap(&mut polygon, &mut clipped);
         len = count;
-        cut = true;
+        if len == 0 {
+            return;
+        }
     }
-    let last = if cut { &polygon[..len] } else { given };
-    last.iter().for_each(|&p| found(p));
+    polygon[..len].iter().for_each(|&p| found(p));
 }
 
 /// What lies across one boundary feature of a facet.
@@ -549,6 +568,79 @@ mod tests {
 
     fn flat_triangle() -> Facet<Vec3> {
         Facet::new([Vec3::ZERO, Vec3::new(0.0, 0.0, 1.0), Vec3::X]).unwrap()
+    }
+
+    /// Plain Sutherland-Hodgman: `points` clipped to each side in turn,
+    /// every side read for every point, a segment clipped as one edge.
+    fn clipped_plainly(sides: &OwnedSides<'_, Vec3>, points: &[Vec3]) -> Vec<Vec3> {
+        let mut polygon = points.to_vec();
+        for k in 0..sides.len {
+            let (on, outward) = sides.side(k);
+            let out: Vec<f32> = polygon.iter().map(|&p| (p - on).dot(outward)).collect();
+            let n = polygon.len();
+            let mut next = Vec::new();
+            for i in 0..if n == 2 { 1 } else { n } {
+                let j = (i + 1) % n;
+                let (a, b, da, db) = (polygon[i], polygon[j], out[i], out[j]);
+                if da <= 0.0 {
+                    next.push(a);
+                }
+                if (da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0) {
+                    next.push(a + (b - a) * (da / (da - db)));
+                }
+                if n == 2 && db <= 0.0 {
+                    next.push(b);
+                }
+            }
+            next.truncate(MAX_OWNED_CLIP);
+            polygon = next;
+        }
+        polygon
+    }
+
+    #[test]
+    fn clipping_to_owned_sides_gives_the_plain_clip_bit_for_bit() {
+        // A xorshift generator: faces of 1 to 4 corners around a facet with
+        // tilted sides, inside, across and beside it.
+        let mut state = 0x9e37_79b9_u32;
+        let mut range = |low: f32, high: f32| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            low + (high - low) * (state >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let facet = flat_triangle();
+        let outwards = [
+            Vec3::new(0.05, 0.02, -1.0).normalize(),
+            Vec3::new(-1.0, -0.03, 0.0).normalize(),
+            Vec3::new(0.7, 0.04, 0.7).normalize(),
+        ];
+        let sides = facet.owned_sides_from(&outwards);
+        let (mut cut, mut empty) = (0, 0);
+        for _ in 0..20_000 {
+            let count = 1 + (range(0.0, 4.0) as usize).min(3);
+            let (cx, cz, half) = (range(-0.5, 1.5), range(-0.5, 1.5), range(0.05, 0.8));
+            let turn = range(0.0, 6.0);
+            let face: Vec<Vec3> = (0..count)
+                .map(|i| {
+                    let angle = turn + i as f32 * core::f32::consts::FRAC_PI_2;
+                    let (sin, cos) = (libm::sinf(angle), libm::cosf(angle));
+                    Vec3::new(cx + half * cos, range(-0.1, 0.1), cz + half * sin)
+                })
+                .collect();
+            let mut found = Vec::new();
+            clip_to_sides(&sides, &face, &mut |p| found.push(p));
+            let plain = clipped_plainly(&sides, &face);
+            let bits = |v: &[Vec3]| {
+                v.iter()
+                    .map(|p| p.to_array().map(f32::to_bits))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&found), bits(&plain), "face {face:?}");
+            cut += usize::from(!found.is_empty() && found.len() != face.len());
+            empty += usize::from(found.is_empty());
+        }
+        assert!(cut > 2_000 && empty > 2_000, "cut {cut}, empty {empty}");
     }
 
     #[test]
