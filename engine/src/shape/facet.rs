@@ -125,26 +125,31 @@ pub(crate) fn clip_to_sides<V: Vector>(
         return;
     };
     // From there on the polygon is `polygon[..len]`, clipped into
-    // `clipped` by each side in turn (Sutherland-Hodgman).
-    let (mut polygon, mut clipped) = ([V::ZERO; MAX_OWNED_CLIP], [V::ZERO; MAX_OWNED_CLIP]);
+    // `clipped` by each side in turn (Sutherland-Hodgman); the two buffers
+    // trade places by reference, not by copying them.
+    let mut buffers = ([V::ZERO; MAX_OWNED_CLIP], [V::ZERO; MAX_OWNED_CLIP]);
+    let (mut polygon, mut clipped) = (&mut buffers.0, &mut buffers.1);
     let mut len = given.len();
     polygon[..len].copy_from_slice(given);
-    for (k, row) in outs.iter().enumerate().take(side_count).skip(first_cut) {
-        let mut out = *row;
-        if k != first_cut {
+    let mut recomputed = [0.0; MAX_OWNED_CLIP];
+    for k in first_cut..side_count {
+        let out = if k == first_cut {
+            &outs[k]
+        } else {
             let (on, outward) = sides.side(k);
-            for (o, &p) in out.iter_mut().zip(&polygon[..len]) {
+            for (o, &p) in recomputed.iter_mut().zip(&polygon[..len]) {
                 *o = (p - on).dot(outward);
             }
             // Wholly inside, the polygon is kept as it is; wholly
             // outside, it is gone.
-            if out[..len].iter().all(|&o| o <= 0.0) {
+            if recomputed[..len].iter().all(|&o| o <= 0.0) {
                 continue;
             }
-            if out[..len].iter().all(|&o| o > 0.0) {
+            if recomputed[..len].iter().all(|&o| o > 0.0) {
                 return;
             }
-        }
+            &recomputed
+        };
         let mut count = 0;
         let mut keep = |p: V| {
             if count < MAX_OWNED_CLIP {
