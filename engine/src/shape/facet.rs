@@ -35,6 +35,8 @@
 //! when either edge is active; the exact corner region (the cone of all
 //! the corner's faces) is not built.
 
+use glam::Vec4;
+
 use super::support::SupportMap;
 use crate::math::Vector;
 
@@ -61,6 +63,10 @@ pub(crate) const GENTLE_JOIN_COSINE: f32 = 0.996;
 /// The most points [`clip_to_sides`] keeps: clipping a box's face (four
 /// corners) to a facet's three sides adds at most one point per side.
 pub(crate) const MAX_OWNED_CLIP: usize = 8;
+
+/// Points whose distances out of a side [`clip_to_sides`] finds at once:
+/// the lanes of a SIMD word (`Vec4`); [`MAX_OWNED_CLIP`] is a multiple.
+const LANES: usize = 4;
 
 /// The sides of the region a facet owns: each a point on it and its
 /// outward unit normal ([`Facet::owned_sides_from`]).
@@ -100,16 +106,42 @@ pub(crate) fn clip_to_sides<V: Vector>(
 ) {
     let given = &points[..points.len().min(MAX_OWNED_CLIP)];
     let side_count = sides.len.min(3);
-    // How far out of each side each point lies, for the points as given.
+    // How far out of each side each point lies, for the points as given,
+    // four points at a time: their coordinates put in lanes (`LANES`),
+    // each lane's distance is the scalar `(p - on).dot(outward)` to the
+    // bit (the same operations in the same order; the fourth coordinate of
+    // a word is zero, a third of a 2D point too, and add nothing).
     // Wholly outside a side, they are gone: most faces near a facet lie
     // over a neighbour, found so before any clipping.
+    let words = given.len().div_ceil(LANES);
+    let mut lanes = [[Vec4::ZERO; 3]; MAX_OWNED_CLIP / LANES];
+    for (word, chunk) in lanes.iter_mut().zip(given.chunks(LANES)) {
+        let mut columns = [[0.0; LANES]; 3];
+        for (i, p) in chunk.iter().enumerate() {
+            let p = p.to_word();
+            (columns[0][i], columns[1][i], columns[2][i]) = (p.x, p.y, p.z);
+        }
+        *word = columns.map(Vec4::from_array);
+    }
+    // The lanes holding points: the last word's others are padding.
+    let last_lanes = given.len() - (words.max(1) - 1) * LANES;
     let mut outs = [[0.0; MAX_OWNED_CLIP]; 3];
     for (k, row) in outs.iter_mut().enumerate().take(side_count) {
         let (on, outward) = sides.side(k);
+        let (on, outward) = (on.to_word(), outward.to_word());
         let mut all_out = true;
-        for (o, &p) in row.iter_mut().zip(given) {
-            *o = (p - on).dot(outward);
-            all_out &= *o > 0.0;
+        for (w, word) in lanes[..words].iter().enumerate() {
+            let [x, y, z] = *word;
+            let o = (x - Vec4::splat(on.x)) * outward.x
+                + (y - Vec4::splat(on.y)) * outward.y
+                + (z - Vec4::splat(on.z)) * outward.z;
+            row[w * LANES..(w + 1) * LANES].copy_from_slice(&o.to_array());
+            let used = if w + 1 == words {
+                (1 << last_lanes) - 1
+            } else {
+                0b1111
+            };
+            all_out &= o.cmpgt(Vec4::ZERO).bitmask() & used == used;
         }
         if all_out {
             return;
@@ -605,8 +637,9 @@ mod tests {
 
     #[test]
     fn clipping_to_owned_sides_gives_the_plain_clip_bit_for_bit() {
-        // A xorshift generator: faces of 1 to 4 corners around a facet with
-        // tilted sides, inside, across and beside it.
+        // A xorshift generator: faces of 1 to 8 corners (a point, a
+        // segment, regular polygons) around a facet with tilted sides,
+        // inside, across and beside it.
         let mut state = 0x9e37_79b9_u32;
         let mut range = |low: f32, high: f32| {
             state ^= state << 13;
@@ -623,12 +656,12 @@ mod tests {
         let sides = facet.owned_sides_from(&outwards);
         let (mut cut, mut empty) = (0, 0);
         for _ in 0..20_000 {
-            let count = 1 + (range(0.0, 4.0) as usize).min(3);
+            let count = 1 + (range(0.0, 8.0) as usize).min(7);
             let (cx, cz, half) = (range(-0.5, 1.5), range(-0.5, 1.5), range(0.05, 0.8));
             let turn = range(0.0, 6.0);
             let face: Vec<Vec3> = (0..count)
                 .map(|i| {
-                    let angle = turn + i as f32 * core::f32::consts::FRAC_PI_2;
+                    let angle = turn + i as f32 * core::f32::consts::TAU / count as f32;
                     let (sin, cos) = (libm::sinf(angle), libm::cosf(angle));
                     Vec3::new(cx + half * cos, range(-0.1, 0.1), cz + half * sin)
                 })
