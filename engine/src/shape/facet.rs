@@ -92,37 +92,72 @@ impl<V: Vector> OwnedSides<'_, V> {
     }
 }
 
-/// The part of the convex polygon `points` (in order; two points are a
-/// segment, one a point) inside `sides`: `points` clipped to each side in
-/// turn (Sutherland-Hodgman), each point of the result handed to `found`.
-/// At most [`MAX_OWNED_CLIP`] points are read. A facet's owned region
+/// A convex polygon (in order; two points are a segment, one a point) as
+/// [`clip_to_sides`] reads it: its first [`MAX_OWNED_CLIP`] points, and
+/// their coordinates in SIMD lanes (four points to a `Vec4` per
+/// coordinate), put there once for every facet the polygon is clipped to
+/// (a body's face over the facets near it).
+#[derive(Clone, Debug)]
+pub(crate) struct ClipFace<V> {
+    points: [V; MAX_OWNED_CLIP],
+    len: usize,
+    /// Per word of four points: their x, y and z (zero in 2D) coordinates;
+    /// a last word's lanes past `len` are zero.
+    lanes: [[Vec4; 3]; MAX_OWNED_CLIP / LANES],
+}
+
+impl<V: Vector> ClipFace<V> {
+    /// The polygon of `points`, of which the first [`MAX_OWNED_CLIP`] are
+    /// kept.
+    pub(crate) fn new(points: impl IntoIterator<Item = V>) -> Self {
+        let mut face = Self {
+            points: [V::ZERO; MAX_OWNED_CLIP],
+            len: 0,
+            lanes: [[Vec4::ZERO; 3]; MAX_OWNED_CLIP / LANES],
+        };
+        let mut columns = [[[0.0; LANES]; 3]; MAX_OWNED_CLIP / LANES];
+        for (i, p) in points.into_iter().take(MAX_OWNED_CLIP).enumerate() {
+            face.points[i] = p;
+            face.len = i + 1;
+            let word = p.to_word();
+            let column = &mut columns[i / LANES];
+            (
+                column[0][i % LANES],
+                column[1][i % LANES],
+                column[2][i % LANES],
+            ) = (word.x, word.y, word.z);
+        }
+        face.lanes = columns.map(|word| word.map(Vec4::from_array));
+        face
+    }
+
+    /// The points kept.
+    pub(crate) fn points(&self) -> &[V] {
+        &self.points[..self.len]
+    }
+}
+
+/// The part of the convex polygon `face` inside `sides`: `face` clipped to
+/// each side in turn (Sutherland-Hodgman), each point of the result handed
+/// to `found`. A facet's owned region
 /// ([`Facet::owned_sides_from`]) so clipped holds the points of a shape's face
 /// over the facet and, across a gentle join, up to the plane halfway to
 /// the neighbour.
 pub(crate) fn clip_to_sides<V: Vector>(
     sides: &OwnedSides<'_, V>,
-    points: &[V],
+    face: &ClipFace<V>,
     found: &mut impl FnMut(V),
 ) {
-    let given = &points[..points.len().min(MAX_OWNED_CLIP)];
+    let given = face.points();
     let side_count = sides.len.min(3);
     // How far out of each side each point lies, for the points as given,
-    // four points at a time: their coordinates put in lanes (`LANES`),
-    // each lane's distance is the scalar `(p - on).dot(outward)` to the
-    // bit (the same operations in the same order; the fourth coordinate of
-    // a word is zero, a third of a 2D point too, and add nothing).
+    // four points at a time from the face's lanes: each lane's distance is
+    // the scalar `(p - on).dot(outward)` to the bit (the same operations in
+    // the same order; the z of a 2D point is zero and adds nothing).
     // Wholly outside a side, they are gone: most faces near a facet lie
     // over a neighbour, found so before any clipping.
     let words = given.len().div_ceil(LANES);
-    let mut lanes = [[Vec4::ZERO; 3]; MAX_OWNED_CLIP / LANES];
-    for (word, chunk) in lanes.iter_mut().zip(given.chunks(LANES)) {
-        let mut columns = [[0.0; LANES]; 3];
-        for (i, p) in chunk.iter().enumerate() {
-            let p = p.to_word();
-            (columns[0][i], columns[1][i], columns[2][i]) = (p.x, p.y, p.z);
-        }
-        *word = columns.map(Vec4::from_array);
-    }
+    let lanes = &face.lanes;
     // The lanes holding points: the last word's others are padding.
     let last_lanes = given.len() - (words.max(1) - 1) * LANES;
     let mut outs = [[0.0; MAX_OWNED_CLIP]; 3];
@@ -667,7 +702,9 @@ mod tests {
                 })
                 .collect();
             let mut found = Vec::new();
-            clip_to_sides(&sides, &face, &mut |p| found.push(p));
+            clip_to_sides(&sides, &ClipFace::new(face.iter().copied()), &mut |p| {
+                found.push(p)
+            });
             let plain = clipped_plainly(&sides, &face);
             let bits = |v: &[Vec3]| {
                 v.iter()
