@@ -199,9 +199,9 @@ pub(crate) fn clip_to_sides<V: Vector>(
     let mut len = given.len();
     polygon[..len].copy_from_slice(given);
     let mut recomputed = [0.0; MAX_OWNED_CLIP];
-    for (k, given_out) in outs.iter().enumerate().take(side_count).skip(first_cut) {
+    for k in first_cut..side_count {
         let out = if k == first_cut {
-            given_out
+            &outs[first_cut]
         } else {
             let (on, outward) = sides.side(k);
             for (o, &p) in recomputed.iter_mut().zip(&polygon[..len]) {
