@@ -194,10 +194,9 @@ pub(crate) fn clip_to_sides<V: Vector>(
     // From there on the polygon is `polygon[..len]`, clipped into
     // `clipped` by each side in turn (Sutherland-Hodgman); the two buffers
     // trade places by reference, not by copying them.
-    let mut buffers = ([V::ZERO; MAX_OWNED_CLIP], [V::ZERO; MAX_OWNED_CLIP]);
+    let mut buffers = (face.points, [V::ZERO; MAX_OWNED_CLIP]);
     let (mut polygon, mut clipped) = (&mut buffers.0, &mut buffers.1);
     let mut len = given.len();
-    polygon[..len].copy_from_slice(given);
     let mut recomputed = [0.0; MAX_OWNED_CLIP];
     for k in first_cut..side_count {
         let out = if k == first_cut {
