@@ -147,9 +147,9 @@ pub(crate) struct FacetBuffers<D: ManifoldDim> {
     group: Vec<ShapeContact<D>>,
     /// Which gathered contacts have joined a cluster.
     group_taken: Vec<bool>,
-    /// [`Manifold::from_cluster`]'s candidate points and their world
-    /// positions.
-    pts: Vec<ManifoldPoint<D::Vector>>,
+    /// [`Manifold::from_cluster`]'s candidate points: each one's end on B
+    /// (world) and separation, and (`world_pts`) its end on A (world).
+    ends: Vec<(D::Vector, f32)>,
     world_pts: Vec<D::Vector>,
 }
 
@@ -550,7 +550,7 @@ impl<D: ManifoldDim> FacetManifolds<D> {
                 &buffers.group,
                 tuning.merge,
                 &self.old_clusters,
-                &mut buffers.pts,
+                &mut buffers.ends,
                 &mut buffers.world_pts,
             );
             if !m.points().is_empty() {

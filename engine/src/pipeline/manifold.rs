@@ -518,56 +518,57 @@ impl<D: ManifoldDim> Manifold<D> {
         contacts: &[ShapeContact<D>],
         merge: f32,
         old: &[(u32, Manifold<D>)],
-        pts: &mut Vec<ManifoldPoint<D::Vector>>,
+        ends: &mut Vec<(D::Vector, f32)>,
         world: &mut Vec<D::Vector>,
     ) -> Self {
         let mut m = Self {
             normal,
             ..Self::default()
         };
-        pts.clear();
+        // Each candidate point's end on A (world, in `world`: the merging
+        // and the reduction read them), and its end on B and separation
+        // along `normal` (in `ends`); the chosen ones become points.
+        ends.clear();
         world.clear();
         for c in contacts {
             let (pa, pb) = m.facing_ends(pair, c);
-            // World ends for now (made local once chosen).
-            let point = ManifoldPoint {
-                local_a: pa,
-                local_b: pb,
-                separation: (pb - pa).dot(normal),
-                normal_impulse: 0.0,
-                tangent_impulse: [0.0; 2],
-                lever_a: D::Vector::ZERO,
-                lever_b: D::Vector::ZERO,
-            };
+            let separation = (pb - pa).dot(normal);
             match world
                 .iter()
                 .position(|w| (*w - pa).length_squared() <= merge * merge)
             {
                 Some(i) => {
-                    if point.separation < pts[i].separation {
-                        pts[i] = point;
+                    if separation < ends[i].1 {
+                        ends[i] = (pb, separation);
                         world[i] = pa;
                     }
                 }
                 None => {
-                    pts.push(point);
+                    ends.push((pb, separation));
                     world.push(pa);
                 }
             }
         }
-        let (chosen, count) = if pts.len() > D::MAX_MANIFOLD_POINTS {
-            spread_choice::<D>(world, |i| pts[i].separation, LEVEL_SHARE * merge)
+        let (chosen, count) = if ends.len() > D::MAX_MANIFOLD_POINTS {
+            spread_choice::<D>(world, |i| ends[i].1, LEVEL_SHARE * merge)
         } else {
             let mut all = D::PerPoint::<usize>::default();
-            for (slot, i) in all.as_mut().iter_mut().zip(0..pts.len()) {
+            for (slot, i) in all.as_mut().iter_mut().zip(0..ends.len()) {
                 *slot = i;
             }
-            (all, pts.len())
+            (all, ends.len())
         };
         for (slot, &i) in chosen.as_ref()[..count].iter().enumerate() {
-            let mut point = pts[i];
-            point.local_a = pair.pose_a.inverse_transform_point(point.local_a);
-            point.local_b = pair.pose_b.inverse_transform_point(point.local_b);
+            let (pb, separation) = ends[i];
+            let mut point = ManifoldPoint {
+                local_a: pair.pose_a.inverse_transform_point(world[i]),
+                local_b: pair.pose_b.inverse_transform_point(pb),
+                separation,
+                normal_impulse: 0.0,
+                tangent_impulse: [0.0; 2],
+                lever_a: D::Vector::ZERO,
+                lever_b: D::Vector::ZERO,
+            };
             let nearest = old
                 .iter()
                 .flat_map(|(_, o)| o.points().iter().map(move |k| (k, o.normal)))

@@ -35,6 +35,8 @@
 //! when either edge is active; the exact corner region (the cone of all
 //! the corner's faces) is not built.
 
+use glam::Vec4;
+
 use super::support::SupportMap;
 use crate::math::Vector;
 
@@ -62,6 +64,10 @@ pub(crate) const GENTLE_JOIN_COSINE: f32 = 0.996;
 /// corners) to a facet's three sides adds at most one point per side.
 pub(crate) const MAX_OWNED_CLIP: usize = 8;
 
+/// Points whose distances out of a side [`clip_to_sides`] finds at once:
+/// the lanes of a SIMD word (`Vec4`); [`MAX_OWNED_CLIP`] is a multiple.
+const LANES: usize = 4;
+
 /// The sides of the region a facet owns: each a point on it and its
 /// outward unit normal ([`Facet::owned_sides_from`]).
 /// Side `k` runs through corner `k` of the facet with outward normal
@@ -86,57 +92,130 @@ impl<V: Vector> OwnedSides<'_, V> {
     }
 }
 
-/// The part of the convex polygon `points` (in order; two points are a
-/// segment, one a point) inside `sides`: `points` clipped to each side in
-/// turn (Sutherland-Hodgman), each point of the result handed to `found`.
-/// At most [`MAX_OWNED_CLIP`] points are read. A facet's owned region
+/// A convex polygon (in order; two points are a segment, one a point) as
+/// [`clip_to_sides`] reads it: its first [`MAX_OWNED_CLIP`] points, and
+/// their coordinates in SIMD lanes (four points to a `Vec4` per
+/// coordinate), put there once for every facet the polygon is clipped to
+/// (a body's face over the facets near it).
+#[derive(Clone, Debug)]
+pub(crate) struct ClipFace<V> {
+    points: [V; MAX_OWNED_CLIP],
+    len: usize,
+    /// Per word of four points: their x, y and z (zero in 2D) coordinates;
+    /// a last word's lanes past `len` are zero.
+    lanes: [[Vec4; 3]; MAX_OWNED_CLIP / LANES],
+}
+
+impl<V: Vector> ClipFace<V> {
+    /// The polygon of `points`, of which the first [`MAX_OWNED_CLIP`] are
+    /// kept.
+    pub(crate) fn new(points: impl IntoIterator<Item = V>) -> Self {
+        let mut face = Self {
+            points: [V::ZERO; MAX_OWNED_CLIP],
+            len: 0,
+            lanes: [[Vec4::ZERO; 3]; MAX_OWNED_CLIP / LANES],
+        };
+        let mut columns = [[[0.0; LANES]; 3]; MAX_OWNED_CLIP / LANES];
+        for (i, p) in points.into_iter().take(MAX_OWNED_CLIP).enumerate() {
+            face.points[i] = p;
+            face.len = i + 1;
+            let word = p.to_word();
+            let column = &mut columns[i / LANES];
+            (
+                column[0][i % LANES],
+                column[1][i % LANES],
+                column[2][i % LANES],
+            ) = (word.x, word.y, word.z);
+        }
+        face.lanes = columns.map(|word| word.map(Vec4::from_array));
+        face
+    }
+
+    /// The points kept.
+    pub(crate) fn points(&self) -> &[V] {
+        &self.points[..self.len]
+    }
+}
+
+/// The part of the convex polygon `face` inside `sides`: `face` clipped to
+/// each side in turn (Sutherland-Hodgman), each point of the result handed
+/// to `found`. A facet's owned region
 /// ([`Facet::owned_sides_from`]) so clipped holds the points of a shape's face
 /// over the facet and, across a gentle join, up to the plane halfway to
 /// the neighbour.
 pub(crate) fn clip_to_sides<V: Vector>(
     sides: &OwnedSides<'_, V>,
-    points: &[V],
+    face: &ClipFace<V>,
     found: &mut impl FnMut(V),
 ) {
-    let sides = (0..sides.len).map(|k| sides.side(k));
-    let given = &points[..points.len().min(MAX_OWNED_CLIP)];
-    // How far out of each side each point lies, for the points as given.
+    let given = face.points();
+    let side_count = sides.len.min(3);
+    // How far out of each side each point lies, for the points as given,
+    // four points at a time from the face's lanes: each lane's distance is
+    // the scalar `(p - on).dot(outward)` to the bit (the same operations in
+    // the same order; the z of a 2D point is zero and adds nothing).
     // Wholly outside a side, they are gone: most faces near a facet lie
     // over a neighbour, found so before any clipping.
+    let words = given.len().div_ceil(LANES);
+    let lanes = &face.lanes;
+    // The lanes holding points: the last word's others are padding.
+    let last_lanes = given.len() - (words.max(1) - 1) * LANES;
     let mut outs = [[0.0; MAX_OWNED_CLIP]; 3];
-    for (row, (on, outward)) in outs.iter_mut().zip(sides.clone()) {
+    for (k, row) in outs.iter_mut().enumerate().take(side_count) {
+        let (on, outward) = sides.side(k);
+        let (on, outward) = (on.to_word(), outward.to_word());
         let mut all_out = true;
-        for (o, &p) in row.iter_mut().zip(given) {
-            *o = (p - on).dot(outward);
-            all_out &= *o > 0.0;
+        for (w, word) in lanes[..words].iter().enumerate() {
+            let [x, y, z] = *word;
+            let o = (x - Vec4::splat(on.x)) * outward.x
+                + (y - Vec4::splat(on.y)) * outward.y
+                + (z - Vec4::splat(on.z)) * outward.z;
+            row[w * LANES..(w + 1) * LANES].copy_from_slice(&o.to_array());
+            let used = if w + 1 == words {
+                (1 << last_lanes) - 1
+            } else {
+                0b1111
+            };
+            all_out &= o.cmpgt(Vec4::ZERO).bitmask() & used == used;
         }
         if all_out {
             return;
         }
     }
-    // The polygon is `given` until a side cuts it, then `polygon[..len]`.
-    let (mut polygon, mut clipped) = ([V::ZERO; MAX_OWNED_CLIP], [V::ZERO; MAX_OWNED_CLIP]);
+    // The first side that cuts the polygon (not every point inside it; a
+    // NaN distance counts as outside): until then the polygon is `given`,
+    // each side holding it whole.
+    let inside = |o: &f32| *o <= 0.0;
+    let Some(first_cut) = (0..side_count).find(|&k| !outs[k][..given.len()].iter().all(inside))
+    else {
+        given.iter().for_each(|&p| found(p));
+        return;
+    };
+    // From there on the polygon is `polygon[..len]`, clipped into
+    // `clipped` by each side in turn (Sutherland-Hodgman); the two buffers
+    // trade places by reference, not by copying them.
+    let mut buffers = (face.points, [V::ZERO; MAX_OWNED_CLIP]);
+    let (mut polygon, mut clipped) = (&mut buffers.0, &mut buffers.1);
     let mut len = given.len();
-    let mut cut = false;
-    for (row, (on, outward)) in outs.iter().zip(sides) {
-        if len == 0 {
-            return;
-        }
-        let current = if cut { &polygon[..len] } else { given };
-        let mut out = *row;
-        if cut {
-            for (o, &p) in out.iter_mut().zip(current) {
+    let mut recomputed = [0.0; MAX_OWNED_CLIP];
+    for k in first_cut..side_count {
+        let out = if k == first_cut {
+            &outs[first_cut]
+        } else {
+            let (on, outward) = sides.side(k);
+            for (o, &p) in recomputed.iter_mut().zip(&polygon[..len]) {
                 *o = (p - on).dot(outward);
             }
-        }
-        // Wholly inside, the polygon is kept as it is; wholly outside, it
-        // is gone.
-        if out[..len].iter().all(|&o| o <= 0.0) {
-            continue;
-        }
-        if out[..len].iter().all(|&o| o > 0.0) {
-            return;
-        }
+            // Wholly inside, the polygon is kept as it is; wholly
+            // outside, it is gone.
+            if recomputed[..len].iter().all(|&o| o <= 0.0) {
+                continue;
+            }
+            if recomputed[..len].iter().all(|&o| o > 0.0) {
+                return;
+            }
+            &recomputed
+        };
         let mut count = 0;
         let mut keep = |p: V| {
             if count < MAX_OWNED_CLIP {
@@ -146,11 +225,9 @@ pub(crate) fn clip_to_sides<V: Vector>(
         };
         // A segment is clipped as one edge, not as a closed polygon (which
         // would cross a side twice on one line); a point is its own edge.
-        let edges = if len == 2 { 1 } else { len };
-        for i in 0..edges {
-            let j = if i + 1 == len { 0 } else { i + 1 };
-            let (a, b) = (current[i], current[j]);
-            let (da, db) = (out[i], out[j]);
+        if len <= 2 {
+            let (a, b) = (polygon[0], polygon[len - 1]);
+            let (da, db) = (out[0], out[len - 1]);
             if da <= 0.0 {
                 keep(a);
             }
@@ -160,13 +237,26 @@ pub(crate) fn clip_to_sides<V: Vector>(
             if len == 2 && db <= 0.0 {
                 keep(b);
             }
+        } else {
+            for i in 0..len {
+                let j = if i + 1 == len { 0 } else { i + 1 };
+                let (a, b) = (polygon[i], polygon[j]);
+                let (da, db) = (out[i], out[j]);
+                if da <= 0.0 {
+                    keep(a);
+                }
+                if (da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0) {
+                    keep(a + (b - a) * (da / (da - db)));
+                }
+            }
         }
         core::mem::swap(&mut polygon, &mut clipped);
         len = count;
-        cut = true;
+        if len == 0 {
+            return;
+        }
     }
-    let last = if cut { &polygon[..len] } else { given };
-    last.iter().for_each(|&p| found(p));
+    polygon[..len].iter().for_each(|&p| found(p));
 }
 
 /// What lies across one boundary feature of a facet.
@@ -549,6 +639,82 @@ mod tests {
 
     fn flat_triangle() -> Facet<Vec3> {
         Facet::new([Vec3::ZERO, Vec3::new(0.0, 0.0, 1.0), Vec3::X]).unwrap()
+    }
+
+    /// Plain Sutherland-Hodgman: `points` clipped to each side in turn,
+    /// every side read for every point, a segment clipped as one edge.
+    fn clipped_plainly(sides: &OwnedSides<'_, Vec3>, points: &[Vec3]) -> Vec<Vec3> {
+        let mut polygon = points.to_vec();
+        for k in 0..sides.len {
+            let (on, outward) = sides.side(k);
+            let out: Vec<f32> = polygon.iter().map(|&p| (p - on).dot(outward)).collect();
+            let n = polygon.len();
+            let mut next = Vec::new();
+            for i in 0..if n == 2 { 1 } else { n } {
+                let j = (i + 1) % n;
+                let (a, b, da, db) = (polygon[i], polygon[j], out[i], out[j]);
+                if da <= 0.0 {
+                    next.push(a);
+                }
+                if (da < 0.0 && db > 0.0) || (da > 0.0 && db < 0.0) {
+                    next.push(a + (b - a) * (da / (da - db)));
+                }
+                if n == 2 && db <= 0.0 {
+                    next.push(b);
+                }
+            }
+            next.truncate(MAX_OWNED_CLIP);
+            polygon = next;
+        }
+        polygon
+    }
+
+    #[test]
+    fn clipping_to_owned_sides_gives_the_plain_clip_bit_for_bit() {
+        // A xorshift generator: faces of 1 to 8 corners (a point, a
+        // segment, regular polygons) around a facet with tilted sides,
+        // inside, across and beside it.
+        let mut state = 0x9e37_79b9_u32;
+        let mut range = |low: f32, high: f32| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            low + (high - low) * (state >> 8) as f32 / (1u32 << 24) as f32
+        };
+        let facet = flat_triangle();
+        let outwards = [
+            Vec3::new(0.05, 0.02, -1.0).normalize(),
+            Vec3::new(-1.0, -0.03, 0.0).normalize(),
+            Vec3::new(0.7, 0.04, 0.7).normalize(),
+        ];
+        let sides = facet.owned_sides_from(&outwards);
+        let (mut cut, mut empty) = (0, 0);
+        for _ in 0..20_000 {
+            let count = 1 + (range(0.0, 8.0) as usize).min(7);
+            let (cx, cz, half) = (range(-0.5, 1.5), range(-0.5, 1.5), range(0.05, 0.8));
+            let turn = range(0.0, 6.0);
+            let face: Vec<Vec3> = (0..count)
+                .map(|i| {
+                    let angle = turn + i as f32 * core::f32::consts::TAU / count as f32;
+                    let (sin, cos) = (libm::sinf(angle), libm::cosf(angle));
+                    Vec3::new(cx + half * cos, range(-0.1, 0.1), cz + half * sin)
+                })
+                .collect();
+            let mut found = Vec::new();
+            clip_to_sides(&sides, &ClipFace::new(face.iter().copied()), &mut |p| {
+                found.push(p)
+            });
+            let plain = clipped_plainly(&sides, &face);
+            let bits = |v: &[Vec3]| {
+                v.iter()
+                    .map(|p| p.to_array().map(f32::to_bits))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&found), bits(&plain), "face {face:?}");
+            cut += usize::from(!found.is_empty() && found.len() != face.len());
+            empty += usize::from(found.is_empty());
+        }
+        assert!(cut > 2_000 && empty > 2_000, "cut {cut}, empty {empty}");
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use convex_hull::ConvexHull;
 pub use convex_polygon::ConvexPolygon;
 pub use dim::ShapeDim;
 pub use error::ShapeError;
-pub(crate) use facet::{clip_to_sides, OwnedSides, MAX_OWNED_CLIP, OWN_NORMAL_COSINE};
+pub(crate) use facet::{clip_to_sides, ClipFace, OwnedSides, OWN_NORMAL_COSINE};
 pub use facet::{Facet, FacetFeature, FacetGeometry, Join};
 pub use mass::MassProperties;
 pub use support::SupportMap;

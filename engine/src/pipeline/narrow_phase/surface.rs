@@ -41,8 +41,8 @@ use super::{
 use crate::math::{Pose, Vector};
 use crate::shape::OWN_NORMAL_COSINE;
 use crate::shape::{
-    clip_to_sides, Facet, FacetGeometry, Join, OwnedSides, Shape, ShapeKind, SupportMap, Surface,
-    MAX_OWNED_CLIP,
+    clip_to_sides, ClipFace, Facet, FacetGeometry, Join, OwnedSides, Shape, ShapeKind, SupportMap,
+    Surface,
 };
 
 /// How close to a facet's boundary (metres, per metre of the pair's size)
@@ -383,7 +383,7 @@ pub(crate) struct FaceScratch<V> {
     /// Which facets have joined a group.
     taken: Vec<bool>,
     /// A group's face, surface frame: each part's corners and their count.
-    parts: Vec<([V; MAX_OWNED_CLIP], usize)>,
+    parts: Vec<ClipFace<V>>,
 }
 
 /// The convex shape paired with a surface, in the surface's frame, where
@@ -464,15 +464,10 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
     }
 
     /// The corners of `face` (a part of the shape's core face, local frame)
-    /// in the surface's frame, at most [`MAX_OWNED_CLIP`] of them, with
-    /// their count.
-    fn placed(&self, face: &[D::Vector]) -> ([D::Vector; MAX_OWNED_CLIP], usize) {
-        let mut corners = [D::Vector::ZERO; MAX_OWNED_CLIP];
-        let count = face.len().min(MAX_OWNED_CLIP);
-        for (c, &v) in corners.iter_mut().zip(&face[..count]) {
-            *c = self.pose.transform_point(v);
-        }
-        (corners, count)
+    /// in the surface's frame, ready to be clipped (the first
+    /// `MAX_OWNED_CLIP` of them, as [`ClipFace`] keeps them).
+    fn placed(&self, face: &[D::Vector]) -> ClipFace<D::Vector> {
+        ClipFace::new(face.iter().map(|&v| self.pose.transform_point(v)))
     }
 
     /// The contact at `on_facet` (a point of the core, surface frame) with
@@ -566,14 +561,14 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
                         found(index, c.normal, c);
                     }
                 };
-                for (corners, count) in &scratch.parts {
+                for part in &scratch.parts {
                     if facet.gentle {
-                        clip_to_sides(&sides, &corners[..*count], &mut contact);
+                        clip_to_sides(&sides, part, &mut contact);
                     } else {
                         // Across a flat or concave join the face's points
                         // between its corners lie no lower than they do:
                         // its corners over the facet stand for it.
-                        for &corner in &corners[..*count] {
+                        for &corner in part.points() {
                             if sides.contain(corner) {
                                 contact(corner);
                             }
@@ -615,8 +610,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
             let towards = self.pose.inverse_transform_vector(-front);
             let top = top.unwrap_or_else(|| self.shape.support(towards));
             self.shape.for_each_support_face(towards, top, &mut |face| {
-                let (corners, count) = self.placed(face);
-                clip_to_sides(sides, &corners[..count], &mut contact);
+                clip_to_sides(sides, &self.placed(face), &mut contact);
             });
             // The face turned to the facet holds the core's vertex nearest
             // it, and every other vertex lies higher.
