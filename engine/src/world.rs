@@ -851,51 +851,44 @@ impl<D: Dim> World<D> {
         }
     }
 
-    /// The other bodies of `body`'s contact pairs with points (not
-    /// sensors), found through the broad phase as [`World::remove_body`]
-    /// finds them; each as often as it has such pairs.
-    pub(crate) fn bodies_touching(&self, body: BodyHandle) -> Vec<BodyHandle> {
-        let mut others = Vec::new();
+    /// Where `body`'s pairs sit in the sorted pairs, collider by collider
+    /// in key order, found through the broad phase as
+    /// [`World::remove_body`] finds them.
+    fn pair_indices_of(&self, body: BodyHandle) -> Vec<usize> {
         let Some(owner) = self.bodies.get(body) else {
-            return others;
+            return Vec::new();
         };
-        for collider in &owner.colliders {
-            let Some(slot) = self.colliders.get(collider.handle) else {
-                continue;
-            };
-            for key in self.pair_keys_of(collider.handle, slot.proxy) {
-                let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) else {
-                    continue;
-                };
-                let pair = &self.pairs[k];
-                if !pair.sensor && pair.has_points() {
-                    others.push(if pair.body_a == body {
-                        pair.body_b
-                    } else {
-                        pair.body_a
-                    });
+        owner
+            .colliders
+            .iter()
+            .filter_map(|c| Some((c.handle, self.colliders.get(c.handle)?.proxy)))
+            .flat_map(|(handle, proxy)| self.pair_keys_of(handle, proxy))
+            .filter_map(|key| self.pairs.binary_search_by(|p| p.key().cmp(&key)).ok())
+            .collect()
+    }
+
+    /// The other bodies of `body`'s contact pairs with points (not
+    /// sensors); each as often as it has such pairs.
+    pub(crate) fn bodies_touching(&self, body: BodyHandle) -> Vec<BodyHandle> {
+        self.pair_indices_of(body)
+            .into_iter()
+            .map(|k| &self.pairs[k])
+            .filter(|pair| !pair.sensor && pair.has_points())
+            .map(|pair| {
+                if pair.body_a == body {
+                    pair.body_b
+                } else {
+                    pair.body_a
                 }
-            }
-        }
-        others
+            })
+            .collect()
     }
 
     /// Unlinks the linked pairs of `body` (made fixed or kinematic: it
     /// left its island), without counting: its leaving counted.
     pub(crate) fn unlink_pairs_of(&mut self, body: BodyHandle) {
-        let Some(owner) = self.bodies.get(body) else {
-            return;
-        };
-        let mut keys = Vec::new();
-        for collider in &owner.colliders {
-            if let Some(slot) = self.colliders.get(collider.handle) {
-                keys.extend(self.pair_keys_of(collider.handle, slot.proxy));
-            }
-        }
-        for key in keys {
-            if let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(&key)) {
-                self.pairs[k].linked = false;
-            }
+        for k in self.pair_indices_of(body) {
+            self.pairs[k].linked = false;
         }
     }
 
