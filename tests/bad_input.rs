@@ -60,7 +60,7 @@ fn quaternions_of_any_finite_size_name_their_rotation_3d() {
         let moved = world
             .add_body(BodyDesc::dynamic().position(at), cube())
             .unwrap();
-        let b = world.body_mut(moved).unwrap();
+        let mut b = world.body_mut(moved).unwrap();
         b.set_rotation(q).unwrap();
         assert!(same_rotation(b.rotation(), unit), "set_rotation, {scale}");
 
@@ -110,10 +110,10 @@ fn a_zero_or_non_finite_quaternion_is_refused_3d() {
             Err(refused("body rotation")),
             "{q:?}"
         );
-        let b = world.body_mut(dynamic).unwrap();
+        let mut b = world.body_mut(dynamic).unwrap();
         assert_eq!(b.set_rotation(q), Err(refused("body rotation")));
         assert_eq!(b.rotation(), Quat::IDENTITY);
-        let k = world.body_mut(kinematic).unwrap();
+        let mut k = world.body_mut(kinematic).unwrap();
         assert_eq!(
             k.set_kinematic_target(Vec3::ZERO, q),
             Err(refused("kinematic target"))
@@ -151,7 +151,7 @@ fn any_finite_angle_is_a_unit_rotation_2d() {
                 ColliderDesc::new(D2::cube(0.5)),
             )
             .unwrap();
-        let b = world.body_mut(body).unwrap();
+        let mut b = world.body_mut(body).unwrap();
         b.set_rotation(angle).unwrap();
         let r = b.pose().rotation;
         let pose = Pose::<D2>::new(Vec2::ZERO, angle).rotation;
@@ -343,7 +343,7 @@ fn small_and_large_balls_turn<D: Scene>(k: f32) {
                 ColliderDesc::new(Shape::ball(radius).unwrap()),
             )
             .unwrap_or_else(|e| panic!("{}: a ball of radius {radius}: {e}", D::NAME));
-        let b = world.body_mut(ball).unwrap();
+        let mut b = world.body_mut(ball).unwrap();
         let impulse = D::v(0.0, b.mass());
         b.apply_impulse(impulse, D::v(radius, 0.0)).unwrap();
         let spin = D::spin_z(b.angular_velocity());

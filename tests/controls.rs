@@ -81,7 +81,7 @@ fn walk_capsule<D: Scene>(locks: Locks) -> (bool, f32, f32, f32) {
     let mut always_upright = true;
     let mut largest_tilt = 0.0f32;
     for _ in 0..TEN_SECONDS {
-        let body = world.body_mut(player).unwrap();
+        let mut body = world.body_mut(player).unwrap();
         let v = body.linear_velocity();
         body.set_linear_velocity(D::v(WALKING_SPEED, D::height(v)))
             .unwrap();
@@ -349,7 +349,7 @@ fn mass_override_scales_the_response<D: Scene>() {
 
     // Off the centre: the scaled inertia turns the heavy box 8 times slower.
     for (h, x) in [(plain, 0.0), (heavy, 5.0)] {
-        let body = world.body_mut(h).unwrap();
+        let mut body = world.body_mut(h).unwrap();
         body.set_position(D::v(x, 0.0)).unwrap();
         body.apply_impulse(D::v(1.0, 0.0), D::v(x, 0.25)).unwrap();
     }
@@ -415,7 +415,7 @@ fn full_mass_properties_set_mass_centre_and_inertia_2d() {
             ColliderDesc::new(Shape::cuboid(Vec2::splat(0.5)).unwrap()),
         )
         .unwrap();
-    let body = world.body_mut(h).unwrap();
+    let mut body = world.body_mut(h).unwrap();
     assert_eq!(body.mass(), 2.0);
     assert_eq!(body.center_of_mass(), Vec2::new(1.25, 2.0));
     let at = body.center_of_mass() + Vec2::new(0.0, 1.0);
@@ -469,7 +469,7 @@ fn full_mass_properties_set_mass_centre_and_inertia_3d() {
             ColliderDesc::new(Shape::cuboid(Vec3::splat(0.5)).unwrap()),
         )
         .unwrap();
-    let body = world.body_mut(h).unwrap();
+    let mut body = world.body_mut(h).unwrap();
     assert_eq!(body.mass(), 4.0);
     assert_eq!(body.center_of_mass(), Vec3::new(0.0, -0.5, 0.0));
     let at = body.center_of_mass() + Vec3::new(0.0, 1.0, 0.0);

@@ -48,7 +48,7 @@ fn drop_and_lift<D: Scene>() {
         impulse > 0.0,
         "the started event carries the step's impulse"
     );
-    let body = world.body_mut(b).unwrap();
+    let mut body = world.body_mut(b).unwrap();
     body.set_position(D::v(0.0, 5.0)).unwrap();
     body.set_linear_velocity(D::v(0.0, 0.0)).unwrap();
     for _ in 0..10 {

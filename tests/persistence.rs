@@ -68,7 +68,7 @@ impl Bits for D3 {
 
 /// Every body's handle with its pose and velocity bits, in body order.
 fn body_bits<D: Bits>(world: &World<D>) -> Vec<(BodyHandle, Vec<u32>)> {
-    world.bodies().map(|(h, b)| (h, D::bits(b))).collect()
+    world.bodies().map(|(h, b)| (h, D::bits(&b))).collect()
 }
 
 fn asleep<D: Dim>(world: &World<D>) -> usize {
@@ -252,11 +252,11 @@ fn poke(world: &mut World<D3>) {
     let at = world.body(placed).unwrap().position() + Vec3::new(0.0, 0.3, 0.0);
     world.body_mut(placed).unwrap().set_position(at).unwrap();
     let pushed = nth_body(world, 9);
-    let body = world.body_mut(pushed).unwrap();
+    let mut body = world.body_mut(pushed).unwrap();
     body.apply_impulse_at_center(Vec3::new(0.5, 2.0, 0.0))
         .unwrap();
     let forced = nth_body(world, 12);
-    let body = world.body_mut(forced).unwrap();
+    let mut body = world.body_mut(forced).unwrap();
     body.apply_force(Vec3::new(0.0, 30.0, 0.0)).unwrap();
     world.remove_body(nth_body(world, 14));
     let refiltered = nth_body(world, 20);
@@ -474,7 +474,7 @@ fn kinematic_bodies_continue_bit_identically() {
             .expect("the platform");
         let t = step as f32 * DT;
         let target = Vec3::new(0.0, 1.0 + 0.5 * (t * 2.0).sin(), 0.0);
-        let body = world.body_mut(platform).expect("the platform");
+        let mut body = world.body_mut(platform).expect("the platform");
         assert_eq!(body.kind(), BodyKind::Kinematic);
         body.set_kinematic_target(target, Quat::from_rotation_y(0.3 * t))
             .unwrap();
@@ -829,9 +829,10 @@ fn truncated_flipped_scribbled_and_other_version_bytes_are_errors() {
     assert!(copy == *bytes);
     // Another version (3: before surface pairs saved their normal
     // clusters; 4: before the awake islands and the pairs' link bits were
-    // saved), and the other dimension.
-    assert_eq!(FORMAT_VERSION, 5);
-    for version in [0, 3, 4, FORMAT_VERSION + 1, u32::MAX] {
+    // saved; 5: before the bodies' sims were saved apart from their
+    // records), and the other dimension.
+    assert_eq!(FORMAT_VERSION, 6);
+    for version in [0, 3, 4, 5, FORMAT_VERSION + 1, u32::MAX] {
         copy[8..12].copy_from_slice(&version.to_le_bytes());
         assert_eq!(
             World::<D3>::from_bytes(&copy).err(),

@@ -538,7 +538,7 @@ fn drive_joints_and_levels<D: Levels>(seed: u64, calls: usize) -> (usize, usize,
                 if let Some(h) = pick(&mut chaos, &handles) {
                     let at = D::v(chaos.value(), chaos.mostly_fine() * 10.0);
                     let result = match world.body_mut(h) {
-                        Some(body) => match chaos.below(3) {
+                        Some(mut body) => match chaos.below(3) {
                             0 => body.set_kinematic_target(at, chaos.rotation::<D>()),
                             1 => body.set_angular_velocity(D::spin(chaos.value())),
                             _ => body.set_position(at),

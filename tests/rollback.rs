@@ -41,7 +41,7 @@ fn motion_hash<D: Scene>(world: &tumble::World<D>) -> u64 {
 fn input<D: Scene>(world: &mut tumble::World<D>, bodies: &[BodyHandle], step: usize) {
     if step.is_multiple_of(3) && !bodies.is_empty() {
         let h = bodies[(step * 7919) % bodies.len()];
-        if let Some(body) = world.body_mut(h) {
+        if let Some(mut body) = world.body_mut(h) {
             let side = if step.is_multiple_of(2) { 1.0 } else { -1.0 };
             let kick = D::v(side, 3.0);
             let mass = body.mass();
@@ -57,7 +57,7 @@ fn input<D: Scene>(world: &mut tumble::World<D>, bodies: &[BodyHandle], step: us
         .collect();
     for h in kinematic {
         let at = D::v((step as f32 * 0.05).sin() * 2.0, 0.5);
-        let body = world.body_mut(h).unwrap();
+        let mut body = world.body_mut(h).unwrap();
         body.set_kinematic_target(at, D::tilt(step as f32 * 0.01))
             .unwrap();
     }
@@ -374,7 +374,7 @@ fn a_replay_matches_its_recording_and_finds_a_change() {
     );
     // The same inputs from the start with one body a micrometre off.
     let mut other = start;
-    let nudged = other.body_mut(scene.bodies[7]).unwrap();
+    let mut nudged = other.body_mut(scene.bodies[7]).unwrap();
     let p = nudged.position();
     nudged.set_position(p + Vec2::new(1e-6, 0.0)).unwrap();
     assert_eq!(recording.replay_on(other).first_difference, Some(0));

@@ -115,7 +115,7 @@ fn wall_of_cubes_nudged_out_of_plane_rocks_back() {
         scene.world.step(DT);
     }
     for &h in &scene.bodies {
-        let body = scene.world.body_mut(h).unwrap();
+        let mut body = scene.world.body_mut(h).unwrap();
         let lean = Vec3::Z * (0.001 * body.position().y);
         body.set_linear_velocity(body.linear_velocity() + lean)
             .unwrap();

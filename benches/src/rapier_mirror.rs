@@ -128,7 +128,7 @@ macro_rules! mirror {
                         };
                         let rb = builder.pose(pose(&body.pose())).can_sleep(false).build();
                         let handle = bodies.insert(rb);
-                        let density = density_of(body);
+                        let density = density_of(&body);
                         for c in body.colliders() {
                             let shape = match c.shape().kind() {
                                 ShapeKind::Ball { radius } => ColliderBuilder::ball(*radius),

@@ -81,7 +81,7 @@ impl Car {
                 joint.set_drive_speed(speed);
             }
         }
-        if let Some(chassis) = world.body_mut(self.chassis) {
+        if let Some(mut chassis) = world.body_mut(self.chassis) {
             chassis.wake_up();
         }
         self.speed = speed;

@@ -72,7 +72,7 @@ impl Painter2d {
             } else {
                 style::GROUND
             };
-            self.body(body, color, px);
+            self.body(&body, color, px);
         }
         self.fills.retain(|f| f.used);
         if layers.bounds {

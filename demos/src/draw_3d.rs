@@ -343,7 +343,7 @@ impl Painter3d {
             } else {
                 style::GROUND
             };
-            self.body(body, color);
+            self.body(&body, color);
         }
         self.surfaces.retain(|s| s.used);
         self.batch.flush();

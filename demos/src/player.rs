@@ -107,7 +107,7 @@ impl Player {
     /// is in the way with no limit, and the crates it squeezes launch it).
     pub fn drive(&mut self, world: &mut World, input: PlayerInput, dt: f32) {
         let grounded = self.grounded(world);
-        let Some(body) = world.body_mut(self.body) else {
+        let Some(mut body) = world.body_mut(self.body) else {
             return;
         };
         let walk = (input.right as i32 - input.left as i32) as f32 * WALK_SPEED;

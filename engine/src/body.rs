@@ -435,30 +435,95 @@ impl<D: Dim> BodyDesc<D> {
     }
 }
 
-/// A body in the world. Read it with [`crate::World::body`]; change it with
-/// [`crate::World::body_mut`].
+/// What the step reads and changes of a body every step: its pose,
+/// velocities, forces and the mass and damping the solver needs (Box2D v3's
+/// `b2BodySim`). The world keeps these for all bodies in one dense array
+/// (`world::BodySims`), the solver's bodies first and in the solver's
+/// order, so the solver reads and writes them in place, a slice in memory
+/// order (`World::solve`); the rest of a body lives in its
+/// [`BodyRecord`].
+#[derive(Copy, Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
+pub(crate) struct BodySim<D: Dim> {
+    pub(crate) kind: BodyKind,
+    /// Pose of the body's origin.
+    pub(crate) pose: Pose<D>,
+    /// Centre of mass in the body's frame, metres.
+    pub(crate) local_center: D::Vector,
+    /// Velocity of the centre of mass, m/s.
+    pub(crate) linear_velocity: D::Vector,
+    /// rad/s.
+    pub(crate) angular_velocity: D::AngularVector,
+    /// 1/kg; 0 unless dynamic.
+    pub(crate) inv_mass: f32,
+    /// Inverse rotational inertia about the centre of mass, body frame.
+    pub(crate) inv_inertia_local: D::Inertia,
+    /// 1/s.
+    pub(crate) linear_damping: f32,
+    /// 1/s.
+    pub(crate) angular_damping: f32,
+    pub(crate) gravity_scale: f32,
+    /// Applied force for the next step, newtons.
+    pub(crate) force: D::Vector,
+    /// Applied torque for the next step, N·m.
+    pub(crate) torque: D::AngularVector,
+    /// The motions it may not make while dynamic, within its dimension's axes.
+    pub(crate) locks: Locks,
+}
+
+impl<D: Dim> BodySim<D> {
+    /// Centre of mass in world space, metres.
+    pub(crate) fn center_of_mass(&self) -> D::Vector {
+        self.pose.transform_point(self.local_center)
+    }
+
+    /// Inverse inertia in world space, with the rows and columns of locked
+    /// rotation axes zeroed ([`Locks`]).
+    pub(crate) fn inv_inertia_world(&self) -> D::Inertia {
+        let inverse = D::rotate_inertia(self.pose.rotation, self.inv_inertia_local);
+        if self.locks.rotation.is_empty() {
+            inverse
+        } else {
+            D::lock_inverse_inertia(inverse, self.locks.rotation)
+        }
+    }
+
+    /// `v` less its components along a dynamic body's locked translation axes.
+    pub(crate) fn free_linear(&self, v: D::Vector) -> D::Vector {
+        if self.kind == BodyKind::Dynamic && !self.locks.translation.is_empty() {
+            D::lock_linear(v, self.locks.translation)
+        } else {
+            v
+        }
+    }
+
+    /// A dynamic body's velocities along its locked axes set to zero.
+    fn hold_locked_velocities(&mut self) {
+        if self.kind == BodyKind::Dynamic && !self.locks.is_empty() {
+            self.linear_velocity = D::lock_linear(self.linear_velocity, self.locks.translation);
+            self.angular_velocity = D::lock_angular(self.angular_velocity, self.locks.rotation);
+        }
+    }
+}
+
+/// The rest of a body: its colliders, sleep, targets and settings, which
+/// the step reads only where it needs them. Its [`BodySim`] is found by
+/// `sim`.
 #[derive(Clone, Debug)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
     serde(bound = "")
 )]
-pub struct Body<D: Dim> {
-    pub(crate) kind: BodyKind,
-    /// Pose of the body's origin.
-    pub(crate) pose: Pose<D>,
-    /// Centre of mass in the body's frame.
-    pub(crate) local_center: D::Vector,
-    pub(crate) linear_velocity: D::Vector,
-    pub(crate) angular_velocity: D::AngularVector,
+pub(crate) struct BodyRecord<D: Dim> {
+    /// Where its [`BodySim`] is in the world's array (`world::BodySims`).
+    pub(crate) sim: u32,
+    /// kg; 0 unless dynamic.
     pub(crate) mass: f32,
-    pub(crate) inv_mass: f32,
-    pub(crate) inv_inertia_local: D::Inertia,
-    pub(crate) linear_damping: f32,
-    pub(crate) angular_damping: f32,
-    pub(crate) gravity_scale: f32,
-    pub(crate) force: D::Vector,
-    pub(crate) torque: D::AngularVector,
     /// The body's colliders, at least one.
     pub(crate) colliders: Vec<Collider<D>>,
     user_data: u64,
@@ -473,8 +538,6 @@ pub struct Body<D: Dim> {
     /// step: the sleeping bodies it touched are woken, and, for a fixed
     /// body, those its box now meets.
     pub(crate) teleported: bool,
-    /// The motions it may not make while dynamic, within its dimension's axes.
-    pub(crate) locks: Locks,
     /// Where its mass properties come from.
     mass_override: MassOverride<D>,
     /// Swept against dynamic bodies too when fast (`BodyDesc::bullet`).
@@ -487,65 +550,284 @@ pub struct Body<D: Dim> {
     pub(crate) fast_share: f32,
 }
 
-impl<D: Dim> Body<D> {
-    pub(crate) fn new(
-        desc: &BodyDesc<D>,
-        handle: ColliderHandle,
-        collider: ColliderDesc<D>,
-    ) -> Result<Self, WorldError> {
-        let mut body = Self {
-            kind: desc.kind,
-            pose: Pose::new(desc.position, desc.rotation),
-            local_center: D::Vector::ZERO,
-            linear_velocity: if desc.kind == BodyKind::Fixed {
-                D::Vector::ZERO
-            } else {
-                desc.linear_velocity
-            },
-            angular_velocity: if desc.kind == BodyKind::Fixed {
-                D::AngularVector::default()
-            } else {
-                desc.angular_velocity
-            },
-            mass: 0.0,
-            inv_mass: 0.0,
-            inv_inertia_local: D::zero_inertia(),
-            linear_damping: desc.linear_damping,
-            angular_damping: desc.angular_damping,
-            gravity_scale: desc.gravity_scale,
-            force: D::Vector::ZERO,
-            torque: D::AngularVector::default(),
-            colliders: vec![Collider::new(handle, collider)],
-            user_data: desc.user_data,
-            kinematic_target: None,
-            can_sleep: desc.can_sleep,
-            sleeping: false,
-            rest_time: 0.0,
-            teleported: true,
-            locks: desc.locks.within::<D>(),
-            mass_override: desc.mass.validate()?,
-            bullet: desc.bullet,
-            fast_share: desc.fast_share,
-            reach: 0.0,
-            thinnest: f32::INFINITY,
-        };
-        body.update_mass()?;
-        body.hold_locked_velocities();
-        Ok(body)
+impl<D: Dim> BodyRecord<D> {
+    /// How far the body's farthest point lies from its centre of mass at
+    /// most, metres: each collider's origin plus its shape's bounding radius
+    /// (kept from the last change of colliders or mass).
+    pub(crate) fn extent(&self) -> f32 {
+        self.reach
+    }
+
+    /// Its thinnest collider's thickness, metres (kept likewise).
+    pub(crate) fn thinnest(&self) -> f32 {
+        self.thinnest
+    }
+
+    /// Wakes the body (its island wakes with it on the next step).
+    pub(crate) fn wake_up(&mut self) {
+        self.sleeping = false;
+        self.rest_time = 0.0;
+    }
+
+    /// After the step: a teleport has been dealt with; a body that reached
+    /// its target stops there (`sim` is its own).
+    pub(crate) fn arrive(&mut self, sim: &mut BodySim<D>) {
+        self.teleported = false;
+        if let Some(target) = self.kinematic_target.take() {
+            sim.pose = target;
+            sim.linear_velocity = D::Vector::ZERO;
+            sim.angular_velocity = D::AngularVector::default();
+        }
+    }
+}
+
+/// The methods that read a body, the same on each of its handles
+/// ([`Body`], [`BodyMut`], [`RemovedBody`]), which hold its `record` and
+/// `sim`.
+macro_rules! body_reads {
+    () => {
+        /// The motions the body may not make while dynamic.
+        pub fn locks(&self) -> Locks {
+            self.sim.locks
+        }
+
+        /// Linear damping, 1/s.
+        pub fn linear_damping(&self) -> f32 {
+            self.sim.linear_damping
+        }
+
+        /// Angular damping, 1/s.
+        pub fn angular_damping(&self) -> f32 {
+            self.sim.angular_damping
+        }
+
+        /// Multiplier on the world's gravity for this body.
+        pub fn gravity_scale(&self) -> f32 {
+            self.sim.gravity_scale
+        }
+
+        /// True while the body sleeps: at rest with everything it touches, it is
+        /// neither integrated nor solved until a contact, a change or an impulse
+        /// wakes it.
+        pub fn is_sleeping(&self) -> bool {
+            self.record.sleeping
+        }
+
+        /// How the body moves.
+        pub fn kind(&self) -> BodyKind {
+            self.sim.kind
+        }
+
+        /// Position of the body's origin, metres.
+        pub fn position(&self) -> D::Vector {
+            self.sim.pose.translation
+        }
+
+        /// Orientation: an angle in radians (2D) or a unit quaternion (3D).
+        pub fn rotation(&self) -> D::Orientation {
+            D::orientation_of(self.sim.pose.rotation)
+        }
+
+        /// The full pose of the body's origin.
+        pub fn pose(&self) -> Pose<D> {
+            self.sim.pose
+        }
+
+        /// Velocity of the centre of mass, m/s.
+        pub fn linear_velocity(&self) -> D::Vector {
+            self.sim.linear_velocity
+        }
+
+        /// Angular velocity, rad/s.
+        pub fn angular_velocity(&self) -> D::AngularVector {
+            self.sim.angular_velocity
+        }
+
+        /// Mass in kg (0 for fixed and kinematic bodies).
+        pub fn mass(&self) -> f32 {
+            self.record.mass
+        }
+
+        /// Centre of mass in world space, metres.
+        pub fn center_of_mass(&self) -> D::Vector {
+            self.sim.center_of_mass()
+        }
+
+        /// The user's number given with [`BodyDesc::user_data`].
+        pub fn user_data(&self) -> u64 {
+            self.record.user_data
+        }
+
+        /// The first collider's user number ([`ColliderDesc::user_data`]).
+        pub fn collider_user_data(&self) -> u64 {
+            self.record.colliders[0].user_data
+        }
+
+        /// True when the first collider is a sensor: it reports overlaps and pushes nothing.
+        pub fn is_sensor(&self) -> bool {
+            self.record.colliders[0].sensor
+        }
+
+        /// The first collider's collision filter.
+        pub fn filter(&self) -> CollisionFilter {
+            self.record.colliders[0].filter
+        }
+
+        /// [`BodyRecord::extent`].
+        #[allow(dead_code)]
+        pub(crate) fn extent(&self) -> f32 {
+            self.record.extent()
+        }
+
+        /// [`BodyRecord::thinnest`].
+        #[allow(dead_code)]
+        pub(crate) fn thinnest(&self) -> f32 {
+            self.record.thinnest()
+        }
+    };
+}
+
+/// A body in the world, to read: what [`crate::World::body`] and
+/// [`crate::World::bodies`] hand out. It borrows the world; change the body
+/// with [`crate::World::body_mut`].
+#[derive(Copy, Clone, Debug)]
+pub struct Body<'w, D: Dim> {
+    pub(crate) record: &'w BodyRecord<D>,
+    pub(crate) sim: &'w BodySim<D>,
+}
+
+impl<'w, D: Dim> Body<'w, D> {
+    body_reads!();
+
+    /// True when the body takes part in this step: awake, and dynamic or
+    /// moving kinematic.
+    pub(crate) fn is_active(&self) -> bool {
+        !self.record.sleeping && self.sim.kind != BodyKind::Fixed
+    }
+
+    /// The body's colliders; the first is the one given to `add_body`.
+    pub fn colliders(&self) -> &'w [Collider<D>] {
+        &self.record.colliders
+    }
+
+    /// The first collider's shape (see [`Body::colliders`] for all).
+    pub fn shape(&self) -> &'w Shape<D> {
+        &self.record.colliders[0].shape
+    }
+}
+
+/// A body removed from the world ([`crate::World::remove_body`]), as it was.
+#[derive(Clone, Debug)]
+pub struct RemovedBody<D: Dim> {
+    pub(crate) record: BodyRecord<D>,
+    pub(crate) sim: BodySim<D>,
+}
+
+impl<D: Dim> RemovedBody<D> {
+    body_reads!();
+
+    /// The body's colliders; the first is the one given to `add_body`.
+    pub fn colliders(&self) -> &[Collider<D>] {
+        &self.record.colliders
+    }
+}
+
+/// A body in the world, to change: what [`crate::World::body_mut`] hands
+/// out. It reads as [`Body`] does.
+#[derive(Debug)]
+pub struct BodyMut<'w, D: Dim> {
+    pub(crate) record: &'w mut BodyRecord<D>,
+    pub(crate) sim: &'w mut BodySim<D>,
+}
+
+/// A new body's record and sim from its description and first collider
+/// (the record's `sim` left for the world to set).
+pub(crate) fn new_body<D: Dim>(
+    desc: &BodyDesc<D>,
+    handle: ColliderHandle,
+    collider: ColliderDesc<D>,
+) -> Result<(BodyRecord<D>, BodySim<D>), WorldError> {
+    let mut record = BodyRecord {
+        sim: 0,
+        mass: 0.0,
+        colliders: vec![Collider::new(handle, collider)],
+        user_data: desc.user_data,
+        kinematic_target: None,
+        can_sleep: desc.can_sleep,
+        sleeping: false,
+        rest_time: 0.0,
+        teleported: true,
+        mass_override: desc.mass.validate()?,
+        bullet: desc.bullet,
+        fast_share: desc.fast_share,
+        reach: 0.0,
+        thinnest: f32::INFINITY,
+    };
+    let mut sim = BodySim {
+        kind: desc.kind,
+        pose: Pose::new(desc.position, desc.rotation),
+        local_center: D::Vector::ZERO,
+        linear_velocity: if desc.kind == BodyKind::Fixed {
+            D::Vector::ZERO
+        } else {
+            desc.linear_velocity
+        },
+        angular_velocity: if desc.kind == BodyKind::Fixed {
+            D::AngularVector::default()
+        } else {
+            desc.angular_velocity
+        },
+        inv_mass: 0.0,
+        inv_inertia_local: D::zero_inertia(),
+        linear_damping: desc.linear_damping,
+        angular_damping: desc.angular_damping,
+        gravity_scale: desc.gravity_scale,
+        force: D::Vector::ZERO,
+        torque: D::AngularVector::default(),
+        locks: desc.locks.within::<D>(),
+    };
+    let mut body = BodyMut {
+        record: &mut record,
+        sim: &mut sim,
+    };
+    body.update_mass()?;
+    body.sim.hold_locked_velocities();
+    Ok((record, sim))
+}
+
+impl<'w, D: Dim> BodyMut<'w, D> {
+    body_reads!();
+
+    /// The body's colliders; the first is the one given to `add_body`.
+    pub fn colliders(&self) -> &[Collider<D>] {
+        &self.record.colliders
+    }
+
+    /// The first collider's shape (see [`Body::colliders`] for all).
+    pub fn shape(&self) -> &Shape<D> {
+        &self.record.colliders[0].shape
+    }
+
+    /// The body to read, for as long as this borrow.
+    pub fn as_body(&self) -> Body<'_, D> {
+        Body {
+            record: self.record,
+            sim: self.sim,
+        }
     }
 
     /// Attaches another collider and updates the mass properties; the body's
-    /// origin stays where it is. Errors as [`Body::update_mass`] does,
+    /// origin stays where it is. Errors as [`BodyMut::update_mass`] does,
     /// leaving the body as it was.
     pub(crate) fn attach(
         &mut self,
         handle: ColliderHandle,
         collider: ColliderDesc<D>,
     ) -> Result<(), WorldError> {
-        self.colliders.push(Collider::new(handle, collider));
+        self.record.colliders.push(Collider::new(handle, collider));
         let attached = self.update_mass();
         if attached.is_err() {
-            self.colliders.pop();
+            self.record.colliders.pop();
         }
         attached
     }
@@ -562,17 +844,19 @@ impl<D: Dim> Body<D> {
     /// That happens only when the shapes are far too large or too small for
     /// their density (a ball of radius 1e13 or 1e-14 at density 1).
     fn update_mass(&mut self) -> Result<(), WorldError> {
-        if self.kind == BodyKind::Dynamic && self.colliders.iter().any(|c| c.shape.is_massless()) {
+        let record = &mut *self.record;
+        let sim = &mut *self.sim;
+        let dynamic = sim.kind == BodyKind::Dynamic;
+        if dynamic && record.colliders.iter().any(|c| c.shape.is_massless()) {
             return Err(WorldError::SurfaceOnDynamicBody);
         }
-        let parts: Vec<(MassProperties<D>, Pose<D>)> = self
+        let parts: Vec<(MassProperties<D>, Pose<D>)> = record
             .colliders
             .iter()
             .map(|c| (c.shape.mass_properties(c.density), c.local_pose))
             .collect();
-        let props = self.mass_override.apply(MassProperties::combine(&parts));
+        let props = record.mass_override.apply(MassProperties::combine(&parts));
         let out_of_range = |what, value| WorldError::MassOutOfRange { what, value };
-        let dynamic = self.kind == BodyKind::Dynamic;
         let inv_mass = 1.0 / props.mass;
         if dynamic && !(props.mass.is_finite() && props.mass > 0.0 && inv_mass.is_finite()) {
             return Err(out_of_range("mass", props.mass));
@@ -586,15 +870,15 @@ impl<D: Dim> Body<D> {
         if !props.local_center.is_finite() {
             return Err(out_of_range("centre of mass", props.local_center.length()));
         }
-        self.local_center = props.local_center;
-        self.mass = if dynamic { props.mass } else { 0.0 };
-        self.inv_mass = if dynamic { inv_mass } else { 0.0 };
-        self.inv_inertia_local = inv_inertia_local;
+        sim.local_center = props.local_center;
+        record.mass = if dynamic { props.mass } else { 0.0 };
+        sim.inv_mass = if dynamic { inv_mass } else { 0.0 };
+        sim.inv_inertia_local = inv_inertia_local;
         let reach = |c: &Collider<D>| {
-            (c.local_pose.translation - self.local_center).length() + c.shape.bounding_radius()
+            (c.local_pose.translation - sim.local_center).length() + c.shape.bounding_radius()
         };
-        self.reach = self.colliders.iter().map(reach).fold(0.0, f32::max);
-        self.thinnest = self
+        record.reach = record.colliders.iter().map(reach).fold(0.0, f32::max);
+        record.thinnest = record
             .colliders
             .iter()
             .map(|c| c.shape.thickness())
@@ -603,7 +887,7 @@ impl<D: Dim> Body<D> {
     }
 
     /// Applies `change` and recomputes the mass properties; when those are
-    /// out of range ([`Body::update_mass`]), `undo` puts the body back and
+    /// out of range ([`BodyMut::update_mass`]), `undo` puts the body back and
     /// the error is returned, the body as it was.
     fn change_mass(
         &mut self,
@@ -621,31 +905,34 @@ impl<D: Dim> Body<D> {
 
     /// Makes the body `kind`, with its mass properties for that kind; a
     /// fixed body stops, and only a kinematic body keeps its target. Errors
-    /// as [`Body::update_mass`] does, changing nothing.
+    /// as [`BodyMut::update_mass`] does, changing nothing.
     pub(crate) fn set_kind(&mut self, kind: BodyKind) -> Result<(), WorldError> {
-        let before = self.kind;
-        self.change_mass(|b| b.kind = kind, |b| b.kind = before)?;
+        let before = self.sim.kind;
+        self.change_mass(|b| b.sim.kind = kind, |b| b.sim.kind = before)?;
         if kind == BodyKind::Fixed {
-            self.linear_velocity = D::Vector::ZERO;
-            self.angular_velocity = D::AngularVector::default();
+            self.sim.linear_velocity = D::Vector::ZERO;
+            self.sim.angular_velocity = D::AngularVector::default();
         }
         if kind != BodyKind::Kinematic {
-            self.kinematic_target = None;
+            self.record.kinematic_target = None;
         }
-        self.hold_locked_velocities();
+        self.sim.hold_locked_velocities();
         Ok(())
     }
 
     /// Replaces the mass override (checked by the caller with
-    /// [`MassOverride::validate`]); errors as [`Body::update_mass`] does,
+    /// [`MassOverride::validate`]); errors as [`BodyMut::update_mass`] does,
     /// changing nothing.
     pub(crate) fn set_mass_override(&mut self, mass: MassOverride<D>) -> Result<(), WorldError> {
-        let before = self.mass_override;
-        self.change_mass(|b| b.mass_override = mass, |b| b.mass_override = before)
+        let before = self.record.mass_override;
+        self.change_mass(
+            |b| b.record.mass_override = mass,
+            |b| b.record.mass_override = before,
+        )
     }
 
     /// Gives collider `index` a new density (checked by the caller) and
-    /// recomputes the mass properties; errors as [`Body::update_mass`] does,
+    /// recomputes the mass properties; errors as [`BodyMut::update_mass`] does,
     /// changing nothing, or with [`WorldError::StaleHandle`] for no such collider.
     pub(crate) fn set_collider_density(
         &mut self,
@@ -653,30 +940,31 @@ impl<D: Dim> Body<D> {
         density: f32,
     ) -> Result<(), WorldError> {
         let before = self
+            .record
             .colliders
             .get(index)
             .ok_or(WorldError::StaleHandle)?
             .density;
         self.change_mass(
-            |b| b.colliders[index].density = density,
-            |b| b.colliders[index].density = before,
+            |b| b.record.colliders[index].density = density,
+            |b| b.record.colliders[index].density = before,
         )
     }
 
     /// Takes collider `index` off the body and recomputes the mass
     /// properties from the others. A body keeps at least one collider
-    /// ([`WorldError::LastCollider`]); errors as [`Body::update_mass`] does,
+    /// ([`WorldError::LastCollider`]); errors as [`BodyMut::update_mass`] does,
     /// changing nothing, or with [`WorldError::StaleHandle`] for no such collider.
     pub(crate) fn detach(&mut self, index: usize) -> Result<Collider<D>, WorldError> {
-        if index >= self.colliders.len() {
+        if index >= self.record.colliders.len() {
             return Err(WorldError::StaleHandle);
         }
-        if self.colliders.len() == 1 {
+        if self.record.colliders.len() == 1 {
             return Err(WorldError::LastCollider);
         }
-        let removed = self.colliders.remove(index);
+        let removed = self.record.colliders.remove(index);
         if let Err(refused) = self.update_mass() {
-            self.colliders.insert(index, removed);
+            self.record.colliders.insert(index, removed);
             return Err(refused);
         }
         self.wake_up();
@@ -686,139 +974,19 @@ impl<D: Dim> Body<D> {
     /// Replaces the locks (those of axes the dimension has) and wakes the
     /// body; a dynamic body's velocities along the newly locked axes stop.
     pub(crate) fn set_locks(&mut self, locks: Locks) {
-        self.locks = locks.within::<D>();
-        self.hold_locked_velocities();
+        self.sim.locks = locks.within::<D>();
+        self.sim.hold_locked_velocities();
         self.wake_up();
-    }
-
-    /// A dynamic body's velocities along its locked axes set to zero.
-    fn hold_locked_velocities(&mut self) {
-        if self.kind == BodyKind::Dynamic && !self.locks.is_empty() {
-            self.linear_velocity = D::lock_linear(self.linear_velocity, self.locks.translation);
-            self.angular_velocity = D::lock_angular(self.angular_velocity, self.locks.rotation);
-        }
-    }
-
-    /// `v` less its components along a dynamic body's locked translation axes.
-    pub(crate) fn free_linear(&self, v: D::Vector) -> D::Vector {
-        if self.kind == BodyKind::Dynamic && !self.locks.translation.is_empty() {
-            D::lock_linear(v, self.locks.translation)
-        } else {
-            v
-        }
-    }
-
-    /// The motions the body may not make while dynamic.
-    pub fn locks(&self) -> Locks {
-        self.locks
-    }
-
-    /// Linear damping, 1/s.
-    pub fn linear_damping(&self) -> f32 {
-        self.linear_damping
-    }
-
-    /// Angular damping, 1/s.
-    pub fn angular_damping(&self) -> f32 {
-        self.angular_damping
-    }
-
-    /// Multiplier on the world's gravity for this body.
-    pub fn gravity_scale(&self) -> f32 {
-        self.gravity_scale
-    }
-
-    /// True while the body sleeps: at rest with everything it touches, it is
-    /// neither integrated nor solved until a contact, a change or an impulse
-    /// wakes it.
-    pub fn is_sleeping(&self) -> bool {
-        self.sleeping
-    }
-
-    /// True when the body takes part in this step: awake, and dynamic or moving kinematic.
-    pub(crate) fn is_active(&self) -> bool {
-        !self.sleeping && self.kind != BodyKind::Fixed
     }
 
     /// Wakes the body (its island wakes with it on the next step).
     pub fn wake_up(&mut self) {
-        self.sleeping = false;
-        self.rest_time = 0.0;
-    }
-
-    /// The body's colliders; the first is the one given to `add_body`.
-    pub fn colliders(&self) -> &[Collider<D>] {
-        &self.colliders
-    }
-
-    /// How the body moves.
-    pub fn kind(&self) -> BodyKind {
-        self.kind
-    }
-
-    /// Position of the body's origin, metres.
-    pub fn position(&self) -> D::Vector {
-        self.pose.translation
-    }
-
-    /// Orientation: an angle in radians (2D) or a unit quaternion (3D).
-    pub fn rotation(&self) -> D::Orientation {
-        D::orientation_of(self.pose.rotation)
-    }
-
-    /// The full pose of the body's origin.
-    pub fn pose(&self) -> Pose<D> {
-        self.pose
-    }
-
-    /// Velocity of the centre of mass, m/s.
-    pub fn linear_velocity(&self) -> D::Vector {
-        self.linear_velocity
-    }
-
-    /// Angular velocity, rad/s.
-    pub fn angular_velocity(&self) -> D::AngularVector {
-        self.angular_velocity
-    }
-
-    /// Mass in kg (0 for fixed and kinematic bodies).
-    pub fn mass(&self) -> f32 {
-        self.mass
-    }
-
-    /// Centre of mass in world space, metres.
-    pub fn center_of_mass(&self) -> D::Vector {
-        self.pose.transform_point(self.local_center)
-    }
-
-    /// The user's number given with [`BodyDesc::user_data`].
-    pub fn user_data(&self) -> u64 {
-        self.user_data
+        self.record.wake_up();
     }
 
     /// Replaces the user's number.
     pub fn set_user_data(&mut self, data: u64) {
-        self.user_data = data;
-    }
-
-    /// The first collider's user number ([`ColliderDesc::user_data`]).
-    pub fn collider_user_data(&self) -> u64 {
-        self.colliders[0].user_data
-    }
-
-    /// True when the first collider is a sensor: it reports overlaps and pushes nothing.
-    pub fn is_sensor(&self) -> bool {
-        self.colliders[0].sensor
-    }
-
-    /// The first collider's collision filter.
-    pub fn filter(&self) -> CollisionFilter {
-        self.colliders[0].filter
-    }
-
-    /// The first collider's shape (see [`Body::colliders`] for all).
-    pub fn shape(&self) -> &Shape<D> {
-        &self.colliders[0].shape
+        self.record.user_data = data;
     }
 
     /// Moves the body's origin to `position` (metres) and wakes it. If that
@@ -831,19 +999,19 @@ impl<D: Dim> Body<D> {
                 what: "body position",
             });
         }
-        self.teleported |= self.pose.translation != position;
-        self.pose.translation = position;
+        self.record.teleported |= self.sim.pose.translation != position;
+        self.sim.pose.translation = position;
         self.wake_up();
         Ok(())
     }
 
     /// Sets the orientation (a quaternion in 3D stands for the unit one
-    /// along it), waking as [`Body::set_position`] does. Errors on NaN or
+    /// along it), waking as [`BodyMut::set_position`] does. Errors on NaN or
     /// infinity, and on a zero quaternion.
     pub fn set_rotation(&mut self, rotation: D::Orientation) -> Result<(), WorldError> {
         let rotation = user_rotation::<D>(rotation, "body rotation")?;
-        self.teleported |= self.pose.rotation != rotation;
-        self.pose.rotation = rotation;
+        self.record.teleported |= self.sim.pose.rotation != rotation;
+        self.sim.pose.rotation = rotation;
         self.wake_up();
         Ok(())
     }
@@ -856,10 +1024,10 @@ impl<D: Dim> Body<D> {
                 what: "body linear velocity",
             });
         }
-        if self.kind != BodyKind::Fixed {
-            self.linear_velocity = v;
+        if self.sim.kind != BodyKind::Fixed {
+            self.sim.linear_velocity = v;
         }
-        self.hold_locked_velocities();
+        self.sim.hold_locked_velocities();
         self.wake_up();
         Ok(())
     }
@@ -872,10 +1040,10 @@ impl<D: Dim> Body<D> {
                 what: "body angular velocity",
             });
         }
-        if self.kind != BodyKind::Fixed {
-            self.angular_velocity = w;
+        if self.sim.kind != BodyKind::Fixed {
+            self.sim.angular_velocity = w;
         }
-        self.hold_locked_velocities();
+        self.sim.hold_locked_velocities();
         self.wake_up();
         Ok(())
     }
@@ -895,10 +1063,10 @@ impl<D: Dim> Body<D> {
             return Err(WorldError::NotFinite { what });
         }
         let rotation = user_rotation::<D>(rotation, what)?;
-        if self.kind != BodyKind::Kinematic {
+        if self.sim.kind != BodyKind::Kinematic {
             return Err(WorldError::NotKinematic);
         }
-        self.kinematic_target = Some(Pose {
+        self.record.kinematic_target = Some(Pose {
             translation: position,
             rotation,
         });
@@ -908,50 +1076,28 @@ impl<D: Dim> Body<D> {
 
     /// Gives a kinematic body with a target the velocities that reach it in `dt`.
     pub(crate) fn aim_at_target(&mut self, dt: f32) {
-        let Some(target) = self.kinematic_target else {
+        let Some(target) = self.record.kinematic_target else {
             return;
         };
-        let center = self.center_of_mass();
-        let target_center = target.transform_point(self.local_center);
+        let sim = &mut *self.sim;
+        let center = sim.center_of_mass();
+        let target_center = target.transform_point(sim.local_center);
         let linear = (target_center - center) * (1.0 / dt);
-        let angular = D::angular_velocity_between(self.pose.rotation, target.rotation, dt);
+        let angular = D::angular_velocity_between(sim.pose.rotation, target.rotation, dt);
         if linear.is_finite() && angular.is_finite() {
-            self.linear_velocity = linear;
-            self.angular_velocity = angular;
-        }
-    }
-
-    /// How far the body's farthest point lies from its centre of mass at
-    /// most, metres: each collider's origin plus its shape's bounding radius
-    /// (kept from the last change of colliders or mass).
-    pub(crate) fn extent(&self) -> f32 {
-        self.reach
-    }
-
-    /// Its thinnest collider's thickness, metres (kept likewise).
-    pub(crate) fn thinnest(&self) -> f32 {
-        self.thinnest
-    }
-
-    /// After the step: a body that reached its target stops there; a
-    /// teleport has been dealt with.
-    pub(crate) fn arrive(&mut self) {
-        self.teleported = false;
-        if let Some(target) = self.kinematic_target.take() {
-            self.pose = target;
-            self.linear_velocity = D::Vector::ZERO;
-            self.angular_velocity = D::AngularVector::default();
+            sim.linear_velocity = linear;
+            sim.angular_velocity = angular;
         }
     }
 
     /// Adds a force (newtons) at the centre of mass for the next step.
     /// Errors, changing nothing, on NaN or infinity, or when the sum would overflow.
     pub fn apply_force(&mut self, force: D::Vector) -> Result<(), WorldError> {
-        let total = self.force + force;
+        let total = self.sim.force + force;
         if !(force.is_finite() && total.is_finite()) {
             return Err(WorldError::NotFinite { what: "force" });
         }
-        self.force = total;
+        self.sim.force = total;
         self.wake_up();
         Ok(())
     }
@@ -959,11 +1105,11 @@ impl<D: Dim> Body<D> {
     /// Adds a torque (N·m) for the next step.
     /// Errors, changing nothing, on NaN or infinity, or when the sum would overflow.
     pub fn apply_torque(&mut self, torque: D::AngularVector) -> Result<(), WorldError> {
-        let total = self.torque + torque;
+        let total = self.sim.torque + torque;
         if !(torque.is_finite() && total.is_finite()) {
             return Err(WorldError::NotFinite { what: "torque" });
         }
-        self.torque = total;
+        self.sim.torque = total;
         self.wake_up();
         Ok(())
     }
@@ -976,20 +1122,21 @@ impl<D: Dim> Body<D> {
         if !(impulse.is_finite() && at.is_finite()) {
             return Err(WorldError::NotFinite { what: "impulse" });
         }
-        if self.kind != BodyKind::Dynamic {
+        let sim = &mut *self.sim;
+        if sim.kind != BodyKind::Dynamic {
             return Ok(());
         }
-        let r = at - self.center_of_mass();
-        let linear = self.linear_velocity + self.free_linear(impulse * self.inv_mass);
+        let r = at - sim.center_of_mass();
+        let linear = sim.linear_velocity + sim.free_linear(impulse * sim.inv_mass);
         let angular =
-            self.angular_velocity + D::mul_inertia(self.inv_inertia_world(), D::cross(r, impulse));
+            sim.angular_velocity + D::mul_inertia(sim.inv_inertia_world(), D::cross(r, impulse));
         if !(linear.is_finite() && angular.is_finite()) {
             return Err(WorldError::NotFinite {
                 what: "velocity after the impulse",
             });
         }
-        self.linear_velocity = linear;
-        self.angular_velocity = angular;
+        sim.linear_velocity = linear;
+        sim.angular_velocity = angular;
         self.wake_up();
         Ok(())
     }
@@ -1003,28 +1150,18 @@ impl<D: Dim> Body<D> {
         if !impulse.is_finite() {
             return Err(WorldError::NotFinite { what: "impulse" });
         }
-        if self.kind != BodyKind::Dynamic {
+        let sim = &mut *self.sim;
+        if sim.kind != BodyKind::Dynamic {
             return Ok(());
         }
-        let linear = self.linear_velocity + self.free_linear(impulse * self.inv_mass);
+        let linear = sim.linear_velocity + sim.free_linear(impulse * sim.inv_mass);
         if !linear.is_finite() {
             return Err(WorldError::NotFinite {
                 what: "velocity after the impulse",
             });
         }
-        self.linear_velocity = linear;
+        sim.linear_velocity = linear;
         self.wake_up();
         Ok(())
-    }
-
-    /// Inverse inertia in world space, with the rows and columns of locked
-    /// rotation axes zeroed ([`Locks`]).
-    pub(crate) fn inv_inertia_world(&self) -> D::Inertia {
-        let inverse = D::rotate_inertia(self.pose.rotation, self.inv_inertia_local);
-        if self.locks.rotation.is_empty() {
-            inverse
-        } else {
-            D::lock_inverse_inertia(inverse, self.locks.rotation)
-        }
     }
 }

@@ -22,6 +22,17 @@
 
 #![warn(missing_docs)]
 
+/// The world's bodies to read (`sims::Bodies`), borrowing only its
+/// `bodies` and `sims` fields, so that other fields can be changed beside.
+macro_rules! bodies_of {
+    ($world:expr) => {
+        $crate::world::Bodies {
+            records: &$world.bodies,
+            sims: &$world.sims,
+        }
+    };
+}
+
 pub mod body;
 pub mod collider;
 pub mod dim;
@@ -37,7 +48,7 @@ pub mod shape;
 mod sleep;
 pub mod world;
 
-pub use body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
+pub use body::{Body, BodyDesc, BodyHandle, BodyKind, BodyMut, Locks, RemovedBody};
 pub use collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
 pub use dim::Dim;
 pub use error::WorldError;
@@ -83,8 +94,12 @@ pub mod d2 {
     pub type BodyDesc = crate::body::BodyDesc<crate::math::D2>;
     /// A 2D collider description.
     pub type ColliderDesc = crate::collider::ColliderDesc<crate::math::D2>;
-    /// A 2D body.
-    pub type Body = crate::body::Body<crate::math::D2>;
+    /// A 2D body, to read ([`World::body`]).
+    pub type Body<'w> = crate::body::Body<'w, crate::math::D2>;
+    /// A 2D body, to change ([`World::body_mut`]).
+    pub type BodyMut<'w> = crate::body::BodyMut<'w, crate::math::D2>;
+    /// A 2D body removed from its world ([`World::remove_body`]).
+    pub type RemovedBody = crate::body::RemovedBody<crate::math::D2>;
     /// A 2D convex shape.
     pub type Shape = crate::shape::Shape<crate::math::D2>;
     /// What a 2D shape is.
@@ -139,8 +154,12 @@ pub mod d3 {
     pub type BodyDesc = crate::body::BodyDesc<crate::math::D3>;
     /// A 3D collider description.
     pub type ColliderDesc = crate::collider::ColliderDesc<crate::math::D3>;
-    /// A 3D body.
-    pub type Body = crate::body::Body<crate::math::D3>;
+    /// A 3D body, to read ([`World::body`]).
+    pub type Body<'w> = crate::body::Body<'w, crate::math::D3>;
+    /// A 3D body, to change ([`World::body_mut`]).
+    pub type BodyMut<'w> = crate::body::BodyMut<'w, crate::math::D3>;
+    /// A 3D body removed from its world ([`World::remove_body`]).
+    pub type RemovedBody = crate::body::RemovedBody<crate::math::D3>;
     /// A 3D convex shape.
     pub type Shape = crate::shape::Shape<crate::math::D3>;
     /// What a 3D shape is.

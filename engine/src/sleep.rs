@@ -65,14 +65,14 @@
 use slotmap::{new_key_type, SecondaryMap, SlotMap};
 use std::sync::Arc;
 
-use crate::body::{Body, BodyHandle, BodyKind};
+use crate::body::{BodyHandle, BodyKind, BodySim};
 use crate::dim::Dim;
 use crate::math::{Angular, Vector};
 use crate::world::World;
 
 /// A body joins islands when it is dynamic, or kinematic and moving (then
 /// it only ever keeps the islands it touches awake, and wakes them).
-fn joins<D: Dim>(body: &Body<D>) -> bool {
+fn joins<D: Dim>(body: &BodySim<D>) -> bool {
     match body.kind {
         BodyKind::Dynamic => true,
         BodyKind::Kinematic => moving_kinematic(body),
@@ -81,7 +81,7 @@ fn joins<D: Dim>(body: &Body<D>) -> bool {
 }
 
 /// A kinematic body with any velocity: it keeps what it touches awake.
-fn moving_kinematic<D: Dim>(body: &Body<D>) -> bool {
+fn moving_kinematic<D: Dim>(body: &BodySim<D>) -> bool {
     body.kind == BodyKind::Kinematic
         && (body.linear_velocity.length_squared() > 0.0
             || body.angular_velocity.dot(body.angular_velocity) > 0.0)
@@ -370,8 +370,8 @@ fn pieces(count: usize, links: &[(usize, usize)]) -> Vec<Vec<usize>> {
 impl<D: Dim> World<D> {
     /// True for a live dynamic body.
     fn is_dynamic(&self, body: BodyHandle) -> bool {
-        self.bodies
-            .get(body)
+        bodies_of!(self)
+            .sim(body)
             .is_some_and(|b| b.kind == BodyKind::Dynamic)
     }
 
@@ -423,7 +423,7 @@ impl<D: Dim> World<D> {
     /// After the solve: each pair whose points came or went (listed by the
     /// solve in pair order) links or unlinks its bodies.
     fn link_changed_pairs(&mut self) {
-        let bodies = &self.bodies;
+        let bodies = bodies_of!(self);
         let mut changes = Vec::new();
         for &k in &self.buffers.changed {
             let Some(pair) = self.pairs.get_mut(k) else {
@@ -465,7 +465,8 @@ impl<D: Dim> World<D> {
                         body.wake_up();
                     }
                     woken.push(member);
-                    if body.kind == BodyKind::Dynamic && self.islands.island_of(member).is_none() {
+                    let dynamic = self.sims.get(body.sim).kind == BodyKind::Dynamic;
+                    if dynamic && self.islands.island_of(member).is_none() {
                         awake.push(member);
                     }
                 }
@@ -490,7 +491,7 @@ impl<D: Dim> World<D> {
     /// sleeping one), and gives their bodies places in the solver after
     /// the others; true when a body woke.
     pub(crate) fn wake_touched_islands(&mut self) -> bool {
-        let bodies = &self.bodies;
+        let bodies = bodies_of!(self);
         let pairs = &self.pairs;
         let touched: Vec<BodyHandle> = self
             .buffers
@@ -500,9 +501,10 @@ impl<D: Dim> World<D> {
             .filter(|p| !p.is_sensor() && p.has_points())
             .filter_map(|p| {
                 let (a, b) = (bodies.get(p.body_a)?, bodies.get(p.body_b)?);
-                if a.sleeping && !b.sleeping && joins(b) {
+                let (a_sleeps, b_sleeps) = (a.record.sleeping, b.record.sleeping);
+                if a_sleeps && !b_sleeps && joins(b.sim) {
                     Some(p.body_a)
-                } else if b.sleeping && !a.sleeping && joins(a) {
+                } else if b_sleeps && !a_sleeps && joins(a.sim) {
                     Some(p.body_b)
                 } else {
                     None
@@ -515,9 +517,10 @@ impl<D: Dim> World<D> {
             let (Some(body_a), Some(body_b)) = (bodies.get(a), bodies.get(b)) else {
                 continue;
             };
-            if body_a.sleeping && !body_b.sleeping && joins(body_b) {
+            let (a_sleeps, b_sleeps) = (body_a.record.sleeping, body_b.record.sleeping);
+            if a_sleeps && !b_sleeps && joins(body_b.sim) {
                 touched.push(a);
-            } else if body_b.sleeping && !body_a.sleeping && joins(body_a) {
+            } else if b_sleeps && !a_sleeps && joins(body_a.sim) {
                 touched.push(b);
             }
         }
@@ -525,8 +528,13 @@ impl<D: Dim> World<D> {
         let buffers = &mut self.buffers;
         for &h in &woken {
             if !buffers.index.contains_key(h) {
-                buffers.index.insert(h, buffers.order.len());
+                // Its sim takes the place after the solver's bodies
+                // (`world/sims.rs`).
+                let place = buffers.order.len();
+                self.sims.move_to(h, place as u32, &mut self.bodies);
+                buffers.index.insert(h, place);
                 buffers.order.push(h);
+                self.awake_joints_stale = true;
             }
         }
         // Next step the solver's bodies are in the bodies' order again.
@@ -537,13 +545,13 @@ impl<D: Dim> World<D> {
     /// The awake islands a moving kinematic body touches (a pair with
     /// points) or is joined to, sorted: they stay awake.
     fn islands_kept_by_kinematics(&self) -> Vec<AwakeKey> {
-        let bodies = &self.bodies;
+        let bodies = self.view();
         let movers: Vec<BodyHandle> = self
             .buffers
             .order
             .iter()
             .copied()
-            .filter(|&h| bodies.get(h).is_some_and(moving_kinematic))
+            .filter(|&h| bodies.sim(h).is_some_and(moving_kinematic))
             .collect();
         let mut kept = Vec::new();
         if movers.is_empty() {
@@ -555,7 +563,7 @@ impl<D: Dim> World<D> {
             }
         }
         for (a, b) in self.joined_bodies() {
-            let moves = |h| bodies.get(h).is_some_and(moving_kinematic);
+            let moves = |h| bodies.sim(h).is_some_and(moving_kinematic);
             if moves(a) {
                 kept.extend(self.islands.island_of(b));
             }
@@ -631,15 +639,16 @@ impl<D: Dim> World<D> {
             let Some(body) = self.bodies.get_mut(h) else {
                 continue;
             };
-            if body.kind != BodyKind::Dynamic || body.sleeping {
+            let sim = self.sims.get(body.sim);
+            if sim.kind != BodyKind::Dynamic || body.sleeping {
                 continue;
             }
             // Spin counts as rest below the angular tolerance, or while it
             // moves the body's farthest point slower than the linear one
             // (Box2D v3's measure; `a_slow_spin_sleeps_by_the_speed_of_the_farthest_point`).
             let spin = angular.max(linear / body.extent());
-            let resting = body.linear_velocity.length_squared() <= linear * linear
-                && body.angular_velocity.dot(body.angular_velocity) <= spin * spin;
+            let resting = sim.linear_velocity.length_squared() <= linear * linear
+                && sim.angular_velocity.dot(sim.angular_velocity) <= spin * spin;
             body.rest_time = if resting && body.can_sleep {
                 body.rest_time + dt
             } else {
@@ -685,8 +694,9 @@ impl<D: Dim> World<D> {
             for &h in &members {
                 if let Some(body) = self.bodies.get_mut(h) {
                     body.sleeping = true;
-                    body.linear_velocity = D::Vector::ZERO;
-                    body.angular_velocity = D::AngularVector::default();
+                    let sim = self.sims.get_mut(body.sim);
+                    sim.linear_velocity = D::Vector::ZERO;
+                    sim.angular_velocity = D::AngularVector::default();
                 }
             }
             Arc::make_mut(&mut self.sleep_islands).add(members);
@@ -758,11 +768,11 @@ mod tests {
     fn check_islands(world: &World) -> usize {
         let handles: Vec<BodyHandle> = world.bodies.keys().collect();
         let at = |h: BodyHandle| handles.iter().position(|&x| x == h);
-        for (&h, body) in handles.iter().zip(world.bodies.values()) {
-            let dynamic = body.kind == BodyKind::Dynamic;
+        for (&h, (_, body)) in handles.iter().zip(world.view().iter()) {
+            let dynamic = body.kind() == BodyKind::Dynamic;
             assert_eq!(island(world, h).is_some(), dynamic, "{h:?} in an island");
             if let Some((awake, _)) = island(world, h) {
-                assert_eq!(awake, !body.sleeping, "{h:?}'s island and flag agree");
+                assert_eq!(awake, !body.is_sleeping(), "{h:?}'s island and flag agree");
             }
         }
         let mut parent: Vec<usize> = (0..handles.len()).collect();
@@ -796,11 +806,7 @@ mod tests {
         }
         for &k in &world.buffers.awake_pairs {
             let pair = &world.pairs[k];
-            assert_eq!(
-                pair.linked,
-                pair.links(&world.bodies),
-                "pair {k}'s link bit"
-            );
+            assert_eq!(pair.linked, pair.links(world.view()), "pair {k}'s link bit");
         }
         let awake = &world.islands;
         assert_eq!(awake.order.len(), awake.islands.len());
@@ -874,7 +880,7 @@ mod tests {
                 if n > 4 && step % 47 == 3 {
                     let h = bodies[(step * 5) % n];
                     world.set_body_kind(h, BodyKind::Dynamic).unwrap();
-                    if let Some(body) = world.body_mut(h) {
+                    if let Some(mut body) = world.body_mut(h) {
                         body.apply_impulse_at_center(Vec2::new(4.0, 6.0)).unwrap();
                     }
                 }
@@ -972,7 +978,7 @@ mod tests {
         let time_to_sleep = world.settings().time_to_sleep;
         let rested = |world: &World| {
             pile.iter()
-                .all(|&h| world.body(h).unwrap().rest_time >= time_to_sleep)
+                .all(|&h| world.body(h).unwrap().record.rest_time >= time_to_sleep)
         };
         let (mut rested_at, mut asleep_at) = (None, None);
         for step in 0..300 {

@@ -7,7 +7,9 @@ use std::time::Instant;
 use crate::parallel::*;
 use slotmap::{Key, KeyData, SecondaryMap, SlotMap};
 
-use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Locks};
+use crate::body::{
+    Body, BodyDesc, BodyHandle, BodyKind, BodyMut, BodyRecord, BodySim, Locks, RemovedBody,
+};
 use crate::collider::{Collider, ColliderDesc, ColliderHandle, CollisionFilter};
 use crate::dim::Dim;
 use crate::error::WorldError;
@@ -33,6 +35,8 @@ mod joints;
 pub(crate) mod persist;
 mod replay;
 mod seams;
+mod sims;
+pub(crate) use sims::{Bodies, BodySims};
 mod state;
 mod surface_pairs;
 #[cfg(feature = "serde")]
@@ -108,12 +112,15 @@ impl<D: Dim> ContactPair<D> {
     /// and a sensor (if any) on side A.
     fn between(
         a: ColliderSlot,
-        body_a: &Body<D>,
+        body_a: Body<'_, D>,
         b: ColliderSlot,
-        body_b: &Body<D>,
+        body_b: Body<'_, D>,
     ) -> Option<Self> {
-        let (ca, cb) = (&body_a.colliders[a.index], &body_b.colliders[b.index]);
-        let moves = body_a.kind == BodyKind::Dynamic || body_b.kind == BodyKind::Dynamic;
+        let (ca, cb) = (
+            &body_a.record.colliders[a.index],
+            &body_b.record.colliders[b.index],
+        );
+        let moves = body_a.sim.kind == BodyKind::Dynamic || body_b.sim.kind == BodyKind::Dynamic;
         if a.body == b.body || !moves || !ca.filter.admits(&cb.filter) || (ca.sensor && cb.sensor) {
             return None;
         }
@@ -140,8 +147,8 @@ impl<D: Dim> ContactPair<D> {
     /// bodies stay dynamic while it is linked (`World::set_body_kind`
     /// unlinks the pairs of a body made fixed or kinematic), so only an
     /// unlinked pair with points reads the bodies.
-    pub(crate) fn links(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> bool {
-        let dynamic = |h| bodies.get(h).is_some_and(|b| b.kind == BodyKind::Dynamic);
+    pub(crate) fn links(&self, bodies: Bodies<'_, D>) -> bool {
+        let dynamic = |h| bodies.sim(h).is_some_and(|b| b.kind == BodyKind::Dynamic);
         !self.sensor
             && self.has_points()
             && (self.linked || (dynamic(self.body_a) && dynamic(self.body_b)))
@@ -149,8 +156,8 @@ impl<D: Dim> ContactPair<D> {
 
     /// True when either body is awake: the narrow phase and the solver
     /// take the pair.
-    fn is_awake(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> bool {
-        let active = |h| bodies.get(h).is_some_and(Body::is_active);
+    fn is_awake(&self, bodies: Bodies<'_, D>) -> bool {
+        let active = |h| bodies.get(h).is_some_and(|b| b.is_active());
         active(self.body_a) || active(self.body_b)
     }
 
@@ -161,16 +168,24 @@ impl<D: Dim> ContactPair<D> {
     }
 
     /// The two colliders and their world poses, from the bodies.
-    fn colliders<'w>(
+    fn colliders<'w>(&self, bodies: Bodies<'w, D>) -> Option<[(&'w Collider<D>, Pose<D>); 2]> {
+        self.colliders_of(bodies.get(self.body_a)?, bodies.get(self.body_b)?)
+    }
+
+    /// [`ContactPair::colliders`], given its bodies `a` and `b`.
+    fn colliders_of<'w>(
         &self,
-        bodies: &'w SlotMap<BodyHandle, Body<D>>,
+        a: Body<'w, D>,
+        b: Body<'w, D>,
     ) -> Option<[(&'w Collider<D>, Pose<D>); 2]> {
-        let (a, b) = (bodies.get(self.body_a)?, bodies.get(self.body_b)?);
         let (ca, cb) = (
-            a.colliders.get(self.index_a as usize)?,
-            b.colliders.get(self.index_b as usize)?,
+            a.colliders().get(self.index_a as usize)?,
+            b.colliders().get(self.index_b as usize)?,
         );
-        Some([(ca, ca.world_pose(&a.pose)), (cb, cb.world_pose(&b.pose))])
+        Some([
+            (ca, ca.world_pose(&a.sim.pose)),
+            (cb, cb.world_pose(&b.sim.pose)),
+        ])
     }
 
     /// What the solver takes of the pair, given the two colliders at their
@@ -232,12 +247,12 @@ impl<D: Dim> ContactPair<D> {
     /// contacts with sleeping ones). A moved dynamic or kinematic body is
     /// awake, so its new contacts wake their islands anyway; nothing rests
     /// on a sensor.
-    fn wakes_after_placing(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> bool {
-        let placed = |h| bodies.get(h).filter(|b: &&Body<D>| b.teleported);
+    fn wakes_after_placing(&self, bodies: Bodies<'_, D>) -> bool {
+        let placed = |h| bodies.get(h).filter(|b| b.record.teleported);
         [self.body_a, self.body_b]
             .into_iter()
             .any(|h| match placed(h) {
-                Some(body) => body.kind == BodyKind::Fixed || (self.touching && !self.sensor),
+                Some(body) => body.sim.kind == BodyKind::Fixed || (self.touching && !self.sensor),
                 None => false,
             })
     }
@@ -294,7 +309,7 @@ impl<D: Dim> ContactPair<D> {
     /// The event for this pair starting to touch: where it pushed hardest
     /// (or, if it did not push, where it is deepest), its step's total
     /// impulse and fastest approach; `None` if a body is gone.
-    fn started(&self, bodies: &SlotMap<BodyHandle, Body<D>>) -> Option<ContactEvent<D>> {
+    fn started(&self, bodies: Bodies<'_, D>) -> Option<ContactEvent<D>> {
         let [(_, pose_a), (_, pose_b)] = self.colliders(bodies)?;
         // Of several (a surface's facets), the one that pushed hardest, or
         // else the one with the deepest point.
@@ -457,7 +472,11 @@ enum Event<D: Dim> {
 #[derive(Clone)]
 pub struct World<D: Dim> {
     settings: Settings<D>,
-    pub(crate) bodies: SlotMap<BodyHandle, Body<D>>,
+    /// Each body's record; its sim is in `sims`.
+    pub(crate) bodies: SlotMap<BodyHandle, BodyRecord<D>>,
+    /// Every body's sim, the solver's bodies first, in its order
+    /// (`world/sims.rs`).
+    pub(crate) sims: BodySims<D>,
     colliders: SlotMap<ColliderHandle, ColliderSlot>,
     pub(crate) broad_phase: BroadPhase<D>,
     /// Sorted by key, so the solver's order never depends on threads.
@@ -490,6 +509,12 @@ pub struct World<D: Dim> {
     joint_solver: JointSolver<D>,
     joint_inputs: Vec<JointInput<D>>,
     joint_handles: Vec<JointHandle>,
+    /// The joints whose bodies are both in the solver, in joint order, so
+    /// that a step walks no sleeping joint (`World::joint_inputs`); built
+    /// again when stale (bodies came, went, slept or woke, joints came or
+    /// went).
+    awake_joints: Vec<JointHandle>,
+    pub(crate) awake_joints_stale: bool,
     /// Changes whenever a body or collider is added or removed, or a kind,
     /// filter or sensor flag changes: a rollback state fits only the stamp
     /// it was saved with (`world/state.rs`).
@@ -567,7 +592,7 @@ impl<D: Dim> Default for SolveBuffers<D> {
 }
 
 /// A collider's box for the broad phase: its shape's bounds plus the speculative distance.
-fn bounds_of<D: Dim>(collider: &Collider<D>, body: &Body<D>, settings: &Settings<D>) -> Aabb<D> {
+fn bounds_of<D: Dim>(collider: &Collider<D>, body: &BodySim<D>, settings: &Settings<D>) -> Aabb<D> {
     collider
         .shape
         .aabb(&collider.world_pose(&body.pose))
@@ -577,12 +602,12 @@ fn bounds_of<D: Dim>(collider: &Collider<D>, body: &Body<D>, settings: &Settings
 /// How far two bodies can close on each other in a step of `dt`, metres,
 /// at their current velocities: the relative speed of their centres plus
 /// each one's spin times its reach.
-fn closing_distance<D: Dim>(a: &Body<D>, b: &Body<D>, dt: f32) -> f32 {
-    let spin = |body: &Body<D>| {
-        let w = body.angular_velocity;
+fn closing_distance<D: Dim>(a: Body<'_, D>, b: Body<'_, D>, dt: f32) -> f32 {
+    let spin = |body: Body<'_, D>| {
+        let w = body.sim.angular_velocity;
         w.dot(w).sqrt() * body.extent()
     };
-    let relative = (b.linear_velocity - a.linear_velocity).length();
+    let relative = (b.sim.linear_velocity - a.sim.linear_velocity).length();
     let closing = (relative + spin(a) + spin(b)) * dt;
     if closing.is_finite() {
         closing
@@ -593,8 +618,8 @@ fn closing_distance<D: Dim>(a: &Body<D>, b: &Body<D>, dt: f32) -> f32 {
 
 /// Whether the solver takes `body` this step: every fixed body (others
 /// rest on it) and every awake one; a sleeping body costs it nothing.
-fn in_solver<D: Dim>(body: &Body<D>) -> bool {
-    body.kind == BodyKind::Fixed || !body.sleeping
+fn in_solver<D: Dim>(body: Body<'_, D>) -> bool {
+    body.sim.kind == BodyKind::Fixed || !body.record.sleeping
 }
 
 /// What the solver takes of `points` along `normal` (a manifold's)
@@ -632,7 +657,7 @@ fn key_of(handle: ColliderHandle) -> u64 {
 
 /// The filter of the collider in `slot`, if its body holds it.
 fn filter_of<D: Dim>(
-    bodies: &SlotMap<BodyHandle, Body<D>>,
+    bodies: &SlotMap<BodyHandle, BodyRecord<D>>,
     slot: &ColliderSlot,
 ) -> Option<CollisionFilter> {
     Some(bodies.get(slot.body)?.colliders.get(slot.index)?.filter)
@@ -652,6 +677,7 @@ impl<D: Dim> World<D> {
             broad_phase: BroadPhase::new(settings.aabb_margin),
             settings,
             bodies: SlotMap::with_key(),
+            sims: BodySims::default(),
             colliders: SlotMap::with_key(),
             pairs: Vec::new(),
             contact_events: Vec::new(),
@@ -669,6 +695,8 @@ impl<D: Dim> World<D> {
             joint_solver: JointSolver::default(),
             joint_inputs: Vec::new(),
             joint_handles: Vec::new(),
+            awake_joints: Vec::new(),
+            awake_joints_stale: true,
             structure: state::new_structure_stamp(),
             recorder: None,
             save_cache: state::SaveCache::default(),
@@ -705,8 +733,9 @@ impl<D: Dim> World<D> {
         body.validate()?;
         collider.validate()?;
         let recorded = self.is_recording().then(|| collider.clone());
-        let new = Body::new(&body, ColliderHandle::default(), collider)?;
-        let handle = self.bodies.insert(new);
+        let (record, sim) = crate::body::new_body(&body, ColliderHandle::default(), collider)?;
+        let handle = self.bodies.insert(record);
+        self.bodies[handle].sim = self.sims.push(handle, sim);
         self.start_island(handle);
         self.buffers.index_stale = true;
         self.touched.push(handle);
@@ -732,9 +761,10 @@ impl<D: Dim> World<D> {
     ) -> Result<ColliderHandle, WorldError> {
         collider.validate()?;
         let recorded = self.is_recording().then(|| collider.clone());
-        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
+        let mut target = sims::body_mut(&mut self.bodies, &mut self.sims, body)
+            .ok_or(WorldError::StaleHandle)?;
         target.attach(ColliderHandle::default(), collider)?;
-        let index = target.colliders.len() - 1;
+        let index = target.record.colliders.len() - 1;
         self.touched.push(body);
         let handle = self.register_collider(body, index);
         if let Some(collider) = recorded {
@@ -751,7 +781,11 @@ impl<D: Dim> World<D> {
     fn register_collider(&mut self, body: BodyHandle, index: usize) -> ColliderHandle {
         self.structure = state::new_structure_stamp();
         let owner = &self.bodies[body];
-        let aabb = bounds_of(&owner.colliders[index], owner, &self.settings);
+        let aabb = bounds_of(
+            &owner.colliders[index],
+            self.sims.get(owner.sim),
+            &self.settings,
+        );
         let filter = owner.colliders[index].filter;
         let broad_phase = &mut self.broad_phase;
         let handle = self.colliders.insert_with_key(|handle| {
@@ -776,19 +810,21 @@ impl<D: Dim> World<D> {
     /// found through the broad phase (every pair's colliders have
     /// overlapping fat boxes, and fat boxes change only in a step) and
     /// looked up in the sorted pairs.
-    pub fn remove_body(&mut self, handle: BodyHandle) -> Option<Body<D>> {
+    pub fn remove_body(&mut self, handle: BodyHandle) -> Option<RemovedBody<D>> {
         self.record_input(|| replay::Input::RemoveBody(handle));
         if !self.bodies.contains_key(handle) {
             return None;
         }
         // Its island (woken if it slept) may come apart.
         self.leave_island(handle);
-        let body = self.bodies.remove(handle)?;
+        let record = self.bodies.remove(handle)?;
+        let sim = self.sims.remove(record.sim, &mut self.bodies);
+        let body = RemovedBody { record, sim };
         self.structure = state::new_structure_stamp();
         self.remove_joints_of(handle);
         self.buffers.index_stale = true;
         let mut keys = Vec::new();
-        for collider in &body.colliders {
+        for collider in &body.record.colliders {
             let Some(slot) = self.colliders.remove(collider.handle) else {
                 continue;
             };
@@ -895,19 +931,19 @@ impl<D: Dim> World<D> {
     /// A collider with its body and world pose, or `None` for a stale handle.
     pub fn collider(&self, handle: ColliderHandle) -> Option<(BodyHandle, &Collider<D>, Pose<D>)> {
         let slot = self.colliders.get(handle)?;
-        let body = self.bodies.get(slot.body)?;
-        let collider = body.colliders.get(slot.index)?;
-        Some((slot.body, collider, collider.world_pose(&body.pose)))
+        let body = self.view().get(slot.body)?;
+        let collider = body.colliders().get(slot.index)?;
+        Some((slot.body, collider, collider.world_pose(&body.sim.pose)))
     }
 
     /// The body, or `None` for a stale handle.
-    pub fn body(&self, handle: BodyHandle) -> Option<&Body<D>> {
-        self.bodies.get(handle)
+    pub fn body(&self, handle: BodyHandle) -> Option<Body<'_, D>> {
+        self.view().get(handle)
     }
 
     /// The body to change, or `None` for a stale handle.
-    pub fn body_mut(&mut self, handle: BodyHandle) -> Option<&mut Body<D>> {
-        let body = self.bodies.get_mut(handle)?;
+    pub fn body_mut(&mut self, handle: BodyHandle) -> Option<BodyMut<'_, D>> {
+        let body = sims::body_mut(&mut self.bodies, &mut self.sims, handle)?;
         // The next step looks at the bodies the game reached (it may have
         // woken, placed or driven them) beside the awake ones.
         self.touched.push(handle);
@@ -915,8 +951,19 @@ impl<D: Dim> World<D> {
     }
 
     /// Every body with its handle, in a stable order.
-    pub fn bodies(&self) -> impl Iterator<Item = (BodyHandle, &Body<D>)> {
-        self.bodies.iter()
+    pub fn bodies(&self) -> impl Iterator<Item = (BodyHandle, Body<'_, D>)> {
+        self.view().iter()
+    }
+
+    /// The bodies, records and sims together, to read.
+    pub(crate) fn view(&self) -> Bodies<'_, D> {
+        bodies_of!(self)
+    }
+
+    /// The body of `handle` to change, without counting it as reached by
+    /// the game.
+    pub(crate) fn body_parts_mut(&mut self, handle: BodyHandle) -> Option<BodyMut<'_, D>> {
+        sims::body_mut(&mut self.bodies, &mut self.sims, handle)
     }
 
     /// Number of bodies.
@@ -1007,21 +1054,23 @@ impl<D: Dim> World<D> {
         let (mut teleports, mut stale) = (false, false);
         let mut woken = Vec::new();
         let index = &self.buffers.index;
-        for &handle in &self.touched {
-            let Some(body) = self.bodies.get_mut(handle) else {
+        // The bodies reached arrive after the solve (`BodyRecord::arrive`):
+        // only they can have been placed or given a target.
+        let reached = std::mem::take(&mut self.touched);
+        for &handle in &reached {
+            let Some(mut body) = sims::body_mut(&mut self.bodies, &mut self.sims, handle) else {
                 stale = true;
                 continue;
             };
             body.aim_at_target(dt);
-            teleports |= body.teleported;
+            teleports |= body.record.teleported;
             // A body the game woke (an impulse, a placement) joins the
             // solver, and its sleeping island wakes with it.
-            stale |= in_solver(body) != index.contains_key(handle);
-            if !body.sleeping && self.sleep_islands.island_of(handle).is_some() {
+            stale |= in_solver(body.as_body()) != index.contains_key(handle);
+            if !body.record.sleeping && self.sleep_islands.island_of(handle).is_some() {
                 woken.push(handle);
             }
         }
-        self.touched.clear();
         // Every island of a woken body wakes now, before the narrow phase,
         // whether or not the solver's bodies are already stale: what the
         // step does then depends on the bodies, not on how the solver's
@@ -1053,7 +1102,13 @@ impl<D: Dim> World<D> {
         let mut islands = since(t);
         let t = Instant::now();
         self.append_facet_inputs();
-        self.solve(dt);
+        self.solve(dt, &reached);
+        // What the step itself reached (a joint that broke woke its
+        // bodies) is kept for the next, in the old list's allocation.
+        let mut reached = reached;
+        reached.clear();
+        reached.append(&mut self.touched);
+        self.touched = reached;
         let solver = since(t);
         let t = Instant::now();
         self.fall_asleep(dt);
@@ -1077,13 +1132,16 @@ impl<D: Dim> World<D> {
         }
         buffers.index.clear();
         buffers.order.clear();
-        for (h, body) in &self.bodies {
+        let bodies = bodies_of!(self);
+        for (h, body) in bodies.iter() {
             if in_solver(body) {
                 buffers.index.insert(h, buffers.order.len());
                 buffers.order.push(h);
             }
         }
+        self.sims.arrange(&buffers.order, &mut self.bodies);
         buffers.index_stale = false;
+        self.awake_joints_stale = true;
         buffers.awake_pairs_stale = true;
     }
 
@@ -1107,7 +1165,7 @@ impl<D: Dim> World<D> {
             return;
         }
         let candidates = self.broad_phase.pairs();
-        let bodies = &self.bodies;
+        let bodies = bodies_of!(self);
         let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();
         let mut pairs = Vec::with_capacity(candidates.len());
         let mut ended = Vec::new();
@@ -1197,7 +1255,7 @@ impl<D: Dim> World<D> {
     /// added) since the last step, before the narrow phase, so that their
     /// contacts are measured anew this step.
     fn wake_beside_teleported(&mut self) {
-        let bodies = &self.bodies;
+        let bodies = self.view();
         let woken: Vec<BodyHandle> = self
             .pairs
             .par_iter()
@@ -1216,18 +1274,19 @@ impl<D: Dim> World<D> {
     fn escaped_boxes(&self, dt: f32) -> Vec<(ProxyId, Aabb<D>, D::Vector)> {
         let (colliders, broad_phase, settings) =
             (&self.colliders, &self.broad_phase, &self.settings);
-        let moving = |b: &&Body<D>| b.is_active() || b.teleported;
+        let moving = |b: &Body<'_, D>| b.is_active() || b.record.teleported;
         // The bodies the solver takes (those just placed or added among
         // them), reached by handle while most bodies sleep; walked in the
         // bodies' order otherwise, which reads them in memory order.
-        let bodies: Vec<&Body<D>> =
+        let view = self.view();
+        let bodies: Vec<Body<'_, D>> =
             if self.buffers.order.len() * WALK_ALL_SHARE >= self.bodies.len() {
-                self.bodies.values().filter(moving).collect()
+                view.iter().map(|(_, b)| b).filter(moving).collect()
             } else {
                 self.buffers
                     .order
                     .iter()
-                    .filter_map(|&h| self.bodies.get(h))
+                    .filter_map(|&h| view.get(h))
                     .filter(moving)
                     .collect()
             };
@@ -1235,10 +1294,10 @@ impl<D: Dim> World<D> {
             .par_iter()
             .with_min_len(BODIES_PER_TASK)
             .flat_map_iter(|body| {
-                body.colliders.iter().filter_map(move |collider| {
+                body.colliders().iter().filter_map(move |collider| {
                     let proxy = colliders.get(collider.handle)?.proxy;
-                    let bounds = bounds_of(collider, body, settings);
-                    let displacement = body.linear_velocity * dt;
+                    let bounds = bounds_of(collider, body.sim, settings);
+                    let displacement = body.sim.linear_velocity * dt;
                     (!broad_phase.encloses(proxy, &bounds.swept(displacement))).then_some((
                         proxy,
                         bounds,
@@ -1265,7 +1324,7 @@ impl<D: Dim> World<D> {
             reuse: self.settings.manifold_reuse_distance,
         };
         let mut buffers = std::mem::take(&mut self.buffers);
-        let bodies = &self.bodies;
+        let bodies = bodies_of!(self);
         let awake = |pair: &ContactPair<D>| pair.is_awake(bodies);
         if buffers.awake_pairs_stale {
             buffers.awake_pairs.clear();
@@ -1294,7 +1353,12 @@ impl<D: Dim> World<D> {
                 // extended only by pairs whose slot said they were not in
                 // it), so no two tasks reach the same pair.
                 let pair = unsafe { pairs.get_mut(k) };
-                let Some(colliders) = pair.colliders(bodies) else {
+                let (Some(body_a), Some(body_b)) =
+                    (bodies.get(pair.body_a), bodies.get(pair.body_b))
+                else {
+                    return (None, false);
+                };
+                let Some(colliders) = pair.colliders_of(body_a, body_b) else {
                     return (None, false);
                 };
                 let [(a, pose_a), (b, pose_b)] = colliders;
@@ -1308,7 +1372,7 @@ impl<D: Dim> World<D> {
                     shape_b: &b.shape,
                     pose_b,
                 };
-                let closing = closing_distance(&bodies[pair.body_a], &bodies[pair.body_b], dt);
+                let closing = closing_distance(body_a, body_b, dt);
                 let tuning = ManifoldTuning {
                     margin: tuning.margin.max(closing),
                     merge: merge_radius(tuning.merge, a, b),
@@ -1322,7 +1386,7 @@ impl<D: Dim> World<D> {
                     return (None, false);
                 }
                 pair.manifold.update(&view, tuning);
-                let kinds = [bodies[pair.body_a].kind, bodies[pair.body_b].kind];
+                let kinds = [body_a.sim.kind, body_b.sim.kind];
                 let supports = !pair.manifold.points().is_empty()
                     && kinds.contains(&BodyKind::Dynamic)
                     && kinds.iter().any(|&kind| kind != BodyKind::Dynamic);
@@ -1336,7 +1400,7 @@ impl<D: Dim> World<D> {
     /// pairs, after the others, with their inputs (their manifolds are as
     /// they fell asleep).
     fn add_woken_inputs(&mut self) {
-        let bodies = &self.bodies;
+        let bodies = bodies_of!(self);
         let breaking = self.settings.contact_breaking_threshold;
         let SolveBuffers {
             index,
@@ -1348,7 +1412,7 @@ impl<D: Dim> World<D> {
         } = &mut self.buffers;
         let mut input_buffers = InputBuffers::default();
         for (k, pair) in self.pairs.iter_mut().enumerate() {
-            let woke = |h| index.contains_key(h) && bodies.get(h).is_some_and(Body::is_active);
+            let woke = |h| index.contains_key(h) && bodies.get(h).is_some_and(|b| b.is_active());
             if slot[k] != ASLEEP || !(woke(pair.body_a) || woke(pair.body_b)) {
                 continue;
             }
@@ -1367,11 +1431,14 @@ impl<D: Dim> World<D> {
         }
     }
 
-    /// Stages 1, 5, 6: the soft-step solver over dense body data, from the
-    /// inputs the narrow phase took. Storing the impulses back, each pair
-    /// also learns whether it touches (a point overlaps); each body gets
-    /// its solved state and is done with its teleport or target.
-    fn solve(&mut self, dt: f32) {
+    /// Stages 1, 5, 6: the soft-step solver over the solver's bodies'
+    /// sims, the first `order.len()` in the world's dense array
+    /// (`world/sims.rs`), read and written in place, from the inputs the
+    /// narrow phase took. Storing the impulses back, each pair also learns
+    /// whether it touches (a point overlaps); each body gets its solved
+    /// state, and those the game reached (`reached`) are done with their
+    /// teleport or target.
+    fn solve(&mut self, dt: f32, reached: &[BodyHandle]) {
         let SolveBuffers {
             index,
             order,
@@ -1385,26 +1452,17 @@ impl<D: Dim> World<D> {
             supports,
             mut changed,
         } = std::mem::take(&mut self.buffers);
+        debug_assert!(
+            !index_stale,
+            "the solver's bodies are built before the narrow phase"
+        );
         let settings = &self.settings;
         let speculative_distance = settings.speculative_distance;
-        // Every body solved, in the bodies' order (none asleep, none woken
-        // within the step, which sets `index_stale`): walked in memory order.
-        let every_body = order.len() == self.bodies.len() && !index_stale;
-        if every_body {
-            let bodies: Vec<&Body<D>> = self.bodies.values().collect();
-            bodies
-                .par_iter()
-                .with_min_len(BODIES_PER_TASK)
-                .map(|body| Self::solver_body(settings, body))
-                .collect_into_vec(&mut states);
-        } else {
-            let all = &self.bodies;
-            order
-                .par_iter()
-                .with_min_len(BODIES_PER_TASK)
-                .map(|&h| Self::solver_body(settings, &all[h]))
-                .collect_into_vec(&mut states);
-        }
+        self.sims.as_slice()[..order.len()]
+            .par_iter()
+            .with_min_len(BODIES_PER_TASK)
+            .map(|sim| Self::solver_body(settings, sim))
+            .collect_into_vec(&mut states);
         let mut contacts = std::mem::take(&mut self.contacts);
         contacts.prepare(&inputs, &states);
         let (mut joint_inputs, mut joint_handles) = (
@@ -1421,7 +1479,7 @@ impl<D: Dim> World<D> {
         (self.joint_inputs, self.joint_handles) = (joint_inputs, joint_handles);
         let solved = &contacts;
         changed.clear();
-        let bodies = &self.bodies;
+        let bodies = bodies_of!(self);
         let pairs = Shared::new(&mut self.pairs);
         changed.par_extend(
             awake_pairs
@@ -1457,48 +1515,20 @@ impl<D: Dim> World<D> {
         // In pair order (the pairs of bodies woken within the step come
         // after the others in `awake_pairs`).
         changed.sort_unstable();
-        let finish = |body: &mut Body<D>, start: &SolverBody<D>, solved: &D::BodyState| {
-            let mut state = *start;
-            integrate::store(solved, &mut state);
-            Self::write_back(body, &state);
-            body.arrive();
-        };
         let solved_states = contacts.body_states();
-        if every_body {
-            let mut bodies: Vec<&mut Body<D>> = self.bodies.values_mut().collect();
-            bodies
-                .par_iter_mut()
-                .zip(&states)
-                .zip(solved_states)
-                .with_min_len(BODIES_PER_TASK)
-                .for_each(|((body, start), solved)| finish(body, start, solved));
-        } else if order.len() * WALK_ALL_SHARE >= self.bodies.len() {
-            // Most bodies were solved: each by its index, on all threads
-            // (`order` puts bodies woken within the step after the others,
-            // out of the bodies' order).
-            let mut by_index: Vec<Option<&mut Body<D>>> = Vec::new();
-            by_index.resize_with(order.len(), || None);
-            for (h, body) in self.bodies.iter_mut() {
-                if let Some(&i) = index.get(h) {
-                    by_index[i] = Some(body);
-                }
-            }
-            by_index
-                .par_iter_mut()
-                .zip(&states)
-                .zip(solved_states)
-                .with_min_len(BODIES_PER_TASK)
-                .for_each(|((body, start), solved)| {
-                    if let Some(body) = body {
-                        finish(body, start, solved);
-                    }
-                });
-        } else {
-            // Most bodies sleep: the solved ones alone, by handle.
-            for ((&h, start), solved) in order.iter().zip(&states).zip(solved_states) {
-                if let Some(body) = self.bodies.get_mut(h) {
-                    finish(body, start, solved);
-                }
+        self.sims.as_mut_slice()[..order.len()]
+            .par_iter_mut()
+            .zip(&states)
+            .zip(solved_states)
+            .with_min_len(BODIES_PER_TASK)
+            .for_each(|((sim, start), solved)| {
+                let mut state = *start;
+                integrate::store(solved, &mut state);
+                Self::write_back(sim, &state);
+            });
+        for &h in reached {
+            if let Some(body) = sims::body_mut(&mut self.bodies, &mut self.sims, h) {
+                body.record.arrive(body.sim);
             }
         }
         self.continuous_pass(&order, &states, contacts.body_states());
@@ -1535,7 +1565,7 @@ impl<D: Dim> World<D> {
                         visitor: pair.body_b,
                     }))
                 } else {
-                    pair.started(&self.bodies).map(Event::Contact)
+                    pair.started(bodies_of!(self)).map(Event::Contact)
                 });
             } else {
                 events.push(pair.stopped());
@@ -1547,10 +1577,9 @@ impl<D: Dim> World<D> {
         }
     }
 
-    fn solver_body(settings: &Settings<D>, body: &Body<D>) -> SolverBody<D> {
-        if body.sleeping {
-            return SolverBody::at_rest(body.center_of_mass(), body.pose.rotation);
-        }
+    /// What the solver takes of a body in it (fixed, or awake: no body in
+    /// the solver sleeps while it solves) for this step.
+    fn solver_body(settings: &Settings<D>, body: &BodySim<D>) -> SolverBody<D> {
         let dynamic = body.kind == BodyKind::Dynamic;
         let linear_acceleration = if dynamic {
             settings.gravity * body.gravity_scale + body.force * body.inv_mass
@@ -1586,7 +1615,7 @@ impl<D: Dim> World<D> {
     /// A locked dynamic body as the solver takes it: no velocity or
     /// acceleration along or about its locked axes, and contacts' impulses
     /// scaled to zero along its locked translation axes (its inverse
-    /// inertia, from [`Body::inv_inertia_world`], is zero about the locked
+    /// inertia, from [`BodySim::inv_inertia_world`], is zero about the locked
     /// rotation axes already, so torques and contacts cannot turn it
     /// there). So the body's velocity along a locked axis stays exactly
     /// zero and its position there exactly as it was
@@ -1604,10 +1633,10 @@ impl<D: Dim> World<D> {
 
     /// The solved state back into the body; forces are cleared. A state that
     /// went non-finite (it never should) leaves the body where it was, at rest.
-    fn write_back(body: &mut Body<D>, state: &SolverBody<D>) {
+    fn write_back(body: &mut BodySim<D>, state: &SolverBody<D>) {
         body.force = D::Vector::ZERO;
         body.torque = D::AngularVector::default();
-        if body.kind == BodyKind::Fixed || body.sleeping {
+        if body.kind == BodyKind::Fixed {
             return;
         }
         let pose = Pose {

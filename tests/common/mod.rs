@@ -33,9 +33,9 @@ pub trait Scene: Dim {
     /// The raw bits of a vector's components.
     fn bits(v: Self::Vector) -> Vec<u32>;
     /// True when the body's rotation and angular velocity are finite.
-    fn angular_is_finite(body: &tumble::Body<Self>) -> bool;
+    fn angular_is_finite(body: tumble::Body<Self>) -> bool;
     /// Kinetic energy of the body's spin, J.
-    fn rotational_energy(body: &tumble::Body<Self>) -> f32;
+    fn rotational_energy(body: tumble::Body<Self>) -> f32;
     /// Fixed walls around the origin, `half` metres from it on every side.
     fn add_closed_box(world: &mut World<Self>, half: f32);
     /// A convex hull (a polygon in 2D) around the origin, `size` metres across.
@@ -82,10 +82,10 @@ impl Scene for D2 {
     fn bits(v: Vec2) -> Vec<u32> {
         v.to_array().map(f32::to_bits).to_vec()
     }
-    fn angular_is_finite(body: &tumble::Body<D2>) -> bool {
+    fn angular_is_finite(body: tumble::Body<D2>) -> bool {
         body.rotation().is_finite() && body.angular_velocity().is_finite()
     }
-    fn rotational_energy(body: &tumble::Body<D2>) -> f32 {
+    fn rotational_energy(body: tumble::Body<D2>) -> f32 {
         let m = body.shape().mass_properties(1.0);
         let inertia = m.inertia * body.mass() / m.mass;
         0.5 * inertia * body.angular_velocity().powi(2)
@@ -158,10 +158,10 @@ impl Scene for D3 {
     fn bits(v: Vec3) -> Vec<u32> {
         v.to_array().map(f32::to_bits).to_vec()
     }
-    fn angular_is_finite(body: &tumble::Body<D3>) -> bool {
+    fn angular_is_finite(body: tumble::Body<D3>) -> bool {
         body.rotation().is_finite() && body.angular_velocity().is_finite()
     }
-    fn rotational_energy(body: &tumble::Body<D3>) -> f32 {
+    fn rotational_energy(body: tumble::Body<D3>) -> f32 {
         let m = body.shape().mass_properties(1.0);
         let inertia = m.inertia * (body.mass() / m.mass);
         let w = body.rotation().inverse() * body.angular_velocity();

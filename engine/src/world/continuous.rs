@@ -39,7 +39,7 @@
 //! Limits: a kinematic collider is taken where it ends the step.
 
 use super::{collider_of, World};
-use crate::body::{BodyHandle, BodyKind};
+use crate::body::{Body, BodyHandle, BodyKind};
 use crate::dim::Dim;
 use crate::math::{Pose, Vector};
 use crate::pipeline::integrate::{BodyState, SolverBody};
@@ -77,15 +77,16 @@ impl<D: Dim> World<D> {
         let target = self.settings.linear_slop;
         let tolerance = TOLERANCE_SHARE * target;
         let mut fast: Vec<(BodyHandle, Pose<D>, Sweep<D>)> = Vec::new();
+        let bodies = self.view();
         for ((&handle, start), solved) in order.iter().zip(starts).zip(solved) {
-            let Some(body) = self.bodies.get(handle) else {
+            let Some(Body { record, sim }) = bodies.get(handle) else {
                 continue;
             };
-            if body.kind != BodyKind::Dynamic || body.sleeping {
+            if sim.kind != BodyKind::Dynamic || record.sleeping {
                 continue;
             }
-            let allowed = body.fast_share * body.thinnest();
-            let extent = body.extent();
+            let allowed = record.fast_share * record.thinnest();
+            let extent = record.extent();
             // Most bodies are slow: a bound from the solver's own record of
             // the step's motion first (the centre's displacement, the
             // turn's chord, which is at least 2/π of its angle).
@@ -96,10 +97,10 @@ impl<D: Dim> World<D> {
                 continue;
             }
             let start_pose = Pose {
-                translation: start.center - D::rotate(start.rotation, body.local_center),
+                translation: start.center - D::rotate(start.rotation, sim.local_center),
                 rotation: start.rotation,
             };
-            let sweep = Sweep::between(&start_pose, &body.pose, body.local_center);
+            let sweep = Sweep::between(&start_pose, &sim.pose, sim.local_center);
             let moved = (sweep.center[1] - sweep.center[0]).length()
                 + D::turn_angle(sweep.rotation[0], sweep.rotation[1]) * extent;
             if moved.is_nan() || moved <= allowed {
@@ -125,8 +126,8 @@ impl<D: Dim> World<D> {
                 }
             }
             for (handle, pose) in moves {
-                if let Some(body) = self.bodies.get_mut(handle) {
-                    body.pose = pose;
+                if let Some(body) = self.body_parts_mut(handle) {
+                    body.sim.pose = pose;
                 }
             }
         }
@@ -145,14 +146,15 @@ impl<D: Dim> World<D> {
         target: f32,
         tolerance: f32,
     ) -> Option<f32> {
-        let body = &self.bodies[handle];
-        let end = body.pose;
+        let bodies = self.view();
+        let Body { record, sim } = bodies.get(handle)?;
+        let end = sim.pose;
         let mut first: Option<f32> = None;
-        for collider in body.colliders.iter().filter(|c| !c.sensor) {
+        for collider in record.colliders.iter().filter(|c| !c.sensor) {
             let (from, to) = (collider.world_pose(start), collider.world_pose(&end));
             let local_center = collider
                 .local_pose
-                .inverse_transform_point(body.local_center);
+                .inverse_transform_point(sim.local_center);
             let own = Sweep::between(&from, &to, local_center);
             let swept: Aabb<D> = collider.shape.aabb(&from).union(&collider.shape.aabb(&to));
             let mut candidates = Vec::new();
@@ -165,14 +167,14 @@ impl<D: Dim> World<D> {
                 let Some(slot) = self.colliders.get(collider_of(key)) else {
                     continue;
                 };
-                let Some(other_body) = self.bodies.get(slot.body) else {
+                let Some(other_body) = bodies.get(slot.body) else {
                     continue;
                 };
-                let dynamic = other_body.kind == BodyKind::Dynamic;
-                if slot.body == handle || (dynamic && !body.bullet) {
+                let dynamic = other_body.sim.kind == BodyKind::Dynamic;
+                if slot.body == handle || (dynamic && !record.bullet) {
                     continue;
                 }
-                let Some(other) = other_body.colliders.get(slot.index) else {
+                let Some(other) = other_body.colliders().get(slot.index) else {
                     continue;
                 };
                 if other.sensor || !collider.filter.admits(&other.filter) {
@@ -181,17 +183,17 @@ impl<D: Dim> World<D> {
                 if self.unpaired(handle, slot.body) {
                     continue;
                 }
-                let pose = other.world_pose(&other_body.pose);
+                let pose = other.world_pose(&other_body.sim.pose);
                 // A fast bullet is met along its own sweep; anything else
                 // where it stands.
                 let moving = fast
                     .iter()
-                    .find(|(h, _, _)| *h == slot.body && other_body.bullet)
+                    .find(|(h, _, _)| *h == slot.body && other_body.record.bullet)
                     .map(|(_, other_start, _)| {
                         let from = other.world_pose(other_start);
                         let centre = other
                             .local_pose
-                            .inverse_transform_point(other_body.local_center);
+                            .inverse_transform_point(other_body.sim.local_center);
                         Sweep::between(&from, &pose, centre)
                     });
                 // A surface at rest is swept facet by facet, over the

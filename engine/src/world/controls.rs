@@ -139,9 +139,8 @@ impl<D: Dim> World<D> {
             .colliders
             .get(collider)
             .ok_or(WorldError::StaleHandle)?;
-        let body = self
-            .bodies
-            .get_mut(slot.body)
+        let mut body = self
+            .body_parts_mut(slot.body)
             .ok_or(WorldError::StaleHandle)?;
         body.set_collider_density(slot.index, density)
     }
@@ -165,18 +164,17 @@ impl<D: Dim> World<D> {
             .colliders
             .get(collider)
             .ok_or(WorldError::StaleHandle)?;
-        let body = self
-            .bodies
-            .get_mut(slot.body)
+        let mut body = self
+            .body_parts_mut(slot.body)
             .ok_or(WorldError::StaleHandle)?;
         let removed = body.detach(slot.index)?;
-        self.structure = super::state::new_structure_stamp();
         // The colliders after it moved one place down in the body's list.
-        let moved: Vec<(ColliderHandle, usize)> = body.colliders[slot.index..]
+        let moved: Vec<(ColliderHandle, usize)> = body.record.colliders[slot.index..]
             .iter()
             .enumerate()
             .map(|(i, c)| (c.handle, slot.index + i))
             .collect();
+        self.structure = super::state::new_structure_stamp();
         let ended = self.pair_keys_of(collider, slot.proxy);
         self.colliders.remove(collider);
         self.broad_phase.remove(slot.proxy);
@@ -216,8 +214,8 @@ impl<D: Dim> World<D> {
     /// cannot hold.
     pub fn set_body_kind(&mut self, body: BodyHandle, kind: BodyKind) -> Result<(), WorldError> {
         self.record_control(Control::Kind(body, kind));
-        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
-        let (before, changed) = (target.kind, target.kind != kind);
+        let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
+        let (before, changed) = (target.kind(), target.kind() != kind);
         target.set_kind(kind)?;
         self.structure = super::state::new_structure_stamp();
         // Only dynamic bodies are in islands (`sleep.rs`): a body made
@@ -261,7 +259,7 @@ impl<D: Dim> World<D> {
     /// velocities there stop now. Errors on a stale handle.
     pub fn set_body_locks(&mut self, body: BodyHandle, locks: Locks) -> Result<(), WorldError> {
         self.record_control(Control::Locks(body, locks));
-        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
+        let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         target.set_locks(locks);
         self.touched.push(body);
         Ok(())
@@ -312,8 +310,8 @@ impl<D: Dim> World<D> {
     ) -> Result<(), WorldError> {
         self.record_control(Control::LinearDamping(body, damping));
         crate::body::check_damping("linear damping", damping)?;
-        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
-        target.linear_damping = damping;
+        let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
+        target.sim.linear_damping = damping;
         target.wake_up();
         self.touched.push(body);
         Ok(())
@@ -328,8 +326,8 @@ impl<D: Dim> World<D> {
     ) -> Result<(), WorldError> {
         self.record_control(Control::AngularDamping(body, damping));
         crate::body::check_damping("angular damping", damping)?;
-        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
-        target.angular_damping = damping;
+        let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
+        target.sim.angular_damping = damping;
         target.wake_up();
         self.touched.push(body);
         Ok(())
@@ -345,8 +343,8 @@ impl<D: Dim> World<D> {
     ) -> Result<(), WorldError> {
         self.record_control(Control::GravityScale(body, scale));
         crate::body::check_gravity_scale(scale)?;
-        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
-        target.gravity_scale = scale;
+        let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
+        target.sim.gravity_scale = scale;
         target.wake_up();
         self.touched.push(body);
         Ok(())
@@ -359,7 +357,7 @@ impl<D: Dim> World<D> {
     ) -> Result<(), WorldError> {
         self.record_control(Control::Mass(body, mass));
         let mass = mass.validate()?;
-        let target = self.bodies.get_mut(body).ok_or(WorldError::StaleHandle)?;
+        let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         target.set_mass_override(mass)?;
         self.touched.push(body);
         Ok(())
@@ -402,7 +400,8 @@ impl<D: Dim> World<D> {
     fn pair_for(&self, key: (u64, u64)) -> Option<ContactPair<D>> {
         let a: ColliderSlot = *self.colliders.get(collider_of(key.0))?;
         let b: ColliderSlot = *self.colliders.get(collider_of(key.1))?;
-        let (body_a, body_b) = (self.bodies.get(a.body)?, self.bodies.get(b.body)?);
+        let bodies = self.view();
+        let (body_a, body_b) = (bodies.get(a.body)?, bodies.get(b.body)?);
         if self.unpaired(a.body, b.body) {
             return None;
         }

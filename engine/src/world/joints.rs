@@ -185,7 +185,8 @@ impl<D: Dim> World<D> {
         if a == b {
             return Err(WorldError::JointToItself);
         }
-        let (Some(body_a), Some(body_b)) = (self.bodies.get(a), self.bodies.get(b)) else {
+        let bodies = self.view();
+        let (Some(body_a), Some(body_b)) = (bodies.sim(a), bodies.sim(b)) else {
             return Err(WorldError::StaleHandle);
         };
         let p = desc.placement;
@@ -252,6 +253,7 @@ impl<D: Dim> World<D> {
             reaction_torque: D::AngularVector::default(),
         };
         let handle = self.joints.insert(joint);
+        self.awake_joints_stale = true;
         if !desc.collide_connected {
             *self.unpaired.entry(body_pair(a, b)).or_insert(0) += 1;
             self.refilter_bodies(&[a, b]);
@@ -270,6 +272,7 @@ impl<D: Dim> World<D> {
     pub fn remove_joint(&mut self, handle: JointHandle) -> Option<Joint<D>> {
         self.record_input(|| replay::Input::RemoveJoint(handle));
         let joint = self.joints.remove(handle)?;
+        self.awake_joints_stale = true;
         self.forget_joint(&joint);
         Some(joint)
     }
@@ -295,10 +298,8 @@ impl<D: Dim> World<D> {
     /// `None` for a stale handle.
     pub fn joint_anchors(&self, handle: JointHandle) -> Option<[D::Vector; 2]> {
         let joint = self.joints.get(handle)?;
-        let (a, b) = (
-            self.bodies.get(joint.body_a)?,
-            self.bodies.get(joint.body_b)?,
-        );
+        let bodies = self.view();
+        let (a, b) = (bodies.sim(joint.body_a)?, bodies.sim(joint.body_b)?);
         Some([
             a.pose.transform_point(joint.frame.anchor_a),
             b.pose.transform_point(joint.frame.anchor_b),
@@ -313,10 +314,8 @@ impl<D: Dim> World<D> {
         if !matches!(joint.model, JointModel::Revolute { .. }) {
             return None;
         }
-        let (a, b) = (
-            self.bodies.get(joint.body_a)?,
-            self.bodies.get(joint.body_b)?,
-        );
+        let bodies = self.view();
+        let (a, b) = (bodies.sim(joint.body_a)?, bodies.sim(joint.body_b)?);
         let relative = D::compose(D::invert(a.pose.rotation), b.pose.rotation);
         let turned = D::compose(relative, D::invert(joint.frame.reference));
         Some(D::twist(turned, joint.frame.axis_a))
@@ -367,6 +366,7 @@ impl<D: Dim> World<D> {
             .collect();
         for handle in gone {
             if let Some(joint) = self.joints.remove(handle) {
+                self.awake_joints_stale = true;
                 self.joint_events.push(JointEvent::Removed {
                     joint: handle,
                     body_a: joint.body_a,
@@ -390,8 +390,8 @@ impl<D: Dim> World<D> {
     /// Wakes both bodies of a joint (and their sleeping islands).
     fn wake_joined(&mut self, bodies: [BodyHandle; 2]) {
         for h in bodies {
-            if let Some(body) = self.bodies.get_mut(h) {
-                if body.kind == BodyKind::Dynamic {
+            if let Some(mut body) = self.body_parts_mut(h) {
+                if body.kind() == BodyKind::Dynamic {
                     body.wake_up();
                     self.touched.push(h);
                 }
@@ -401,20 +401,39 @@ impl<D: Dim> World<D> {
 
     /// Step 2: the joints the solver takes, in joint order: both bodies in
     /// the solver (`index`), one of them dynamic; with their handles. Each
-    /// input's anchors are from its bodies' centres of mass.
+    /// input's anchors are from its bodies' centres of mass. The joints
+    /// with both bodies in the solver are kept from step to step
+    /// (`awake_joints`), so a sleeping island's joints cost nothing.
     pub(crate) fn joint_inputs(
-        &self,
+        &mut self,
         index: &SecondaryMap<BodyHandle, usize>,
         inputs: &mut Vec<JointInput<D>>,
         handles: &mut Vec<JointHandle>,
     ) {
+        if self.awake_joints_stale {
+            self.awake_joints.clear();
+            let solved = |h| index.contains_key(h);
+            self.awake_joints.extend(
+                self.joints
+                    .iter()
+                    .filter(|(_, j)| solved(j.body_a) && solved(j.body_b))
+                    .map(|(h, _)| h),
+            );
+            self.awake_joints_stale = false;
+        }
         inputs.clear();
         handles.clear();
-        for (handle, joint) in &self.joints {
+        for &handle in &self.awake_joints {
+            let Some(joint) = self.joints.get(handle) else {
+                continue;
+            };
             let (Some(&a), Some(&b)) = (index.get(joint.body_a), index.get(joint.body_b)) else {
                 continue;
             };
-            let (body_a, body_b) = (&self.bodies[joint.body_a], &self.bodies[joint.body_b]);
+            // The solver's bodies' sims are at their solver indices
+            // (`world/sims.rs`).
+            let sims = self.sims.as_slice();
+            let (body_a, body_b) = (&sims[a], &sims[b]);
             if body_a.kind != BodyKind::Dynamic && body_b.kind != BodyKind::Dynamic {
                 continue;
             }
@@ -471,6 +490,7 @@ impl<D: Dim> World<D> {
         }
         for (handle, force, torque) in broken {
             if let Some(joint) = self.joints.remove(handle) {
+                self.awake_joints_stale = true;
                 self.joint_events.push(JointEvent::Broke {
                     joint: handle,
                     body_a: joint.body_a,

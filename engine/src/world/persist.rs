@@ -82,8 +82,8 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 use slotmap::{Key, SlotMap};
 
-use super::{key_of, ColliderSlot, ContactPair, SolveBuffers, World, ASLEEP};
-use crate::body::{Body, BodyDesc, BodyHandle, BodyKind};
+use super::{key_of, Bodies, BodySims, ColliderSlot, ContactPair, SolveBuffers, World, ASLEEP};
+use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, BodyRecord};
 use crate::collider::{ColliderDesc, ColliderHandle};
 use crate::dim::Dim;
 use crate::events::{ContactEvent, SensorEvent};
@@ -106,7 +106,7 @@ pub const RECORDING_MAGIC: [u8; 8] = *b"TUMBLERC";
 /// how (a field added, removed, reordered or retyped in any saved type, a
 /// type's serde form changed), bumps it: a world saved by one version is
 /// refused by another with [`LoadError::Version`], never misread.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Magic, version, dimension, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;
@@ -299,7 +299,8 @@ pub(crate) fn malformed(what: impl Into<String>) -> LoadError {
 #[serde(bound = "", rename = "WorldState")]
 struct State<'w, D: Dim> {
     settings: &'w Settings<D>,
-    bodies: Slots<'w, BodyHandle, Body<D>>,
+    bodies: Slots<'w, BodyHandle, BodyRecord<D>>,
+    sims: &'w BodySims<D>,
     colliders: Slots<'w, ColliderHandle, ColliderSlot>,
     broad_phase: &'w BroadPhase<D>,
     pairs: &'w [ContactPair<D>],
@@ -321,7 +322,8 @@ struct State<'w, D: Dim> {
 struct LoadedState<D: Dim> {
     settings: Settings<D>,
     #[serde(deserialize_with = "slot_map::deserialize")]
-    bodies: SlotMap<BodyHandle, Body<D>>,
+    bodies: SlotMap<BodyHandle, BodyRecord<D>>,
+    sims: BodySims<D>,
     #[serde(deserialize_with = "slot_map::deserialize")]
     colliders: SlotMap<ColliderHandle, ColliderSlot>,
     broad_phase: BroadPhase<D>,
@@ -345,6 +347,7 @@ impl<'w, D: Dim> State<'w, D> {
         State {
             settings: &world.settings,
             bodies: Slots(&world.bodies),
+            sims: &world.sims,
             colliders: Slots(&world.colliders),
             broad_phase: &world.broad_phase,
             pairs: &world.pairs,
@@ -368,6 +371,7 @@ impl<D: Dim> LoadedState<D> {
     fn into_world(self) -> World<D> {
         World {
             bodies: self.bodies,
+            sims: self.sims,
             colliders: self.colliders,
             broad_phase: self.broad_phase,
             pairs: self.pairs,
@@ -644,10 +648,12 @@ pub(crate) mod slot_map {
         Ok(map)
     }
 
-    impl<D: Dim> Placeholder for Body<D> {
+    impl<D: Dim> Placeholder for BodyRecord<D> {
         fn placeholder() -> Option<Self> {
             let ball = ColliderDesc::new(Shape::ball(1.0).ok()?);
-            Body::new(&BodyDesc::fixed(), ColliderHandle::default(), ball).ok()
+            let desc = BodyDesc::fixed();
+            let (record, _) = crate::body::new_body(&desc, ColliderHandle::default(), ball).ok()?;
+            Some(record)
         }
     }
 
@@ -775,24 +781,24 @@ fn finite_pose<D: Dim>(pose: &Pose<D>) -> bool {
 
 /// A body's own values (its colliders' handles are checked with the
 /// colliders).
-fn check_body<D: Dim>(body: &Body<D>) -> Result<(), Fault> {
+fn check_body<D: Dim>(Body { record: body, sim }: Body<'_, D>) -> Result<(), Fault> {
     require(!body.colliders.is_empty(), "a body has no collider")?;
     require(
-        finite_pose(&body.pose)
-            && body.local_center.is_finite()
-            && body.linear_velocity.is_finite()
-            && body.angular_velocity.is_finite()
-            && body.force.is_finite()
-            && body.torque.is_finite()
+        finite_pose(&sim.pose)
+            && sim.local_center.is_finite()
+            && sim.linear_velocity.is_finite()
+            && sim.angular_velocity.is_finite()
+            && sim.force.is_finite()
+            && sim.torque.is_finite()
             && body.kinematic_target.as_ref().is_none_or(finite_pose),
         "a body's pose, velocity, force or target is not finite",
     )?;
     require(
         finite_and_at_least(body.mass, 0.0)
-            && finite_and_at_least(body.inv_mass, 0.0)
-            && finite_and_at_least(body.linear_damping, 0.0)
-            && finite_and_at_least(body.angular_damping, 0.0)
-            && body.gravity_scale.is_finite()
+            && finite_and_at_least(sim.inv_mass, 0.0)
+            && finite_and_at_least(sim.linear_damping, 0.0)
+            && finite_and_at_least(sim.angular_damping, 0.0)
+            && sim.gravity_scale.is_finite()
             && finite_and_at_least(body.rest_time, 0.0)
             // Infinity is a share that never sweeps (`BodyDesc::fast_share`).
             && body.fast_share > 0.0,
@@ -801,7 +807,7 @@ fn check_body<D: Dim>(body: &Body<D>) -> Result<(), Fault> {
     for collider in &body.colliders {
         check_shape(&collider.shape)?;
         require(
-            !(body.kind == BodyKind::Dynamic && collider.shape.as_surface().is_some()),
+            !(sim.kind == BodyKind::Dynamic && collider.shape.as_surface().is_some()),
             "a surface on a dynamic body",
         )?;
         require(
@@ -859,9 +865,13 @@ impl<D: Dim> World<D> {
         self.settings
             .validate()
             .map_err(|e| format!("the settings: {e}"))?;
-        for (handle, body) in &self.bodies {
+        require(
+            self.sims.is_sound(&self.bodies),
+            "the bodies and their sims do not name each other",
+        )?;
+        for (handle, body) in self.view().iter() {
             check_body(body)?;
-            for (index, collider) in body.colliders.iter().enumerate() {
+            for (index, collider) in body.colliders().iter().enumerate() {
                 let slot = self.colliders.get(collider.handle);
                 require(
                     slot.is_some_and(|s| s.body == handle && s.index == index),
@@ -932,7 +942,7 @@ impl<D: Dim> World<D> {
                     "a pair does not name its colliders' bodies",
                 )?;
                 require(
-                    pair.surface.is_some() == Self::has_surface(pair, &self.bodies),
+                    pair.surface.is_some() == Self::has_surface(pair, self.view()),
                     "a pair's surface contacts do not match its shapes",
                 )?;
             }
@@ -945,10 +955,10 @@ impl<D: Dim> World<D> {
     /// is; a linked pair's bodies share an island.
     fn check_islands(&self) -> Result<(), Fault> {
         let (awake, sleeping) = (&self.islands, &self.sleep_islands);
-        for (handle, body) in &self.bodies {
+        for (handle, body) in self.view().iter() {
             let count = usize::from(awake.island_of(handle).is_some())
                 + usize::from(sleeping.island_of(handle).is_some());
-            let wanted = usize::from(body.kind == BodyKind::Dynamic);
+            let wanted = usize::from(body.kind() == BodyKind::Dynamic);
             require(count == wanted, "a body is not in exactly one island")?;
         }
         for pair in self.pairs.iter().filter(|p| p.linked) {
@@ -962,7 +972,7 @@ impl<D: Dim> World<D> {
     }
 
     /// Whether either collider of a live pair is a surface.
-    fn has_surface(pair: &ContactPair<D>, bodies: &SlotMap<BodyHandle, Body<D>>) -> bool {
+    fn has_surface(pair: &ContactPair<D>, bodies: Bodies<'_, D>) -> bool {
         pair.colliders(bodies).is_some_and(|[(a, _), (b, _)]| {
             a.shape.as_surface().is_some() || b.shape.as_surface().is_some()
         })
@@ -980,9 +990,15 @@ impl<D: Dim> World<D> {
                     .iter()
                     .enumerate()
                     .all(|(i, &h)| index.get(h) == Some(&i));
+            // The solver reads sim `i` as body `i` of its order (`world/sims.rs`).
+            let placed = order.len() <= self.sims.len()
+                && order
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &h)| self.sims.owner(i as u32) == h);
             require(
-                live && indexed,
-                "the solver's bodies are not live or not indexed",
+                live && indexed && placed,
+                "the solver's bodies are not live, not indexed or not in place",
             )?;
         }
         if !buffers.awake_pairs_stale {

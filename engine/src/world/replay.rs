@@ -30,7 +30,7 @@
 //! at the next step, as above; what a game reads is not recorded.
 
 use super::{World, WorldState};
-use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, Locks, MassOverride};
+use crate::body::{Body, BodyDesc, BodyHandle, BodyKind, BodyMut, Locks, MassOverride};
 use crate::collider::{ColliderDesc, ColliderHandle, CollisionFilter};
 use crate::dim::Dim;
 use crate::joint::{Joint, JointDesc, JointHandle};
@@ -80,32 +80,32 @@ pub(crate) struct Reached<D: Dim> {
 }
 
 impl<D: Dim> Reached<D> {
-    fn of(body: BodyHandle, b: &Body<D>) -> Self {
+    fn of(body: BodyHandle, Body { record, sim }: Body<'_, D>) -> Self {
         Self {
             body,
-            pose: b.pose,
-            linear_velocity: b.linear_velocity,
-            angular_velocity: b.angular_velocity,
-            force: b.force,
-            torque: b.torque,
-            kinematic_target: b.kinematic_target,
-            sleeping: b.sleeping,
-            rest_time: b.rest_time,
-            teleported: b.teleported,
-            user_data: b.user_data(),
+            pose: sim.pose,
+            linear_velocity: sim.linear_velocity,
+            angular_velocity: sim.angular_velocity,
+            force: sim.force,
+            torque: sim.torque,
+            kinematic_target: record.kinematic_target,
+            sleeping: record.sleeping,
+            rest_time: record.rest_time,
+            teleported: record.teleported,
+            user_data: Body { record, sim }.user_data(),
         }
     }
 
-    fn write(&self, b: &mut Body<D>) {
-        b.pose = self.pose;
-        b.linear_velocity = self.linear_velocity;
-        b.angular_velocity = self.angular_velocity;
-        b.force = self.force;
-        b.torque = self.torque;
-        b.kinematic_target = self.kinematic_target;
-        b.sleeping = self.sleeping;
-        b.rest_time = self.rest_time;
-        b.teleported = self.teleported;
+    fn write(&self, mut b: BodyMut<'_, D>) {
+        b.sim.pose = self.pose;
+        b.sim.linear_velocity = self.linear_velocity;
+        b.sim.angular_velocity = self.angular_velocity;
+        b.sim.force = self.force;
+        b.sim.torque = self.torque;
+        b.record.kinematic_target = self.kinematic_target;
+        b.record.sleeping = self.sleeping;
+        b.record.rest_time = self.rest_time;
+        b.record.teleported = self.teleported;
         b.set_user_data(self.user_data);
     }
 }
@@ -328,17 +328,17 @@ impl<D: Dim> World<D> {
                 hash = (hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
             }
         };
-        for body in self.bodies.values() {
+        for (_, Body { record, sim }) in self.view().iter() {
             let words = [
-                body.pose.translation.to_word(),
-                body.pose.rotation.to_word(),
-                body.linear_velocity.to_word(),
-                body.angular_velocity.to_word(),
+                sim.pose.translation.to_word(),
+                sim.pose.rotation.to_word(),
+                sim.linear_velocity.to_word(),
+                sim.angular_velocity.to_word(),
             ];
             for x in words.iter().flat_map(|w| w.to_array()) {
                 eat(x.to_bits());
             }
-            eat(u32::from(body.sleeping));
+            eat(u32::from(record.sleeping));
         }
         hash
     }
@@ -437,7 +437,7 @@ impl<D: Dim> World<D> {
             unique.dedup();
             let bodies = unique
                 .into_iter()
-                .filter_map(|h| Some(Reached::of(h, self.bodies.get(h)?)))
+                .filter_map(|h| Some(Reached::of(h, bodies_of!(self).get(h)?)))
                 .collect();
             recorder.bodies_recorded = self.touched.len();
             recorder.recording.inputs.push(Input::Reached {
@@ -501,7 +501,7 @@ impl<D: Dim> World<D> {
                 bodies,
             } => {
                 for reached in bodies {
-                    if let Some(body) = self.bodies.get_mut(reached.body) {
+                    if let Some(body) = self.body_parts_mut(reached.body) {
                         reached.write(body);
                     }
                 }

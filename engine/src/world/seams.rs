@@ -69,8 +69,8 @@ impl<D: Dim> World<D> {
         let candidates = buffers.awake_pairs.iter().zip(&buffers.supports);
         for (&k, _) in candidates.filter(|(_, &supports)| supports) {
             let pair = &self.pairs[k];
-            let (Some(a), Some(b)) = (self.bodies.get(pair.body_a), self.bodies.get(pair.body_b))
-            else {
+            let bodies = bodies_of!(self);
+            let (Some(a), Some(b)) = (bodies.sim(pair.body_a), bodies.sim(pair.body_b)) else {
                 continue;
             };
             let fixed_is_a = match (a.kind, b.kind) {
@@ -79,7 +79,7 @@ impl<D: Dim> World<D> {
                 (_, BodyKind::Dynamic) => true,
                 _ => continue,
             };
-            let Some([(_, pose_a), (_, pose_b)]) = pair.colliders(&self.bodies) else {
+            let Some([(_, pose_a), (_, pose_b)]) = pair.colliders(bodies_of!(self)) else {
                 continue;
             };
             let m = &pair.manifold;
@@ -107,7 +107,7 @@ impl<D: Dim> World<D> {
         let mut seams: Vec<(usize, D::Vector)> = Vec::new();
         for group in supports.chunk_by(|s, t| s.body == t.body) {
             for seam in group {
-                let Some([(ca, pa), (cb, pb)]) = self.pairs[seam.pair].colliders(&self.bodies)
+                let Some([(ca, pa), (cb, pb)]) = self.pairs[seam.pair].colliders(bodies_of!(self))
                 else {
                     continue;
                 };
@@ -127,12 +127,12 @@ impl<D: Dim> World<D> {
             }
         }
         for (k, normal) in seams {
-            let Some(colliders) = self.pairs[k].colliders(&self.bodies) else {
+            let Some(colliders) = self.pairs[k].colliders(bodies_of!(self)) else {
                 continue;
             };
             let [(_, pose_a), (_, pose_b)] = colliders;
             let pair = &mut self.pairs[k];
-            let fixed_is_a = self.bodies[pair.body_a].kind != BodyKind::Dynamic;
+            let fixed_is_a = self.sims.get(self.bodies[pair.body_a].sim).kind != BodyKind::Dynamic;
             let normal = if fixed_is_a { normal } else { -normal };
             pair.manifold.turn_to(normal, &pose_a, &pose_b);
             let slot = self.buffers.slot[k] as usize;

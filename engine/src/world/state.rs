@@ -61,7 +61,7 @@ use slotmap::SlotMap;
 use super::joints::Unpaired;
 use super::surface_pairs::SurfaceContacts;
 use super::{collider_of, in_solver, ContactPair, World, ASLEEP};
-use crate::body::BodyHandle;
+use crate::body::{Body, BodyHandle};
 use crate::collider::ColliderHandle;
 use crate::dim::Dim;
 use crate::error::WorldError;
@@ -468,12 +468,12 @@ impl<D: Dim> World<D> {
             );
             motions.clear();
         };
-        for (i, body) in self.bodies.values().enumerate() {
+        for (i, (_, Body { record: body, sim })) in self.view().iter().enumerate() {
             motions.push(BodyMotion {
-                translation: body.pose.translation,
-                rotation: D::pack_rotation(body.pose.rotation),
-                linear_velocity: body.linear_velocity,
-                angular_velocity: body.angular_velocity,
+                translation: sim.pose.translation,
+                rotation: D::pack_rotation(sim.pose.rotation),
+                linear_velocity: sim.linear_velocity,
+                angular_velocity: sim.angular_velocity,
                 rest_time: body.rest_time,
             });
             if motions.len() == CHUNK {
@@ -481,14 +481,14 @@ impl<D: Dim> World<D> {
             }
             state.sleeping.push(body.sleeping);
             state.teleported.push(body.teleported);
-            let pushed = body.force != D::Vector::ZERO
-                || body.torque != D::AngularVector::default()
+            let pushed = sim.force != D::Vector::ZERO
+                || sim.torque != D::AngularVector::default()
                 || body.kinematic_target.is_some();
             if pushed {
                 state.extras.push(BodyExtras {
                     body: i as u32,
-                    force: body.force,
-                    torque: body.torque,
+                    force: sim.force,
+                    torque: sim.torque,
                     kinematic_target: body.kinematic_target,
                 });
             }
@@ -580,16 +580,16 @@ impl<D: Dim> World<D> {
         let buffers = &self.buffers;
         let rebuilt_alike = buffers.index_stale
             || (buffers.order.iter().copied().eq(self
-                .bodies
+                .view()
                 .iter()
-                .filter(|(_, b)| in_solver(b))
+                .filter(|&(_, b)| in_solver(b))
                 .map(|(h, _)| h))
                 && (buffers.awake_pairs_stale
                     || buffers.awake_pairs.iter().copied().eq(self
                         .pairs
                         .iter()
                         .enumerate()
-                        .filter(|(_, p)| p.is_awake(&self.bodies))
+                        .filter(|(_, p)| p.is_awake(self.view()))
                         .map(|(k, _)| k))));
         if rebuilt_alike {
             state.solver_orders = None;
@@ -635,24 +635,25 @@ impl<D: Dim> World<D> {
         let mut extras = state.extras.iter().peekable();
         let motions = state.bodies.chunks.iter().flat_map(|c| c.iter());
         for (i, (body, motion)) in self.bodies.values_mut().zip(motions).enumerate() {
-            body.pose = Pose {
+            let sim = self.sims.get_mut(body.sim);
+            sim.pose = Pose {
                 translation: motion.translation,
                 rotation: D::unpack_rotation(motion.rotation),
             };
-            body.linear_velocity = motion.linear_velocity;
-            body.angular_velocity = motion.angular_velocity;
+            sim.linear_velocity = motion.linear_velocity;
+            sim.angular_velocity = motion.angular_velocity;
             body.rest_time = motion.rest_time;
             body.sleeping = state.sleeping.get(i);
             body.teleported = state.teleported.get(i);
             match extras.next_if(|e| e.body as usize == i) {
                 Some(extra) => {
-                    body.force = extra.force;
-                    body.torque = extra.torque;
+                    sim.force = extra.force;
+                    sim.torque = extra.torque;
                     body.kinematic_target = extra.kinematic_target;
                 }
                 None => {
-                    body.force = D::Vector::ZERO;
-                    body.torque = D::AngularVector::default();
+                    sim.force = D::Vector::ZERO;
+                    sim.torque = D::AngularVector::default();
                     body.kinematic_target = None;
                 }
             }
@@ -664,6 +665,7 @@ impl<D: Dim> World<D> {
         self.touched.clone_from(&state.touched);
         self.refiltered.clone_from(&state.refiltered);
         self.joints.clone_from(&state.joints);
+        self.awake_joints_stale = true;
         self.unpaired.clone_from(&state.unpaired);
         self.contact_events.clear();
         self.sensor_events.clear();
@@ -738,7 +740,8 @@ impl<D: Dim> World<D> {
     fn pair_of_colliders(&self, key: (u64, u64)) -> Option<ContactPair<D>> {
         let a = *self.colliders.get(collider_of(key.0))?;
         let b = *self.colliders.get(collider_of(key.1))?;
-        ContactPair::between(a, self.bodies.get(a.body)?, b, self.bodies.get(b.body)?)
+        let bodies = self.view();
+        ContactPair::between(a, bodies.get(a.body)?, b, bodies.get(b.body)?)
     }
 
     /// The solver's body index and awake pairs from the saved orders, or
@@ -756,6 +759,7 @@ impl<D: Dim> World<D> {
             buffers.index.insert(h, i);
         }
         buffers.index_stale = false;
+        self.sims.arrange(&buffers.order, &mut self.bodies);
         let awake = match awake {
             Some(awake) if awake.iter().all(|&k| (k as usize) < self.pairs.len()) => awake,
             _ => {
