@@ -55,10 +55,10 @@ const PAIRS_PER_TASK: usize = 1024;
 /// A pair's slot when it is not among the awake pairs.
 const ASLEEP: u32 = u32::MAX;
 
-/// The solved states are written back walking every body, on all threads,
-/// while at least one body in this many was solved; with fewer, the
-/// solved ones are reached one by one by handle (a world mostly asleep
-/// pays nothing for its sleepers).
+/// The broad phase looks for escaped boxes walking every body, in memory
+/// order, while at least one body in this many is in the solver; with
+/// fewer, the solver's are reached one by one by handle (a world mostly
+/// asleep pays nothing for its sleepers).
 const WALK_ALL_SHARE: usize = 4;
 
 /// A pair's merging radius (`ManifoldTuning::merge`) is at most this share
@@ -541,6 +541,8 @@ pub(crate) struct SolveBuffers<D: Dim> {
     pub(crate) index: SecondaryMap<BodyHandle, usize>,
     /// The solved bodies, in index order: the fixed and awake bodies in the
     /// bodies' order, then any woken within the step, in the order they woke.
+    /// While not stale, body `i` of it has its sim at place `i` of the
+    /// world's sims (`world/sims.rs`).
     pub(crate) order: Vec<BodyHandle>,
     /// A body was added, removed, fell asleep or woke since `index` was
     /// built: rebuild it before the next narrow phase.
@@ -557,6 +559,9 @@ pub(crate) struct SolveBuffers<D: Dim> {
     /// The pairs changed, or bodies slept or woke, since `awake_pairs` was
     /// built.
     pub(crate) awake_pairs_stale: bool,
+    /// What the solver takes of each solved body this step
+    /// ([`World::solver_body`]: its centre of mass, world inverse inertia,
+    /// accelerations), made from the sims in place.
     #[cfg_attr(feature = "serde", serde(skip))]
     states: Vec<SolverBody<D>>,
     /// One per awake pair (`awake_pairs`), taken in the narrow phase.

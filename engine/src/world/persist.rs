@@ -3,7 +3,7 @@
 //! the original would (`tests/persistence.rs`).
 //!
 //! What is saved is what a [`World`] clone holds that the next step reads:
-//! bodies, colliders and their shapes, joints, settings, the broad phase's
+//! bodies (records and sims, the sims in their places), colliders and their shapes, joints, settings, the broad phase's
 //! tree, pairs and move buffer, every pair's manifolds with their warm-start
 //! impulses, lever arms and last queries, the islands (awake and
 //! sleeping, with each pair's link bit: `sleep.rs`), the
@@ -42,9 +42,10 @@
 //! handed out, everything a step indexes by is checked, and a fault is
 //! [`LoadError::Malformed`] instead of a panic later:
 //! 1. the settings pass [`Settings::validate`];
-//! 2. every body has a collider, finite pose, velocities, forces, mass and
-//!    target, and its colliders have valid shapes (no surface on a dynamic
-//!    body), finite places and materials in range;
+//! 2. the bodies and their sims name each other one to one; every body has
+//!    a collider, finite pose, velocities, forces, mass and target, and its
+//!    colliders have valid shapes (no surface on a dynamic body), finite
+//!    places and materials in range;
 //! 3. the colliders' handles, their bodies' lists and the broad phase's
 //!    proxies name each other one to one (`pipeline/broad_phase/check.rs`
 //!    checks the tree itself);
@@ -52,7 +53,8 @@
 //!    their bodies and places (a manifold refuses more points than it
 //!    holds as it loads);
 //! 5. the solver's body order and awake pairs, where not stale, name live
-//!    bodies and pairs, each once, as their indexes say;
+//!    bodies and pairs, each once, as their indexes say, and the solver's
+//!    bodies' sims are at their places in its order;
 //! 6. the islands and their bodies name each other: every dynamic body is
 //!    in one island, awake or sleeping, and no other body is; a linked
 //!    pair's bodies share an island;
