@@ -288,6 +288,11 @@ impl SleepingIslands {
         self.island_of.get(body).copied()
     }
 
+    /// Each island's bodies, island by island.
+    pub(crate) fn groups(&self) -> impl Iterator<Item = &[BodyHandle]> {
+        self.members.values().map(Vec::as_slice)
+    }
+
     /// Puts `bodies` to sleep together as one island.
     fn add(&mut self, bodies: Vec<BodyHandle>) {
         let key = self.members.insert(Vec::new());

@@ -1144,7 +1144,9 @@ impl<D: Dim> World<D> {
                 buffers.order.push(h);
             }
         }
-        self.sims.arrange(&buffers.order, &mut self.bodies);
+        let sleeping = self.sleep_islands.groups();
+        self.sims
+            .arrange(&buffers.order, sleeping, &mut self.bodies);
         buffers.index_stale = false;
         self.awake_joints_stale = true;
         buffers.awake_pairs_stale = true;

@@ -12,16 +12,18 @@
 //! 3. While the solver's bodies are not stale (`SolveBuffers::index_stale`),
 //!    sim `i` is the body at place `i` of the solver's order for every
 //!    place in it: [`BodySims::arrange`] puts them so when the order is
-//!    built, and a body woken within the step takes the next place
-//!    ([`BodySims::move_to`]). The solver then reads and writes
+//!    built, each sleeping island's sims together after them (a set of its
+//!    own, which no stage reads), and a body woken within the step takes
+//!    the next place ([`BodySims::move_to`]). The solver then reads and writes
 //!    `sims[..order.len()]` in place (`World::solve`), with no walk over
 //!    the bodies and no pointer to follow: a world of sleeping bodies pays
 //!    for the awake ones only (`sleeping_city` in the stress CLI).
 //!
-//! Limits: arranging moves every sim (the sleeping ones keep their relative
-//! order after the solver's), so a step in which a body comes, goes, sleeps
-//! or wakes costs a pass over all sims, as building the solver's order
-//! costs a pass over all bodies.
+//! Limits: arranging moves every sim, so a step in which a body comes,
+//! goes, sleeps or wakes costs a pass over all sims, as building the
+//! solver's order costs a pass over all bodies (Box2D v3 moves only the
+//! island that sleeps or wakes; here the solver's order is the bodies'
+//! order, on which the results depend).
 
 use slotmap::SlotMap;
 
@@ -97,21 +99,29 @@ impl<D: Dim> BodySims<D> {
     }
 
     /// Puts the sims of `order`'s bodies at places `0..order.len()`, in that
-    /// order, and the others after them in the order they were in.
-    pub(crate) fn arrange(
+    /// order; after them each of `groups` (the sleeping islands) together,
+    /// group by group; then any others in the order they were in.
+    pub(crate) fn arrange<'g>(
         &mut self,
         order: &[BodyHandle],
+        groups: impl Iterator<Item = &'g [BodyHandle]>,
         bodies: &mut SlotMap<BodyHandle, BodyRecord<D>>,
     ) {
         let mut taken = vec![false; self.sims.len()];
         let mut sims = Vec::with_capacity(self.sims.len());
         let mut owners = Vec::with_capacity(self.sims.len());
-        for &h in order {
-            let place = bodies[h].sim as usize;
-            taken[place] = true;
-            sims.push(self.sims[place]);
-            owners.push(h);
-        }
+        let mut take = |h: BodyHandle| {
+            let Some(body) = bodies.get(h) else {
+                return;
+            };
+            let place = body.sim as usize;
+            if !std::mem::replace(&mut taken[place], true) {
+                sims.push(self.sims[place]);
+                owners.push(h);
+            }
+        };
+        order.iter().copied().for_each(&mut take);
+        groups.flatten().copied().for_each(&mut take);
         for (place, (&sim, &h)) in self.sims.iter().zip(&self.owners).enumerate() {
             if !taken[place] {
                 sims.push(sim);
@@ -202,4 +212,84 @@ pub(crate) fn body_mut<'w, D: Dim>(
     let record = records.get_mut(handle)?;
     let sim = sims.get_mut(record.sim);
     Some(BodyMut { record, sim })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::d2::{BodyDesc, ColliderDesc, Settings, Shape, World};
+    use crate::BodyHandle;
+    use glam::Vec2;
+
+    /// The sims and the records name each other, and while the solver's
+    /// order is built its bodies' sims are at their places in it, each
+    /// sleeping island's together after them.
+    fn check(world: &World) {
+        assert!(world.sims.is_sound(&world.bodies));
+        let buffers = &world.buffers;
+        if buffers.index_stale {
+            return;
+        }
+        for (i, &h) in buffers.order.iter().enumerate() {
+            assert_eq!(
+                world.sims.owner(i as u32),
+                h,
+                "sim {i} is the solver's body {i}"
+            );
+        }
+        for group in world.sleep_islands.groups() {
+            let mut places: Vec<u32> = group.iter().map(|&h| world.bodies[h].sim).collect();
+            places.sort_unstable();
+            assert!(
+                places.windows(2).all(|w| w[1] == w[0] + 1),
+                "an island's sims lie together"
+            );
+            assert!(places[0] as usize >= buffers.order.len());
+        }
+    }
+
+    #[test]
+    fn sims_follow_their_bodies_through_adds_removals_sleep_and_waking() {
+        let mut world = World::new(Settings::default());
+        let ground = Shape::cuboid(Vec2::new(40.0, 0.5)).unwrap();
+        let floor = BodyDesc::fixed().position(Vec2::new(0.0, -0.5));
+        world.add_body(floor, ColliderDesc::new(ground)).unwrap();
+        let cube = Shape::cuboid(Vec2::splat(0.25)).unwrap();
+        let mut boxes: Vec<BodyHandle> = Vec::new();
+        let mut add = |world: &mut World, x: f32, y: f32| {
+            let desc = BodyDesc::dynamic().position(Vec2::new(x, y));
+            world
+                .add_body(desc, ColliderDesc::new(cube.clone()))
+                .unwrap()
+        };
+        for column in 0..8 {
+            for row in 0..3 {
+                let x = column as f32 * 3.0 - 12.0;
+                boxes.push(add(&mut world, x, 0.25 + row as f32 * 0.5));
+            }
+        }
+        let mut slept = false;
+        for step in 0..400 {
+            world.step(1.0 / 60.0);
+            check(&world);
+            slept |= !world.sleep_islands.is_empty();
+            if step % 50 == 25 {
+                world.remove_body(boxes.swap_remove(step % boxes.len()));
+                check(&world);
+            }
+            if step % 70 == 40 {
+                boxes.push(add(&mut world, (step % 7) as f32 * 3.0 - 10.0, 3.0));
+            }
+            if step == 300 {
+                // A pile woken by the game rejoins the solver.
+                let h = boxes[0];
+                world.body_mut(h).unwrap().wake_up();
+            }
+            for &h in &boxes {
+                let (body, sim) = (&world.bodies[h], world.sims.get(world.bodies[h].sim));
+                assert_eq!(world.body(h).unwrap().position(), sim.pose.translation);
+                assert_eq!(world.sims.owner(body.sim), h);
+            }
+        }
+        assert!(slept, "piles fell asleep while bodies came and went");
+    }
 }

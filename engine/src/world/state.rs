@@ -759,7 +759,9 @@ impl<D: Dim> World<D> {
             buffers.index.insert(h, i);
         }
         buffers.index_stale = false;
-        self.sims.arrange(&buffers.order, &mut self.bodies);
+        let sleeping = self.sleep_islands.groups();
+        self.sims
+            .arrange(&buffers.order, sleeping, &mut self.bodies);
         let awake = match awake {
             Some(awake) if awake.iter().all(|&k| (k as usize) < self.pairs.len()) => awake,
             _ => {
