@@ -255,7 +255,7 @@ mod tests {
         world.add_body(floor, ColliderDesc::new(ground)).unwrap();
         let cube = Shape::cuboid(Vec2::splat(0.25)).unwrap();
         let mut boxes: Vec<BodyHandle> = Vec::new();
-        let mut add = |world: &mut World, x: f32, y: f32| {
+        let add = |world: &mut World, x: f32, y: f32| {
             let desc = BodyDesc::dynamic().position(Vec2::new(x, y));
             world
                 .add_body(desc, ColliderDesc::new(cube.clone()))
