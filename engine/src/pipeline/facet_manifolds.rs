@@ -133,6 +133,8 @@ pub(crate) struct FacetBuffers<D: ManifoldDim> {
     fresh: Vec<(u32, Manifold<D>)>,
     /// The facets near the shape this step.
     near: Vec<u32>,
+    /// A still pair's clusters as they were before their refresh.
+    kept: Vec<(u32, Manifold<D>)>,
     /// The smooth ones of them.
     smooth: Vec<u32>,
     /// What meeting the smooth facets fills.
@@ -359,6 +361,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             // did not.
             moved < tuning.reuse && tuning.margin <= margin
         });
+        let colliders = PairView {
+            shape_a: a.shape,
+            pose_a: a.pose,
+            shape_b: b.shape,
+            pose_b: b.pose,
+        };
         // The clusters of the step before, to warm-start from (step 4): a
         // pair that moved rebuilds its clusters, so they are moved aside,
         // not copied; a still pair refreshes its own in place and keeps a
@@ -367,25 +375,34 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         // (the pose hashes of `terrain_stress_3d` and
         // `terrain_mesh_stress_3d`, `tests/rollback.rs`).
         let moved_aside = !still;
-        if moved_aside {
+        buffers.gathered.clear();
+        let refresh_all = |clusters: &mut Vec<(u32, Manifold<D>)>| {
+            clusters
+                .iter_mut()
+                .all(|(_, m)| m.refresh_cluster(&colliders, tuning))
+        };
+        // Step 5: a still pair refreshes its clusters' points alone; still
+        // is false from here on when one is left with no point.
+        let still = if moved_aside {
             std::mem::swap(&mut self.old_clusters, &mut self.clusters);
             self.clusters.clear();
+            false
+        } else if self.manifolds.is_empty() {
+            // Clusters alone (most of a settled terrain's pairs): once they
+            // are refreshed nothing else is updated, and every point of the
+            // step before is still where it was, so step 6 has nothing to
+            // carry. The copy goes to the buffers, in cache, and to the
+            // pair only if a cluster is left with no point.
+            buffers.kept.clone_from(&self.clusters);
+            if refresh_all(&mut self.clusters) {
+                return;
+            }
+            self.old_clusters.clone_from(&buffers.kept);
+            false
         } else {
             self.old_clusters.clone_from(&self.clusters);
-        }
-        buffers.gathered.clear();
-        let colliders = PairView {
-            shape_a: a.shape,
-            pose_a: a.pose,
-            shape_b: b.shape,
-            pose_b: b.pose,
+            refresh_all(&mut self.clusters)
         };
-        // A still pair refreshes its clusters' points alone (step 5).
-        let still = still
-            && self
-                .clusters
-                .iter_mut()
-                .all(|(_, m)| m.refresh_cluster(&colliders, tuning));
         if !still {
             let reach = convex
                 .shape
