@@ -173,6 +173,29 @@ struct Carried<V> {
     tangent_impulse: [f32; 2],
 }
 
+/// Step 6's points of the step before into `before`: those of the facet
+/// manifolds `manifolds`, then those of the clusters `clusters`; the point
+/// on the shape is B's end when the surface is A (`surface_is_a`).
+fn carried<D: ManifoldDim>(
+    before: &mut Vec<Carried<D::Vector>>,
+    manifolds: &[(u32, Manifold<D>)],
+    clusters: &[(u32, Manifold<D>)],
+    surface_is_a: bool,
+) {
+    let clustered = clusters.iter().map(|(_, m)| (CLUSTERED, m));
+    for (facet, m) in manifolds.iter().map(|(f, m)| (*f, m)).chain(clustered) {
+        for p in m.points() {
+            before.push(Carried {
+                facet,
+                on_shape: if surface_is_a { p.local_b } else { p.local_a },
+                normal: m.normal,
+                normal_impulse: p.normal_impulse,
+                tangent_impulse: p.tangent_impulse,
+            });
+        }
+    }
+}
+
 /// The pair of a facet (as the convex shape `facet`) and the shape paired
 /// with its surface (`sides`, one of which is the surface).
 fn facet_view<'a, D: ManifoldDim>(
@@ -411,24 +434,26 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             surface.facets_in(&reach, &mut buffers.near);
             self.looked_up = Some((convex_in_surface, tuning.margin));
         }
+        // Step 6's points of the step before, from the clusters as they
+        // stand (moved aside, or refreshed in place). A moving pair with
+        // no facet manifold of its own (nearly every pair on smooth
+        // ground) reads them only if it ends with one: from cluster to
+        // cluster [`Manifold::from_cluster`] carries the impulses, so with
+        // no facet manifold before or after, step 6 has nothing to do.
+        let deferred = moved_aside && self.manifolds.is_empty();
         buffers.before.clear();
-        // The clusters as they stand: moved aside, or refreshed in place.
-        let clusters_before = if moved_aside {
-            &self.old_clusters
-        } else {
-            &self.clusters
-        };
-        let clustered = clusters_before.iter().map(|(_, m)| (CLUSTERED, m));
-        for (facet, m) in self.manifolds.iter().map(|(f, m)| (*f, m)).chain(clustered) {
-            for p in m.points() {
-                buffers.before.push(Carried {
-                    facet,
-                    on_shape: if surface_is_a { p.local_b } else { p.local_a },
-                    normal: m.normal,
-                    normal_impulse: p.normal_impulse,
-                    tangent_impulse: p.tangent_impulse,
-                });
-            }
+        if !deferred {
+            let clusters_before = if moved_aside {
+                &self.old_clusters
+            } else {
+                &self.clusters
+            };
+            carried(
+                &mut buffers.before,
+                &self.manifolds,
+                clusters_before,
+                surface_is_a,
+            );
         }
         let over = OverFacets::new(convex.shape, &convex.pose, &on_surface.pose, surface_is_a);
         let sides = [a, b];
@@ -520,6 +545,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         }
         self.clusters.clear();
         self.build_clusters(buffers, &colliders, tuning);
+        if deferred {
+            if self.manifolds.is_empty() {
+                return;
+            }
+            carried(&mut buffers.before, &[], &self.old_clusters, surface_is_a);
+        }
         self.carry_over(buffers, surface_is_a, tuning.merge);
     }
 
