@@ -133,6 +133,8 @@ pub(crate) struct FacetBuffers<D: ManifoldDim> {
     fresh: Vec<(u32, Manifold<D>)>,
     /// The facets near the shape this step.
     near: Vec<u32>,
+    /// A still pair's clusters as they were before their refresh.
+    kept: Vec<(u32, Manifold<D>)>,
     /// The smooth ones of them.
     smooth: Vec<u32>,
     /// What meeting the smooth facets fills.
@@ -169,6 +171,29 @@ struct Carried<V> {
     normal: V,
     normal_impulse: f32,
     tangent_impulse: [f32; 2],
+}
+
+/// Step 6's points of the step before into `before`: those of the facet
+/// manifolds `manifolds`, then those of the clusters `clusters`; the point
+/// on the shape is B's end when the surface is A (`surface_is_a`).
+fn carried<D: ManifoldDim>(
+    before: &mut Vec<Carried<D::Vector>>,
+    manifolds: &[(u32, Manifold<D>)],
+    clusters: &[(u32, Manifold<D>)],
+    surface_is_a: bool,
+) {
+    let clustered = clusters.iter().map(|(_, m)| (CLUSTERED, m));
+    for (facet, m) in manifolds.iter().map(|(f, m)| (*f, m)).chain(clustered) {
+        for p in m.points() {
+            before.push(Carried {
+                facet,
+                on_shape: if surface_is_a { p.local_b } else { p.local_a },
+                normal: m.normal,
+                normal_impulse: p.normal_impulse,
+                tangent_impulse: p.tangent_impulse,
+            });
+        }
+    }
 }
 
 /// The pair of a facet (as the convex shape `facet`) and the shape paired
@@ -359,6 +384,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             // did not.
             moved < tuning.reuse && tuning.margin <= margin
         });
+        let colliders = PairView {
+            shape_a: a.shape,
+            pose_a: a.pose,
+            shape_b: b.shape,
+            pose_b: b.pose,
+        };
         // The clusters of the step before, to warm-start from (step 4): a
         // pair that moved rebuilds its clusters, so they are moved aside,
         // not copied; a still pair refreshes its own in place and keeps a
@@ -367,25 +398,34 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         // (the pose hashes of `terrain_stress_3d` and
         // `terrain_mesh_stress_3d`, `tests/rollback.rs`).
         let moved_aside = !still;
-        if moved_aside {
+        buffers.gathered.clear();
+        let refresh_all = |clusters: &mut Vec<(u32, Manifold<D>)>| {
+            clusters
+                .iter_mut()
+                .all(|(_, m)| m.refresh_cluster(&colliders, tuning))
+        };
+        // Step 5: a still pair refreshes its clusters' points alone; still
+        // is false from here on when one is left with no point.
+        let still = if moved_aside {
             std::mem::swap(&mut self.old_clusters, &mut self.clusters);
             self.clusters.clear();
+            false
+        } else if self.manifolds.is_empty() {
+            // Clusters alone (most of a settled terrain's pairs): once they
+            // are refreshed nothing else is updated, and every point of the
+            // step before is still where it was, so step 6 has nothing to
+            // carry. The copy goes to the buffers, in cache, and to the
+            // pair only if a cluster is left with no point.
+            buffers.kept.clone_from(&self.clusters);
+            if refresh_all(&mut self.clusters) {
+                return;
+            }
+            self.old_clusters.clone_from(&buffers.kept);
+            false
         } else {
             self.old_clusters.clone_from(&self.clusters);
-        }
-        buffers.gathered.clear();
-        let colliders = PairView {
-            shape_a: a.shape,
-            pose_a: a.pose,
-            shape_b: b.shape,
-            pose_b: b.pose,
+            refresh_all(&mut self.clusters)
         };
-        // A still pair refreshes its clusters' points alone (step 5).
-        let still = still
-            && self
-                .clusters
-                .iter_mut()
-                .all(|(_, m)| m.refresh_cluster(&colliders, tuning));
         if !still {
             let reach = convex
                 .shape
@@ -394,24 +434,26 @@ impl<D: ManifoldDim> FacetManifolds<D> {
             surface.facets_in(&reach, &mut buffers.near);
             self.looked_up = Some((convex_in_surface, tuning.margin));
         }
+        // Step 6's points of the step before, from the clusters as they
+        // stand (moved aside, or refreshed in place). A moving pair with
+        // no facet manifold of its own (nearly every pair on smooth
+        // ground) reads them only if it ends with one: from cluster to
+        // cluster [`Manifold::from_cluster`] carries the impulses, so with
+        // no facet manifold before or after, step 6 has nothing to do.
+        let deferred = moved_aside && self.manifolds.is_empty();
         buffers.before.clear();
-        // The clusters as they stand: moved aside, or refreshed in place.
-        let clusters_before = if moved_aside {
-            &self.old_clusters
-        } else {
-            &self.clusters
-        };
-        let clustered = clusters_before.iter().map(|(_, m)| (CLUSTERED, m));
-        for (facet, m) in self.manifolds.iter().map(|(f, m)| (*f, m)).chain(clustered) {
-            for p in m.points() {
-                buffers.before.push(Carried {
-                    facet,
-                    on_shape: if surface_is_a { p.local_b } else { p.local_a },
-                    normal: m.normal,
-                    normal_impulse: p.normal_impulse,
-                    tangent_impulse: p.tangent_impulse,
-                });
-            }
+        if !deferred {
+            let clusters_before = if moved_aside {
+                &self.old_clusters
+            } else {
+                &self.clusters
+            };
+            carried(
+                &mut buffers.before,
+                &self.manifolds,
+                clusters_before,
+                surface_is_a,
+            );
         }
         let over = OverFacets::new(convex.shape, &convex.pose, &on_surface.pose, surface_is_a);
         let sides = [a, b];
@@ -503,6 +545,12 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         }
         self.clusters.clear();
         self.build_clusters(buffers, &colliders, tuning);
+        if deferred {
+            if self.manifolds.is_empty() {
+                return;
+            }
+            carried(&mut buffers.before, &[], &self.old_clusters, surface_is_a);
+        }
         self.carry_over(buffers, surface_is_a, tuning.merge);
     }
 

@@ -316,6 +316,15 @@ impl<D: ManifoldDim> Manifold<D> {
         &mut self.points.as_mut()[..self.len]
     }
 
+    /// Point `i`, which the caller knows to be in use, to store its
+    /// impulses: reached without reading how many points are in use, so
+    /// that a manifold out of cache is only written, and the write does
+    /// not wait for its line (`SurfaceContacts::store`, after the solve).
+    pub(crate) fn point_in_use_mut(&mut self, i: usize) -> Option<&mut ManifoldPoint<D::Vector>> {
+        debug_assert!(i < self.len, "point {i} of {} in use", self.len);
+        self.points.as_mut().get_mut(i)
+    }
+
     /// World position of a point on A and on B.
     pub fn world_points(
         &self,

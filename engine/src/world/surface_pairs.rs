@@ -68,15 +68,27 @@ struct Source {
 )]
 pub(crate) struct SurfaceContacts<D: Dim> {
     pub(crate) manifolds: FacetManifolds<D>,
-    /// This step's inputs, each with its cluster and where its points'
-    /// sources start in `sources`.
+    /// This step's inputs (read again only to be handed to the solver,
+    /// `World::append_facet_inputs`).
     #[cfg_attr(feature = "serde", serde(skip))]
-    inputs: Vec<(Taken, ManifoldInput<D>)>,
-    /// The inputs' points' sources, input by input.
+    inputs: Vec<ManifoldInput<D>>,
+    /// Where each input came from, input by input, the first one here
+    /// and the others in `more_taken`: what `store` reads. Most pairs make
+    /// one input from one manifold, and `store` then reads nothing of the
+    /// pair beyond this struct and that manifold (each other allocation
+    /// of the pair is a cache miss there, after the solve: `store` was
+    /// 0.2 ms of a 3 ms terrain step, `benches/RESULTS.md`, session 24).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    first_taken: Taken,
+    #[cfg_attr(feature = "serde", serde(skip))]
+    more_taken: Vec<Taken>,
+    /// The points' sources of the inputs gathered from their manifolds
+    /// (not [`Taken::alone`]), input by input.
     #[cfg_attr(feature = "serde", serde(skip))]
     sources: Vec<Source>,
     /// Each manifold's cluster, or [`NO_CLUSTER`], from `take_inputs` to
-    /// `store`.
+    /// `store`; filled only when a cluster has more than one manifold
+    /// (the only ones `Taken::members` reads it for).
     #[cfg_attr(feature = "serde", serde(skip))]
     member_of: Vec<u32>,
     /// Where this pair's inputs start among the solver's.
@@ -127,12 +139,13 @@ impl<D: Dim> SurfaceContacts<D> {
     ) {
         self.inputs.clear();
         self.sources.clear();
+        self.more_taken.clear();
         let InputBuffers {
             clusters,
             candidates,
             world,
+            member_of,
         } = buffers;
-        let member_of = &mut self.member_of;
         // a, b: clusters by normal, in the manifolds' order.
         clusters.clear();
         member_of.clear();
@@ -164,13 +177,18 @@ impl<D: Dim> SurfaceContacts<D> {
                 }
             }
         }
+        self.member_of.clear();
+        if clusters.iter().any(|c| c.members > 1) {
+            self.member_of.extend_from_slice(member_of);
+        }
         // c, d: each cluster's points, reduced, as one input.
         for (c, cluster) in clusters.iter().enumerate() {
-            let taken = Taken {
+            let mut taken = Taken {
                 cluster: c as u32,
                 first_source: self.sources.len() as u32,
                 first_member: cluster.first_member,
                 members: cluster.members,
+                len: 0,
             };
             let length = cluster.sum.length();
             // Members within 5 degrees of one another never cancel out.
@@ -193,12 +211,9 @@ impl<D: Dim> SurfaceContacts<D> {
             };
             let made = match alone {
                 Some(manifold) => {
-                    let points = manifold.points();
-                    self.sources.extend((0..points.len()).map(|j| Source {
-                        manifold: taken.first_member,
-                        point: j as u32,
-                    }));
-                    input(normal, points)
+                    // Its points are its sources, in order: none kept.
+                    taken.first_source = ALONE;
+                    input(normal, manifold.points())
                 }
                 None => {
                     candidates.clear();
@@ -248,7 +263,16 @@ impl<D: Dim> SurfaceContacts<D> {
                 }
             };
             match made {
-                Some(made) => self.inputs.push((taken, made)),
+                Some(made) => {
+                    taken.len = made.len() as u32;
+                    if self.inputs.is_empty() {
+                        self.first_taken = taken;
+                    } else {
+                        self.more_taken.push(taken);
+                    }
+                    self.inputs.push(made);
+                }
+                None if taken.alone() => {}
                 None => self.sources.truncate(taken.first_source as usize),
             }
         }
@@ -259,13 +283,20 @@ impl<D: Dim> SurfaceContacts<D> {
     pub(crate) fn store(&mut self, solver: &ContactSolver<D>) -> bool {
         let member_of = &self.member_of;
         let mut any = false;
-        for (n, (taken, input)) in self.inputs.iter().enumerate() {
+        let count = self.inputs.len();
+        let taken = core::iter::once(&self.first_taken).chain(&self.more_taken);
+        for (n, &taken) in taken.take(count).enumerate() {
             let slot = self.first_input + n;
             if !solver.solved(slot) {
                 continue;
             }
             any = true;
-            let sources = &self.sources[taken.first_source as usize..][..input.len()];
+            let len = taken.len as usize;
+            let sources = if taken.alone() {
+                &[]
+            } else {
+                &self.sources[taken.first_source as usize..][..len]
+            };
             // Every member pushed only through its points the input holds:
             // one whose points the cluster left out pushed nothing
             // (`a_facet_whose_points_a_cluster_leaves_out_pushed_nothing`).
@@ -274,14 +305,25 @@ impl<D: Dim> SurfaceContacts<D> {
                     continue;
                 };
                 let mut tally = PushTally::default();
-                for (i, source) in sources.iter().enumerate() {
+                for i in 0..len {
+                    // An input alone is its manifold's points in order.
+                    let source = match sources.get(i) {
+                        Some(&source) => source,
+                        None => Source {
+                            manifold: k as u32,
+                            point: i as u32,
+                        },
+                    };
                     if source.manifold as usize != k {
                         continue;
                     }
                     let Some(solved) = solver.solved_point(slot, i) else {
                         continue;
                     };
-                    if let Some(point) = manifold.points_mut().get_mut(source.point as usize) {
+                    // Taken from the manifold's points this step, and
+                    // none has gone since (the narrow phase alone changes
+                    // a surface pair's manifolds).
+                    if let Some(point) = manifold.point_in_use_mut(source.point as usize) {
                         solved.store_into(point);
                     }
                     tally.add(source.point as usize, &solved);
@@ -290,6 +332,25 @@ impl<D: Dim> SurfaceContacts<D> {
             }
         }
         any
+    }
+}
+
+#[cfg(test)]
+impl<D: Dim> SurfaceContacts<D> {
+    /// The manifolds (their places among the facets' manifolds) that some
+    /// point of an input came from.
+    fn input_members(&self) -> Vec<u32> {
+        let taken = core::iter::once(&self.first_taken).chain(&self.more_taken);
+        let mut members = Vec::new();
+        for taken in taken.take(self.inputs.len()) {
+            if taken.alone() {
+                members.push(taken.first_member);
+            } else {
+                let sources = &self.sources[taken.first_source as usize..][..taken.len as usize];
+                members.extend(sources.iter().map(|s| s.manifold));
+            }
+        }
+        members
     }
 }
 
@@ -306,18 +367,30 @@ fn all_apart<V: Vector>(points: &[ManifoldPoint<V>], merge: f32) -> bool {
 }
 
 /// What an input was taken from.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 struct Taken {
     /// Its cluster (`SurfaceContacts::member_of`).
     cluster: u32,
-    /// Where its points' sources start in `SurfaceContacts::sources`.
+    /// Where its points' sources start in `SurfaceContacts::sources`, or
+    /// [`ALONE`].
     first_source: u32,
     /// The cluster's first manifold and how many it has.
     first_member: u32,
     members: u32,
+    /// The input's points.
+    len: u32,
 }
 
+/// [`Taken::first_source`] of an input that is one manifold's points as
+/// they are, in order (step 4's shortcut), which keeps no sources.
+const ALONE: u32 = u32::MAX;
+
 impl Taken {
+    /// True when the input is its one manifold's points, in order.
+    fn alone(self) -> bool {
+        self.first_source == ALONE
+    }
+
     /// The places of the cluster's manifolds among the facets' manifolds,
     /// in order; a cluster of one manifold (most) reads no `member_of`.
     fn members(self, member_of: &[u32]) -> impl Iterator<Item = usize> + '_ {
@@ -362,6 +435,9 @@ pub(crate) struct InputBuffers<D: Dim> {
     candidates: Vec<(Source, ManifoldPoint<D::Vector>)>,
     /// Where the candidates are, when there are more than an input holds.
     world: Vec<D::Vector>,
+    /// Each manifold's cluster, or [`NO_CLUSTER`] (copied into the pair
+    /// when a cluster has more than one).
+    member_of: Vec<u32>,
 }
 
 impl<D: Dim> Default for InputBuffers<D> {
@@ -370,6 +446,7 @@ impl<D: Dim> Default for InputBuffers<D> {
             clusters: Vec::new(),
             candidates: Vec::new(),
             world: Vec::new(),
+            member_of: Vec::new(),
         }
     }
 }
@@ -439,7 +516,7 @@ impl<D: Dim> World<D> {
             contacts.first_input = buffers.inputs.len();
             buffers
                 .inputs
-                .extend(contacts.inputs.iter().map(|(_, input)| Some(input.clone())));
+                .extend(contacts.inputs.iter().map(|input| Some(input.clone())));
         }
     }
 }
@@ -481,7 +558,7 @@ mod tests {
             .pairs
             .iter()
             .filter_map(|p| p.surface.as_deref())
-            .flat_map(|s| s.inputs.iter().map(|(_, input)| input.len()))
+            .flat_map(|s| s.inputs.iter().map(|input| input.len()))
             .collect()
     }
 
@@ -560,7 +637,7 @@ mod tests {
                 .iter()
                 .find_map(|p| p.surface.as_deref())
                 .unwrap();
-            let solved: Vec<u32> = contacts.sources.iter().map(|s| s.manifold).collect();
+            let solved = contacts.input_members();
             for (k, m) in contacts.manifolds.manifolds().enumerate() {
                 if !m.points().is_empty() && !solved.contains(&(k as u32)) {
                     left_out += 1;

@@ -562,7 +562,15 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
                     }
                 };
                 for part in &scratch.parts {
-                    if facet.gentle {
+                    if let [point] = part.points() {
+                        // A point (a ball's core, a capsule's end) clipped
+                        // to the sides is itself where it is inside them
+                        // all, or nothing: tested so, without the clip's
+                        // set-up (`clipping_to_owned_sides_gives_the_plain_clip_bit_for_bit`).
+                        if sides.contain(*point) {
+                            contact(*point);
+                        }
+                    } else if facet.gentle {
                         clip_to_sides(&sides, part, &mut contact);
                     } else {
                         // Across a flat or concave join the face's points
