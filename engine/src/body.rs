@@ -2,10 +2,10 @@
 //! keeps.
 //!
 //! The world keeps a body in two parts (Box2D v3's `b2Body` and
-//! `b2BodySim`): its [`BodySim`], what every step reads and writes (pose,
+//! `b2BodySim`): its `BodySim`, what every step reads and writes (pose,
 //! velocities, forces, the mass and damping the solver takes), in one dense
 //! array with the solver's bodies first (`world/sims.rs`), and its
-//! [`BodyRecord`], the rest (colliders, sleep, target, settings), in a slot
+//! `BodyRecord`, the rest (colliders, sleep, target, settings), in a slot
 //! map by [`BodyHandle`]. A game sees a body through views over both:
 //! [`Body`] to read ([`crate::World::body`], [`crate::World::bodies`]) and
 //! [`BodyMut`] to change ([`crate::World::body_mut`]), with the same

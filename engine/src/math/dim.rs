@@ -225,7 +225,7 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     fn unpack_rotation(packed: Self::PackedRotation) -> Self::Rotation;
     /// The stored rotation for a user's rotation: in 2D the rotation by any
     /// finite angle; in 3D the unit quaternion along any finite, non-zero
-    /// quaternion, however long or short (see [`unit_quaternion`]). A zero
+    /// quaternion, however long or short (see `unit_quaternion`). A zero
     /// or non-finite rotation gives a non-finite one, which
     /// [`MathDim::rotation_is_finite`] reports.
     fn rotation_from_orientation(orientation: Self::Orientation) -> Self::Rotation;

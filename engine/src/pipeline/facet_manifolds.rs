@@ -18,12 +18,12 @@
 //!    keeps no manifold, and the smooth candidates are met together on
 //!    their faces (`narrow_phase::surface::OverFacets::smooth_contacts`:
 //!    the shape's face turned to each group of them within
-//!    [`CLUSTER_COSINE`] is found once and clipped to each), their contacts
+//!    `CLUSTER_COSINE` is found once and clipped to each), their contacts
 //!    gathered for step 4. The other candidates keep their facet manifolds
 //!    from the step before (matched by facet index, so their impulses
 //!    warm-start); a new one starts an empty one, unless its face alone
 //!    finds it apart with no distance bound or meets it on its face (then
-//!    it makes none: [`FacetPass::fresh`]); a facet no longer near drops its
+//!    it makes none: `FacetPass::fresh`); a facet no longer near drops its
 //!    own, and so does one left with no points and no distance bound to
 //!    skip its next query by.
 //! 3. Each other candidate's face decides its contact
@@ -32,16 +32,16 @@
 //!    the distance bound (its next checks are skipped while it holds);
 //!    met across a free border or a convex join, its own manifold is
 //!    updated exactly as a convex pair's, against the facet as a convex
-//!    shape ([`Manifold::update`], [`FacetPass::update`]:
+//!    shape (`Manifold::update`, `FacetPass::update`:
 //!    `a_facet_manifold_updated_against_the_colliders_is_the_same_as_against_its_facet`);
 //!    met on its face, it keeps no points of its own and its contacts are
 //!    gathered for step 4, each with the facet's index and normal
-//!    ([`apply_face`]).
+//!    (`apply_face`).
 //! 4. The gathered contacts are grouped by normal: each joins the first
-//!    group whose first facet normal is within [`CLUSTER_COSINE`] (5
+//!    group whose first facet normal is within `CLUSTER_COSINE` (5
 //!    degrees) of its facet's, or starts one; a group's normal is the mean
 //!    of its contacts' facet normals. Each group is one manifold
-//!    ([`Manifold::from_cluster`]): points within the merging radius of
+//!    (`Manifold::from_cluster`): points within the merging radius of
 //!    one another are one (the deeper), more than a manifold holds are
 //!    reduced by the manifold's reduction (`manifold::spread_choice`), and
 //!    each point takes the normal impulse of the nearest point of the step
@@ -52,7 +52,7 @@
 //!    on: [`FacetManifolds::iter`] reports that facet.
 //! 5. While the shape is still (step 1), the clusters' points are only
 //!    refreshed where they lie, along their normals turned with collider
-//!    A ([`Manifold::refresh_cluster`]), with no lookup and no face
+//!    A (`Manifold::refresh_cluster`), with no lookup and no face
 //!    test for the facets they came from; the kept facet manifolds are
 //!    updated in place as in step 3, and a kept facet now met on its face
 //!    adds clusters of its own. If a cluster is left with no point, the
@@ -75,7 +75,7 @@
 //! of about its normal is one input with it.
 //!
 //! The clusters are part of the saved world (serde, `FORMAT_VERSION` 4)
-//! and of the rollback state ([`FacetManifolds::kept`]).
+//! and of the rollback state (`FacetManifolds::kept`).
 
 use super::dim::ManifoldDim;
 use super::manifold::{Manifold, ManifoldPoint, ManifoldTuning, PairView};

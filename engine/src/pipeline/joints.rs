@@ -3,9 +3,9 @@
 //! few velocity rows between two bodies, warm started, solved and relaxed
 //! in every substep beside the contacts, then position passes.
 //!
-//! 1. Prepare (once a step, [`JointSolver::prepare`]). The bodies joined
+//! 1. Prepare (once a step, `JointSolver::prepare`). The bodies joined
 //!    through moving bodies form groups; a group in which some joint's two
-//!    bodies' masses are more than [`HEAVY_RATIO`] apart is *heavy*, and
+//!    bodies' masses are more than `HEAVY_RATIO` apart is *heavy*, and
 //!    its joints keep their joint order. The other joints are coloured in
 //!    joint order in a constraint graph of their own (`constraint_graph`:
 //!    no two joints of a colour share a moving body). A colour's *plain*
@@ -24,9 +24,9 @@
 //!    damping drains a pendulum: 3.5% of its amplitude in 10 swings), a
 //!    spring's rows with its own softness in both. The rows read the
 //!    bodies' pose *now*: each substep turns the arms by the body's turn
-//!    since the step began. A solve or relax pass is [`EASY_ITERATIONS`]
+//!    since the step began. A solve or relax pass is `EASY_ITERATIONS`
 //!    Gauss-Seidel sweeps colour by colour, a colour's blocks on any
-//!    thread; the heavy joints' [`JOINT_ITERATIONS`] sweeps run as one
+//!    thread; the heavy joints' `JOINT_ITERATIONS` sweeps run as one
 //!    more block of the first colour's stage (they share no moving body
 //!    with the others). A bundle's lever arms, point block inverse and
 //!    hinge rows are worked out where the bodies stand at the first relax
@@ -35,10 +35,10 @@
 //!    at the first substep's warm start).
 //! 3. After the substeps, position passes (Box2D v2's position solver,
 //!    nonlinear Gauss-Seidel) move the bodies so that each rigid part of a
-//!    joint holds, their velocities untouched: [`EASY_POSITION_PASSES`]
+//!    joint holds, their velocities untouched: `EASY_POSITION_PASSES`
 //!    colour by colour, alternating direction, and the heavy joints'
-//!    [`POSITION_PASSES`] in joint order, alternating direction. A part off
-//!    by less than [`LINEAR_TOLERANCE`] or [`ANGULAR_TOLERANCE`] is left
+//!    `POSITION_PASSES` in joint order, alternating direction. A part off
+//!    by less than `LINEAR_TOLERANCE` or `ANGULAR_TOLERANCE` is left
 //!    alone, and a pass that moved nothing ends the passes. A soft push
 //!    instead (Box2D v3) leaves a loaded joint stretched by its load over
 //!    `m (2π hertz)²`, centimetres down a hanging chain
@@ -372,7 +372,7 @@ const MOTOR_CORRECTION: f32 = 0.3;
 pub struct JointFrame<D: MathDim> {
     /// The anchor on each body, in its body frame, metres: from the body's
     /// origin as the world keeps it, from its centre of mass in a
-    /// [`JointInput`].
+    /// `JointInput`.
     pub anchor_a: D::Vector,
     /// The anchor on B, likewise.
     pub anchor_b: D::Vector,

@@ -1,10 +1,10 @@
 //! Contacts and casts against surfaces (meshes, heightfields, chains): the
 //! same GJK and EPA as between convex shapes, one facet at a time.
 //!
-//! 1. A facet is a convex shape: [`facet_query`] runs the ordinary query
+//! 1. A facet is a convex shape: `facet_query` runs the ordinary query
 //!    between it and the other shape, in the other shape's frame.
 //! 2. A ball or capsule meets it in closed form instead
-//!    ([`rounded_core_query`]): the closest points of its core (a point or
+//!    (`rounded_core_query`): the closest points of its core (a point or
 //!    a segment) and the facet, grown by its radius, the same contact GJK
 //!    finds for a few dot products; cores that cross or touch go to GJK and
 //!    EPA, which measure the depth.
@@ -21,11 +21,11 @@
 //!    second one's plane, not its edge (`tests/level_geometry.rs`).
 //! 5. On the face: a facet whose active borders (free ones, convex joins
 //!    bent more than gently) the shape does not reach is met without GJK
-//!    ([`facet_face`]): its contacts are the shape's vertices over it near
+//!    (`facet_face`): its contacts are the shape's vertices over it near
 //!    its plane or, where a join is gentle, the shape's face turned to it
 //!    clipped to the region the facet owns. The smooth facets near a shape
 //!    (`Facet::is_smooth`: no active border at all) are met together
-//!    ([`OverFacets::smooth_contacts`]): grouped by normal, the shape's face
+//!    (`OverFacets::smooth_contacts`): grouped by normal, the shape's face
 //!    found once per group and clipped to each, in the surface's frame.
 //! 6. A whole surface (the public [`super::contact`] and the casts) is
 //!    met facet by facet, through its BVH: the deepest contact, the
