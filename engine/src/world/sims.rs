@@ -17,7 +17,10 @@
 //!    the next place ([`BodySims::move_to`]). The solver then reads and writes
 //!    `sims[..order.len()]` in place (`World::solve`), with no walk over
 //!    the bodies and no pointer to follow: a world of sleeping bodies pays
-//!    for the awake ones only (`sleeping_city` in the stress CLI).
+//!    for the awake ones only (`sleeping_city` in the stress CLI). The
+//!    places are checked after every step while bodies come, go, sleep
+//!    and wake (`sims_follow_their_bodies_through_adds_removals_sleep_and_waking`)
+//!    and when a saved world loads (`world/persist.rs`, validation step 5).
 //!
 //! Limits: arranging moves every sim, so a step in which a body comes,
 //! goes, sleeps or wakes costs a pass over all sims, as building the
