@@ -552,7 +552,7 @@ pub(crate) struct BodyRecord<D: Dim> {
     mass_override: MassOverride<D>,
     /// Swept against dynamic bodies too when fast (`BodyDesc::bullet`).
     pub(crate) bullet: bool,
-    /// [`Body::extent`] and [`Body::thinnest`], set with the mass.
+    /// [`BodyRecord::extent`] and [`BodyRecord::thinnest`], set with the mass.
     reach: f32,
     thinnest: f32,
     /// Share of its thickness it may move in a step before it is swept
@@ -681,18 +681,6 @@ macro_rules! body_reads {
         /// The first collider's collision filter.
         pub fn filter(&self) -> CollisionFilter {
             self.record.colliders[0].filter
-        }
-
-        /// [`BodyRecord::extent`].
-        #[allow(dead_code)]
-        pub(crate) fn extent(&self) -> f32 {
-            self.record.extent()
-        }
-
-        /// [`BodyRecord::thinnest`].
-        #[allow(dead_code)]
-        pub(crate) fn thinnest(&self) -> f32 {
-            self.record.thinnest()
         }
     };
 }

@@ -610,7 +610,7 @@ fn bounds_of<D: Dim>(collider: &Collider<D>, body: &BodySim<D>, settings: &Setti
 fn closing_distance<D: Dim>(a: Body<'_, D>, b: Body<'_, D>, dt: f32) -> f32 {
     let spin = |body: Body<'_, D>| {
         let w = body.sim.angular_velocity;
-        w.dot(w).sqrt() * body.extent()
+        w.dot(w).sqrt() * body.record.extent()
     };
     let relative = (b.sim.linear_velocity - a.sim.linear_velocity).length();
     let closing = (relative + spin(a) + spin(b)) * dt;
