@@ -21,6 +21,7 @@ use std::cell::Cell;
 
 use glam::Vec2;
 
+use super::epa_start::{grow_to_full, touching, HullGrowth, MAX_GROWTH_DIRECTIONS};
 use super::trace::{EpaStep, Observer};
 use super::{PairSupport, Penetration, Simplex, SupportPoint};
 
@@ -65,7 +66,7 @@ pub fn penetration_observed<P: PairSupport<Vec2>, O: Observer<Vec2>>(
     tolerance: f32,
     observer: &mut O,
 ) -> Penetration<Vec2> {
-    let triangle = match grow_to_triangle(pair, simplex, tolerance) {
+    let triangle = match grow_to_full::<_, _, 3>(pair, simplex, tolerance) {
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
     };
@@ -77,78 +78,36 @@ pub fn penetration_observed<P: PairSupport<Vec2>, O: Observer<Vec2>>(
     penetration
 }
 
-/// Step 1: a triangle from GJK's simplex, or the normal of the line the
-/// Minkowski difference is flat along (the shapes only touch).
-fn grow_to_triangle<P: PairSupport<Vec2>>(
-    pair: &P,
-    simplex: &Simplex<Vec2>,
-    tolerance: f32,
-) -> Result<[SupportPoint<Vec2>; 3], Vec2> {
-    let mut points: [SupportPoint<Vec2>; 3] = [SupportPoint::default(); 3];
-    let mut len = 0;
-    for p in simplex.vertices() {
-        if points[..len]
-            .iter()
-            .all(|q| (q.w - p.w).length() > tolerance)
-        {
-            points[len] = *p;
-            len += 1;
-        }
-    }
-    while len < 3 {
-        let hull = &points[..len];
-        let (directions, count) = growth_directions(hull);
-        let mut best: Option<(f32, SupportPoint<Vec2>)> = None;
-        for &d in &directions[..count] {
-            let p = pair.support_point(d);
-            let gain = distance_from_hull(hull, p.w);
-            if best.is_none_or(|(g, _)| gain > g) {
-                best = Some((gain, p));
+impl HullGrowth for Vec2 {
+    /// A point grows along the axes, a segment to both sides of it.
+    fn growth_directions(hull: &[SupportPoint<Vec2>]) -> ([Vec2; MAX_GROWTH_DIRECTIONS], usize) {
+        match hull.len() {
+            1 => (
+                [
+                    Vec2::X,
+                    Vec2::NEG_X,
+                    Vec2::Y,
+                    Vec2::NEG_Y,
+                    Vec2::ZERO,
+                    Vec2::ZERO,
+                ],
+                4,
+            ),
+            _ => {
+                let n = (hull[1].w - hull[0].w).perp().normalize_or(Vec2::Y);
+                ([n, -n, n, -n, n, -n], 2)
             }
         }
-        match best {
-            Some((gain, p)) if gain > tolerance => {
-                points[len] = p;
-                len += 1;
-            }
-            _ => return Err(directions[0]),
+    }
+
+    fn distance_from_hull(hull: &[SupportPoint<Vec2>], w: Vec2) -> f32 {
+        let r = w - hull[0].w;
+        match hull.len() {
+            1 => r.length(),
+            _ => r
+                .dot((hull[1].w - hull[0].w).perp().normalize_or_zero())
+                .abs(),
         }
-    }
-    Ok(points)
-}
-
-/// Where to look for a point off the current hull of 1 or 2 points: the
-/// axes, or both sides of the segment.
-fn growth_directions(hull: &[SupportPoint<Vec2>]) -> ([Vec2; 4], usize) {
-    match hull.len() {
-        1 => ([Vec2::X, Vec2::NEG_X, Vec2::Y, Vec2::NEG_Y], 4),
-        _ => {
-            let n = (hull[1].w - hull[0].w).perp().normalize_or(Vec2::Y);
-            ([n, -n, n, -n], 2)
-        }
-    }
-}
-
-/// How far `w` lies from the point or line of `hull`.
-fn distance_from_hull(hull: &[SupportPoint<Vec2>], w: Vec2) -> f32 {
-    let r = w - hull[0].w;
-    match hull.len() {
-        1 => r.length(),
-        _ => r
-            .dot((hull[1].w - hull[0].w).perp().normalize_or_zero())
-            .abs(),
-    }
-}
-
-/// The Minkowski difference is flat (or the shapes only touch): depth 0
-/// along the flat set's normal, witnesses from GJK's simplex.
-fn touching(simplex: &Simplex<Vec2>, normal: Vec2) -> Penetration<Vec2> {
-    Penetration {
-        depth: 0.0,
-        normal,
-        point_a: simplex.combine(|p| p.a),
-        point_b: simplex.combine(|p| p.b),
-        iterations: 0,
     }
 }
 

@@ -29,6 +29,7 @@ use std::collections::BinaryHeap;
 
 use glam::Vec3;
 
+use super::epa_start::{grow_to_full, touching, HullGrowth, MAX_GROWTH_DIRECTIONS};
 use super::trace::{EpaStep, Observer};
 use super::{PairSupport, Penetration, Simplex, SupportPoint};
 
@@ -102,7 +103,7 @@ pub fn penetration_observed<P: PairSupport<Vec3>, O: Observer<Vec3>>(
     tolerance: f32,
     observer: &mut O,
 ) -> Penetration<Vec3> {
-    let tetrahedron = match grow_to_tetrahedron(pair, simplex, tolerance) {
+    let tetrahedron = match grow_to_full::<_, _, 4>(pair, simplex, tolerance) {
         Ok(t) => t,
         Err(flat_normal) => return touching(simplex, flat_normal),
     };
@@ -116,46 +117,6 @@ pub fn penetration_observed<P: PairSupport<Vec3>, O: Observer<Vec3>>(
     penetration
 }
 
-/// Step 1: a tetrahedron from GJK's simplex, or the normal of the plane the
-/// Minkowski difference is flat in (the shapes only touch).
-fn grow_to_tetrahedron<P: PairSupport<Vec3>>(
-    pair: &P,
-    simplex: &Simplex<Vec3>,
-    tolerance: f32,
-) -> Result<[SupportPoint<Vec3>; 4], Vec3> {
-    let mut points: [SupportPoint<Vec3>; 4] = [SupportPoint::default(); 4];
-    let mut len = 0;
-    for p in simplex.vertices() {
-        if points[..len]
-            .iter()
-            .all(|q| (q.w - p.w).length() > tolerance)
-        {
-            points[len] = *p;
-            len += 1;
-        }
-    }
-    while len < 4 {
-        let hull = &points[..len];
-        let (directions, count) = growth_directions(hull);
-        let mut best: Option<(f32, SupportPoint<Vec3>)> = None;
-        for &d in &directions[..count] {
-            let p = pair.support_point(d);
-            let gain = distance_from_hull(hull, p.w);
-            if best.is_none_or(|(g, _)| gain > g) {
-                best = Some((gain, p));
-            }
-        }
-        match best {
-            Some((gain, p)) if gain > tolerance => {
-                points[len] = p;
-                len += 1;
-            }
-            _ => return Err(directions[0]),
-        }
-    }
-    Ok(points)
-}
-
 /// Both ways along each axis of A's frame.
 const AXES: [Vec3; 6] = [
     Vec3::X,
@@ -166,64 +127,52 @@ const AXES: [Vec3; 6] = [
     Vec3::NEG_Z,
 ];
 
-/// Where to look for a point off the current hull of 1, 2 or 3 points: the
-/// axes, directions across the segment, or both sides of the triangle.
-fn growth_directions(hull: &[SupportPoint<Vec3>]) -> ([Vec3; 6], usize) {
-    match hull.len() {
-        1 => (AXES, 6),
-        2 => {
-            let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
-            let (u, v) = axis.any_orthonormal_pair();
-            // Six directions 60 degrees apart around the segment.
-            let (s, c) = (0.866_025_4, 0.5);
-            (
-                [
-                    u,
-                    -u,
-                    u * c + v * s,
-                    -(u * c + v * s),
-                    u * c - v * s,
-                    -(u * c - v * s),
-                ],
-                6,
-            )
-        }
-        _ => {
-            let n = (hull[1].w - hull[0].w)
-                .cross(hull[2].w - hull[0].w)
-                .normalize_or(Vec3::Y);
-            ([n, -n, n, -n, n, -n], 2)
-        }
-    }
-}
-
-/// How far `w` lies from the point, line or plane of `hull`.
-fn distance_from_hull(hull: &[SupportPoint<Vec3>], w: Vec3) -> f32 {
-    let r = w - hull[0].w;
-    match hull.len() {
-        1 => r.length(),
-        2 => {
-            let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
-            (r - axis * r.dot(axis)).length()
-        }
-        _ => {
-            let n = (hull[1].w - hull[0].w)
-                .cross(hull[2].w - hull[0].w)
-                .normalize_or_zero();
-            r.dot(n).abs()
+impl HullGrowth for Vec3 {
+    /// A point grows along the axes, a segment in six directions 60
+    /// degrees apart around it, a triangle to both sides of it.
+    fn growth_directions(hull: &[SupportPoint<Vec3>]) -> ([Vec3; MAX_GROWTH_DIRECTIONS], usize) {
+        match hull.len() {
+            1 => (AXES, 6),
+            2 => {
+                let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
+                let (u, v) = axis.any_orthonormal_pair();
+                let (s, c) = (0.866_025_4, 0.5);
+                (
+                    [
+                        u,
+                        -u,
+                        u * c + v * s,
+                        -(u * c + v * s),
+                        u * c - v * s,
+                        -(u * c - v * s),
+                    ],
+                    6,
+                )
+            }
+            _ => {
+                let n = (hull[1].w - hull[0].w)
+                    .cross(hull[2].w - hull[0].w)
+                    .normalize_or(Vec3::Y);
+                ([n, -n, n, -n, n, -n], 2)
+            }
         }
     }
-}
 
-/// The Minkowski difference is flat (or the shapes only touch): depth 0
-/// along the flat set's normal, witnesses from GJK's simplex.
-fn touching(simplex: &Simplex<Vec3>, normal: Vec3) -> Penetration<Vec3> {
-    Penetration {
-        depth: 0.0,
-        normal,
-        point_a: simplex.combine(|p| p.a),
-        point_b: simplex.combine(|p| p.b),
-        iterations: 0,
+    fn distance_from_hull(hull: &[SupportPoint<Vec3>], w: Vec3) -> f32 {
+        let r = w - hull[0].w;
+        match hull.len() {
+            1 => r.length(),
+            2 => {
+                let axis = (hull[1].w - hull[0].w).normalize_or(Vec3::X);
+                (r - axis * r.dot(axis)).length()
+            }
+            _ => {
+                let n = (hull[1].w - hull[0].w)
+                    .cross(hull[2].w - hull[0].w)
+                    .normalize_or_zero();
+                r.dot(n).abs()
+            }
+        }
     }
 }
 

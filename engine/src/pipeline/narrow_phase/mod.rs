@@ -30,6 +30,7 @@ pub mod cast;
 mod dim;
 pub mod epa_2d;
 pub mod epa_3d;
+mod epa_start;
 pub mod gjk;
 pub(crate) mod perturb;
 mod simplex;
