@@ -302,3 +302,76 @@ fn two_bullets_meeting_head_on_collide_2d() {
 fn two_bullets_meeting_head_on_collide_3d() {
     check_bullets_head_on::<tumble::D3>();
 }
+
+/// A thin body (a capsule 2 cm thick, or a box 4 cm thick, by `kind`)
+/// fired at `speed` m/s from 2 m in front of a fixed box 1 m thick (its
+/// face at x = 0), tilted by `tilt` and spun at `spin` rad/s about Z: the
+/// farthest its centre got along X in 20 steps.
+fn fire_thin<D: Scene>(kind: usize, speed: f32, tilt: f32, spin: f32, lift: f32) -> f32 {
+    let mut world = World::<D>::new(Settings {
+        sleep: false,
+        gravity: D::v(0.0, 0.0),
+        ..Settings::default()
+    });
+    world
+        .add_body(
+            BodyDesc::fixed().position(D::v(0.5, 0.0)),
+            ColliderDesc::new(D::cuboid_xyz(0.5, 40.0, 40.0)),
+        )
+        .unwrap();
+    let shape = match kind {
+        0 => tumble::shape::Shape::capsule(0.1, 0.01).unwrap(),
+        _ => D::cuboid_xyz(0.02, 0.1, 0.06),
+    };
+    let body = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(D::v(-2.0, lift))
+                .rotation(D::tilt(tilt))
+                .linear_velocity(D::v(speed, 0.0))
+                .angular_velocity(D::spin(spin)),
+            ColliderDesc::new(shape),
+        )
+        .unwrap();
+    let mut farthest = f32::NEG_INFINITY;
+    for _ in 0..20 {
+        world.step(DT);
+        let x = D::dot(world.body(body).unwrap().position(), D::v(1.0, 0.0));
+        farthest = farthest.max(x);
+    }
+    farthest
+}
+
+/// Thin fast bodies, thrown tilted and spinning at a solid box, never get
+/// their centres into it: in the step after the first impact they start
+/// touching it, and their cores stop them where their overlap alone would
+/// not (`world::continuous`, `core_impact`).
+fn check_thin_into_box<D: Scene>() {
+    let mut draw = Draw(0x5eed_0f74_11b0_d1a7);
+    let mut worst = f32::NEG_INFINITY;
+    for k in 0..200 {
+        let x = fire_thin::<D>(
+            k % 2,
+            draw.between(60.0, 400.0),
+            draw.between(-1.5, 1.5),
+            draw.between(-40.0, 40.0),
+            draw.between(-2.0, 2.0),
+        );
+        worst = worst.max(x);
+    }
+    println!(
+        "{}: 200 thin bodies at 60-400 m/s into a solid box: the farthest centre at x = {worst:.4} (face at 0)",
+        D::NAME
+    );
+    assert!(worst < 0.0, "a centre reached x = {worst}");
+}
+
+#[test]
+fn thin_fast_bodies_never_get_their_centres_into_a_solid_box_2d() {
+    check_thin_into_box::<tumble::D2>();
+}
+
+#[test]
+fn thin_fast_bodies_never_get_their_centres_into_a_solid_box_3d() {
+    check_thin_into_box::<tumble::D3>();
+}

@@ -743,7 +743,6 @@ fn fast_thin_bodies_stop_at_a_one_sided_mesh_wall_and_pass_it_from_behind() {
 }
 
 #[test]
-#[ignore = "bug: fast capsules and thin boxes pass into and through fixed boxes (continuous pass, `deepening` looks only at the sweep's end)"]
 fn fast_thin_bodies_stop_at_a_fixed_box_wall_as_at_a_mesh_wall() {
     // The same shots as at the mesh wall, at a 1 m thick fixed box whose
     // front is the same plane: 2 of 40 flat boxes and 17 of 40 capsules

@@ -19,7 +19,14 @@
 //!    body stops at the latest time its overlap with the candidate is no
 //!    deeper than at the start plus the slop (bisection on EPA's depth), so
 //!    a stick landing on one end cannot swing its other end through the
-//!    ground (`a_spinning_stick_never_passes_the_ground_2d`).
+//!    ground (`a_spinning_stick_never_passes_the_ground_2d`). The overlap
+//!    is read where the sweep ends, and a body that goes right through a
+//!    solid collider has none there: against a solid collider the body
+//!    also stops where its core (a ball at its inner point, [`CORE_SHARE`]
+//!    of its thickness in radius; Box2D v3's fallback to a circle at the
+//!    centroid) comes within the target, or half its gap if nearer, and
+//!    loses its centre's velocity into the collider
+//!    (`thin_fast_bodies_never_get_their_centres_into_a_solid_box_2d`).
 //!
 //! Against a surface at rest (mesh, heightfield, chain) step 3's time of
 //! impact and overlap search run over the facets the sweep can reach
@@ -43,10 +50,10 @@ use crate::body::{Body, BodyHandle, BodyKind};
 use crate::dim::Dim;
 use crate::math::{Pose, Vector};
 use crate::pipeline::integrate::{BodyState, SolverBody};
-use crate::pipeline::narrow_phase::contact;
 use crate::pipeline::narrow_phase::surface_sweep::SurfaceSweep;
 use crate::pipeline::narrow_phase::toi::{time_of_impact, Impact, Sweep};
-use crate::shape::Aabb;
+use crate::pipeline::narrow_phase::{contact, distance, speculative_contact};
+use crate::shape::{Aabb, Shape};
 
 /// A body is fast, unless its own share is set, when its farthest point
 /// moves more than this share of its thinnest collider's thickness in a
@@ -58,6 +65,15 @@ pub(crate) const FAST_SHARE: f32 = 0.5;
 /// Bisections of the overlap search (`deepening`): the step is cut to
 /// 1/1024 of itself, under a millimetre for anything slower than 60 m/s.
 const OVERLAP_BISECTIONS: usize = 10;
+
+/// The radius of a shape's core (`core_impact`), as a share of its
+/// thickness: Box2D v3's core is a quarter of the least distance from the
+/// centroid to the surface, about half the thickness.
+const CORE_SHARE: f32 = 0.125;
+
+/// The share of its gap a core nearer than the target may close in a
+/// step (`core_impact`).
+const CORE_GAP_SHARE: f32 = 0.5;
 
 /// The time-of-impact search's tolerance, as a share of the target
 /// separation (Box2D's quarter of the linear slop).
@@ -120,14 +136,24 @@ impl<D: Dim> World<D> {
                 if self.bodies[*handle].bullet != bullets {
                     continue;
                 }
-                let t = self.first_impact(*handle, start, &fast, target, tolerance);
-                if let Some(t) = t {
-                    moves.push((*handle, sweep.pose_at(t)));
+                if let Some(stop) = self.first_impact(*handle, start, &fast, target, tolerance) {
+                    moves.push((*handle, sweep.pose_at(stop.at), stop.core));
                 }
             }
-            for (handle, pose) in moves {
+            for (handle, pose, core) in moves {
                 if let Some(body) = self.body_parts_mut(handle) {
                     body.sim.pose = pose;
+                    if let Some(CoreStop {
+                        normal,
+                        other_velocity,
+                    }) = core
+                    {
+                        let v = &mut body.sim.linear_velocity;
+                        let approach = (*v - other_velocity).dot(normal);
+                        if approach < 0.0 {
+                            *v -= normal * approach;
+                        }
+                    }
                 }
             }
         }
@@ -145,11 +171,11 @@ impl<D: Dim> World<D> {
         fast: &[(BodyHandle, Pose<D>, Sweep<D>)],
         target: f32,
         tolerance: f32,
-    ) -> Option<f32> {
+    ) -> Option<Stop<D>> {
         let bodies = self.view();
         let Body { record, sim } = bodies.get(handle)?;
         let end = sim.pose;
-        let mut first: Option<f32> = None;
+        let mut first: Option<Stop<D>> = None;
         for collider in record.colliders.iter().filter(|c| !c.sensor) {
             let (from, to) = (collider.world_pose(start), collider.world_pose(&end));
             let local_center = collider
@@ -225,7 +251,7 @@ impl<D: Dim> World<D> {
                         tolerance,
                     ),
                 };
-                let t = match impact {
+                let stop = match impact {
                     // Already touching at the start (a fast body sliding
                     // on the floor, a spinning stick whose end is down):
                     // the contacts hold the shape, and only deeper overlap
@@ -234,7 +260,7 @@ impl<D: Dim> World<D> {
                         if moving.is_some() {
                             continue;
                         }
-                        let found = match &surface {
+                        let deeper = match &surface {
                             Some(surface) => deepening(|t| surface.depth_at(t), target),
                             None => deepening(
                                 |t| {
@@ -243,22 +269,128 @@ impl<D: Dim> World<D> {
                                 },
                                 target,
                             ),
-                        };
-                        match found {
-                            Some(t) => t,
-                            None => continue,
+                        }
+                        .map(|at| Stop { at, core: None });
+                        // A surface's depth is read behind its facets'
+                        // planes, which a body cannot pass unseen; a solid
+                        // collider's is not, and its core keeps the body
+                        // from passing it.
+                        let core = match &surface {
+                            Some(_) => None,
+                            None => core_impact(
+                                &other.shape,
+                                &still,
+                                &collider.shape,
+                                &own,
+                                target,
+                                tolerance,
+                            ),
+                        }
+                        .map(|(at, normal)| Stop {
+                            at,
+                            core: Some(CoreStop {
+                                normal,
+                                other_velocity: other_body.sim.linear_velocity,
+                            }),
+                        });
+                        match (deeper, core) {
+                            (Some(a), Some(b)) if b.at < a.at => b,
+                            (Some(a), _) => a,
+                            (None, Some(b)) => b,
+                            (None, None) => continue,
                         }
                     }
-                    Impact::At(t) | Impact::Capped(t) => t,
+                    Impact::At(at) | Impact::Capped(at) => Stop { at, core: None },
                     Impact::Never => continue,
                 };
-                if first.is_none_or(|f| t < f) {
-                    first = Some(t);
+                if first.as_ref().is_none_or(|f| stop.at < f.at) {
+                    first = Some(stop);
                 }
             }
         }
         first
     }
+}
+
+/// Where a fast body stops in its sweep.
+struct Stop<D: Dim> {
+    /// The share of the sweep.
+    at: f32,
+    /// Set when its core stopped it (`core_impact`).
+    core: Option<CoreStop<D>>,
+}
+
+/// A body stopped by its core meeting a solid collider loses its centre's
+/// velocity into the collider, as a contact at its core would take it: the
+/// body's own contacts may not (a thin body spinning fast, its contact at
+/// an end moving away from the collider while its centre moves in), and
+/// a body stopped with its velocity kept would be stopped again every
+/// step, pinned to the collider.
+struct CoreStop<D: Dim> {
+    /// Unit normal from the collider to the core, world.
+    normal: D::Vector,
+    /// The collider's body's velocity, m/s.
+    other_velocity: D::Vector,
+}
+
+/// For a shape already touching a solid collider (not a surface) at the
+/// start of its sweep, the first share of the sweep at which a ball at its
+/// inner point, [`CORE_SHARE`] of its thickness in radius, comes within
+/// `target` of it, if that ball is apart from it at the start (Box2D v3's
+/// fallback to a small circle about the shape's centroid). Its overlap
+/// alone (`deepening`) is read where the sweep ends, and a body that goes
+/// right through the collider in the step has none there; its core cannot
+/// go through unmet
+/// (`fast_thin_bodies_stop_at_a_fixed_box_wall_as_at_a_mesh_wall`).
+fn core_impact<D: Dim>(
+    other: &Shape<D>,
+    other_sweep: &Sweep<D>,
+    shape: &Shape<D>,
+    sweep: &Sweep<D>,
+    target: f32,
+    tolerance: f32,
+) -> Option<(f32, D::Vector)> {
+    let core = Shape::ball(CORE_SHARE * shape.thickness()).ok()?;
+    let inner = shape.inner_point();
+    let [from, to] = [0.0, 1.0].map(|t| {
+        let pose = sweep.pose_at(t);
+        Pose {
+            translation: pose.transform_point(inner),
+            rotation: pose.rotation,
+        }
+    });
+    let core_sweep = Sweep::between(&from, &to, sweep.local_center - inner);
+    // A core nearer than the target (stopped so a step before, its body
+    // still driven in) stops at half its gap, so it never reaches the
+    // collider, step after step.
+    let gap = distance(other, &other_sweep.pose_at(0.0), &core, &from);
+    let core_target = target.min(CORE_GAP_SHARE * gap);
+    if core_target <= 0.0 {
+        return None;
+    }
+    let core_tolerance = tolerance.min(TOLERANCE_SHARE * core_target);
+    let t = match time_of_impact(
+        other,
+        other_sweep,
+        &core,
+        &core_sweep,
+        core_target,
+        core_tolerance,
+    ) {
+        Impact::At(t) | Impact::Capped(t) if t > 0.0 => t,
+        _ => return None,
+    };
+    // The direction the core meets the collider in, from the collider.
+    let reach = core_target + core_tolerance;
+    let normal = speculative_contact(
+        other,
+        &other_sweep.pose_at(t),
+        &core,
+        &core_sweep.pose_at(t),
+        2.0 * reach,
+    )?
+    .normal;
+    Some((t, normal))
 }
 
 /// For a shape already touching fixed geometry at the start of its sweep,
