@@ -149,15 +149,11 @@ fn floor_mesh(n: usize, size: f32, shuffle: bool) -> Shape<tumble::D3> {
 }
 
 #[test]
-#[ignore = "bug: cast_shape reports a hit at distance 0 on a facet the shape is behind (surface_cast checks only the direction)"]
 fn a_ball_cast_from_behind_a_floor_mesh_does_not_hit_it() {
     // A ball whose centre is under a one-sided floor meets nothing from it
-    // in the step and falls through; a cast of it must agree. It reports
-    // a hit at distance 0 with normal +Y, facet 10, point at the ball's
-    // centre: `narrow_phase::surface::surface_cast` skips a facet only
-    // when the direction does not oppose its normal, never when the
-    // moving shape's inner point is behind its plane, and `shape_cast`
-    // gives an overlapping start distance 0.
+    // in the step and falls through; a cast of it must agree (a facet the
+    // moving shape's inner point is behind is not met, as in contacts:
+    // `narrow_phase::surface::surface_cast`).
     let mut world = d3::World::new(Settings::default());
     world
         .add_body(
@@ -182,6 +178,36 @@ fn a_ball_cast_from_behind_a_floor_mesh_does_not_hit_it() {
         world.step(DT);
     }
     assert!(world.body(body).unwrap().position().y < 0.0);
+}
+
+#[test]
+fn a_ball_cast_from_behind_a_chain_does_not_hit_it() {
+    // The 2D twin: a chain floor (front up: solid on the right of its
+    // direction, so running right to left), a ball poking up through it.
+    let mut world = d2::World::new(Settings::default());
+    let floor = Shape::chain(
+        &[
+            Vec2::new(4.0, 1.0),
+            Vec2::new(0.0, 1.0),
+            Vec2::new(-4.0, 1.0),
+        ],
+        false,
+    )
+    .unwrap();
+    world
+        .add_body(BodyDesc::fixed(), ColliderDesc::new(floor))
+        .unwrap();
+    let ball = Shape::ball(0.5).unwrap();
+    let filter = QueryFilter::default();
+    let under = tumble::Pose::from_translation(Vec2::new(0.3, 0.8));
+    let down = world.cast_shape(&ball, &under, Vec2::NEG_Y, 5.0, &filter);
+    assert!(down.is_none(), "hit from behind: {down:?}");
+    // From above it is met, at its height over the floor less its radius.
+    let above = tumble::Pose::from_translation(Vec2::new(0.3, 3.0));
+    let hit = world
+        .cast_shape(&ball, &above, Vec2::NEG_Y, 5.0, &filter)
+        .expect("hit from above");
+    assert!((hit.distance - 1.5).abs() < 1e-4, "{}", hit.distance);
 }
 
 #[test]

@@ -692,10 +692,16 @@ pub fn surface_cast<D: NarrowPhaseDim>(
 ) -> Option<(CastHit<D>, u32)> {
     let local_start = pose.inv_mul(start);
     let local_direction = pose.inverse_transform_vector(direction);
+    // The moving shape's inner point, surface frame.
+    let inner = moving.map(|m| local_start.transform_point(m.inner_point()));
     let cast_facet = |i: u32| -> Option<CastHit<D>> {
         let facet = surface.facets()[i as usize];
-        // Only the front is met, as in contacts.
-        if local_direction.dot(facet.normal()) >= 0.0 {
+        // Only the front is met, as in contacts: moving towards it, and by
+        // a shape whose inner point is not behind its plane
+        // (`a_ball_cast_from_behind_a_floor_mesh_does_not_hit_it`).
+        if local_direction.dot(facet.normal()) >= 0.0
+            || inner.is_some_and(|p| facet.height_of(p) < 0.0)
+        {
             return None;
         }
         let shape = Shape::facet(facet);
