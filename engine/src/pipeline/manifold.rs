@@ -23,7 +23,12 @@
 //!    them (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
 //!    `tests/level_geometry.rs`); two
 //!    boxes face to face, one of them thin, instead clip one face to the
-//!    other (`box_faces`, 3D), which a thin box's small tilts miss;
+//!    other (`box_faces`, 3D), which a thin box's small tilts miss. A
+//!    rounded shape is not perturbed; instead, at every query, full or
+//!    not, a capsule's two ends are each queried as a ball, and those
+//!    along the manifold's normal merged (`rounded_end_contacts`), so a
+//!    capsule lying on a face holds both ends while it slides, as on a
+//!    mesh (`a_capsule_slides_on_a_box_at_its_resting_height_3d`, `_2d`);
 //! 4. reduce: over capacity, keep the deepest point (Bullet's rule) and
 //!    those spanning the largest area with it, points bearing load before
 //!    points still apart; points about level with the
@@ -52,7 +57,8 @@ use super::dim::ManifoldDim;
 use crate::math::{same_bits, PackedPose, Pose, SimdWord, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{
-    perturb::perturbed_contacts, speculative_query, ShapeContact, MAX_CLIPPED,
+    perturb::{perturbed_contacts, rounded_end_contacts},
+    speculative_query, ShapeContact, MAX_CLIPPED,
 };
 use crate::shape::{Shape, ShapeKind, OWN_NORMAL_COSINE};
 
@@ -428,6 +434,23 @@ impl<D: ManifoldDim> Manifold<D> {
             return Ok(());
         }
         let new_point = self.merge(pair, &fresh, tuning.merge);
+        // Step 3 for a rounded shape (module docs): a capsule's ends, at
+        // every query, full or not: a sliding capsule's kept ends lag on
+        // A by the slide, and go past the merging radius
+        // (`a_capsule_slides_on_a_box_at_its_resting_height_3d`, `_2d`).
+        if pair.shape_a.radius() > 0.0 || pair.shape_b.radius() > 0.0 {
+            let mut ends = [fresh; 4];
+            let mut count = 0;
+            rounded_end_contacts(pair, self.normal, tuning.margin, |c| {
+                if let Some(slot) = ends.get_mut(count) {
+                    *slot = c;
+                    count += 1;
+                }
+            });
+            for c in &ends[..count] {
+                self.merge(pair, c, tuning.merge);
+            }
+        }
         // Step 3's rule for a facet's manifold (module docs).
         let facet = matches!(pair.shape_a.kind(), ShapeKind::Facet(_))
             || matches!(pair.shape_b.kind(), ShapeKind::Facet(_));
