@@ -58,7 +58,9 @@ use crate::math::{same_bits, PackedPose, Pose, SimdWord, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{
     perturb::{perturbed_contacts, rounded_end_contacts},
-    speculative_query, ShapeContact, MAX_CLIPPED,
+    speculative_query,
+    surface::face_contacts,
+    ShapeContact, MAX_CLIPPED,
 };
 use crate::shape::{Shape, ShapeKind, OWN_NORMAL_COSINE};
 
@@ -504,12 +506,14 @@ impl<D: ManifoldDim> Manifold<D> {
         let mut clipped = [*fresh; MAX_CLIPPED];
         let mut count = 0;
         let shapes = [(pair.shape_a, &pair.pose_a), (pair.shape_b, &pair.pose_b)];
-        let faces = D::box_face_contacts(shapes, fresh.normal, tuning.margin, &mut |c| {
+        let mut keep = |c| {
             if let Some(slot) = clipped.get_mut(count) {
                 *slot = c;
                 count += 1;
             }
-        });
+        };
+        let faces = D::box_face_contacts(shapes, fresh.normal, tuning.margin, &mut keep)
+            || face_contacts(pair, fresh.normal, tuning.margin, &mut keep);
         if !faces || count == 0 {
             return false;
         }

@@ -337,7 +337,8 @@ pub(crate) fn facet_face<D: NarrowPhaseDim>(
         return FacetContact::Query;
     }
     let mut any = false;
-    over.face_points(facet, sides, margin, Some(top), &mut |c| {
+    let clip = facet.has_gentle_join();
+    over.face_points(facet, sides, margin, Some(top), clip, &mut |c| {
         any = true;
         found(c);
     });
@@ -365,12 +366,19 @@ pub(crate) fn face_contacts<D: NarrowPhaseDim>(
     if normal.dot(over.normal(facet)) < OWN_NORMAL_COSINE {
         return false;
     }
+    // The shape reaches across a free border or a convex join here (else
+    // the facet would have been met on its face alone): its face is
+    // clipped to the facet's region, so the points where it crosses the
+    // border are kept with its corners over the facet. A box sliding off
+    // a ledge then rests on its corners and the ledge's edge every step
+    // (`a_box_sliding_off_a_ledge_tips_only_once_its_centre_is_past_it`).
     let outwards = facet.owned_outwards();
     over.face_points(
         facet,
         &facet.owned_sides_from(&outwards),
         margin,
         None,
+        true,
         found,
     );
     true
@@ -589,21 +597,24 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
 
     /// The shape's core vertices over `facet`, each grown by the shape's
     /// radius towards the plane, within `margin` of it, as contacts.
-    /// Where the facet has a gentle join, the points are instead those of
-    /// the core's face turned to the facet clipped to `sides`, the region
-    /// the facet owns (`Facet::owned_sides_from`: across a gentle join, up to the
-    /// plane halfway to the neighbour): a box lying across a gentle ridge rests
-    /// on the ridge, not on its corners sunk to the two slopes
+    /// With `clip` (the facet has a gentle join, or the shape reaches
+    /// across a free border), the points are instead those of the core's
+    /// face turned to the facet clipped to `sides`, the region the facet
+    /// owns (`Facet::owned_sides_from`: across a gentle join, up to the
+    /// plane halfway to the neighbour; at a free border, up to the border):
+    /// a box lying across a gentle ridge rests on the ridge, not on its
+    /// corners sunk to the two slopes
     /// (`a_box_tipped_off_a_ridge_rests_on_its_slope_as_on_a_tilted_box`,
-    /// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`).
-    /// `top`: the shape's support towards the facet, local frame, where the
-    /// caller has it.
+    /// `a_box_rests_on_a_gently_rounded_hill_as_on_its_tangent_plane`),
+    /// and a box over a ledge on the ledge's edge. `top`: the shape's
+    /// support towards the facet, local frame, where the caller has it.
     fn face_points(
         &self,
         facet: &Facet<D::Vector>,
         sides: &OwnedSides<'_, D::Vector>,
         margin: f32,
         top: Option<D::Vector>,
+        clip: bool,
         found: &mut impl FnMut(ShapeContact<D>),
     ) {
         let radius = self.shape.radius();
@@ -614,7 +625,7 @@ impl<'a, D: NarrowPhaseDim> OverFacets<'a, D> {
                 found(c);
             }
         };
-        if facet.has_gentle_join() {
+        if clip {
             let towards = self.pose.inverse_transform_vector(-front);
             let top = top.unwrap_or_else(|| self.shape.support(towards));
             self.shape.for_each_support_face(towards, top, &mut |face| {
