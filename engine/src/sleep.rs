@@ -36,10 +36,14 @@
 //!    joined to wakes whole and moves back among the awake islands as it
 //!    was, so a box landing on a sleeping pile wakes the pile it touches
 //!    (`a_pile_of_1000_boxes_falls_asleep_and_wakes_when_hit` in
-//!    `tests/sleeping.rs`); a body the game wakes (an impulse, a force, a
-//!    placement) wakes its island at the start of the next step. Any
-//!    change of an island's links wakes it first, so a sleeping island
-//!    never changes.
+//!    `tests/sleeping.rs`). The woken bodies are solved in that step with
+//!    all their contacts, those with what woke them included
+//!    (`World::add_woken_inputs`): a pile asleep on a kinematic platform
+//!    that starts moving is carried from the first step
+//!    (`a_sleeping_pile_on_a_kinematic_platform_driven_up_by_targets_is_carried_from_the_first_step`).
+//!    A body the game wakes (an impulse, a force, a placement) wakes its
+//!    island at the start of the next step. Any change of an island's
+//!    links wakes it first, so a sleeping island never changes.
 //!
 //! Removing a body wakes what touched it
 //! (`removing_a_sleeping_box_ends_its_pairs_and_wakes_only_its_column`);

@@ -1100,9 +1100,11 @@ impl<D: Dim> World<D> {
         let narrow_phase = since(t);
         let t = Instant::now();
         // Nothing falls asleep before the solve: with no sleeper at the
-        // start of the step there is no island to wake.
+        // start of the step there is no island to wake. The bodies woken
+        // here take the solver's places from `first_woken` on.
+        let first_woken = self.buffers.order.len();
         if sleepers && self.wake_touched_islands() {
-            self.add_woken_inputs();
+            self.add_woken_inputs(first_woken);
         }
         let mut islands = since(t);
         let t = Instant::now();
@@ -1403,10 +1405,22 @@ impl<D: Dim> World<D> {
         self.buffers = buffers;
     }
 
-    /// The pairs of bodies woken since the narrow phase join the awake
-    /// pairs, after the others, with their inputs (their manifolds are as
-    /// they fell asleep).
-    fn add_woken_inputs(&mut self) {
+    /// The pairs of the bodies woken since the narrow phase (those at the
+    /// solver's places from `first_woken` on) get their inputs. A pair of
+    /// two sleepers joins the awake pairs, after the others, its manifolds
+    /// as they fell asleep. A pair that was awake already (its other body
+    /// a moving kinematic or an awake dynamic one: the one that woke it)
+    /// had its manifolds updated in this narrow phase but no input, its
+    /// woken body having no place in the solver then, and takes its input
+    /// now from them. So a body woken by what touches it is solved against
+    /// that in the step it wakes, as if it had been awake: a pile asleep on
+    /// a kinematic platform that starts moving is carried from the first
+    /// step, not sunk into it
+    /// (`a_sleeping_pile_on_a_kinematic_platform_driven_up_by_targets_is_carried_from_the_first_step`
+    /// and its neighbours in `tests/sleeping.rs`), and a cube landing on a
+    /// sleeping one is stopped by it
+    /// (`a_cube_landing_on_a_sleeping_one_is_stopped_in_the_step_it_wakes_it`).
+    fn add_woken_inputs(&mut self, first_woken: usize) {
         let bodies = bodies_of!(self);
         let breaking = self.settings.contact_breaking_threshold;
         let SolveBuffers {
@@ -1418,22 +1432,27 @@ impl<D: Dim> World<D> {
             ..
         } = &mut self.buffers;
         let mut input_buffers = InputBuffers::default();
+        let woke = |h| index.get(h).is_some_and(|&place| place >= first_woken);
         for (k, pair) in self.pairs.iter_mut().enumerate() {
-            let woke = |h| index.contains_key(h) && bodies.get(h).is_some_and(|b| b.is_active());
-            if slot[k] != ASLEEP || !(woke(pair.body_a) || woke(pair.body_b)) {
+            if !(woke(pair.body_a) || woke(pair.body_b)) {
                 continue;
             }
-            slot[k] = awake_pairs.len() as u32;
-            awake_pairs.push(k);
+            if slot[k] == ASLEEP {
+                slot[k] = awake_pairs.len() as u32;
+                awake_pairs.push(k);
+                inputs.push(None);
+                if pair.surface.is_some() {
+                    surface_pairs.push(k);
+                }
+            }
             let colliders = pair.colliders(bodies);
             if pair.surface.is_some() {
-                surface_pairs.push(k);
                 if let Some(colliders) = colliders {
                     pair.take_surface_inputs(index, colliders, breaking, &mut input_buffers);
                 }
-                inputs.push(None);
             } else {
-                inputs.push(colliders.and_then(|colliders| pair.solver_input(index, colliders)));
+                inputs[slot[k] as usize] =
+                    colliders.and_then(|colliders| pair.solver_input(index, colliders));
             }
         }
     }
