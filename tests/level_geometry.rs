@@ -4,37 +4,12 @@
 
 mod common;
 
-use common::Scene;
+use common::{grid_mesh, Scene};
 use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::shape::{Shape, ShapeError};
 use tumble::{d2, d3, BodyDesc, BodyHandle, ColliderDesc, Settings, WorldError};
 
 const DT: f32 = 1.0 / 60.0;
-
-/// A flat grid mesh of `nx` x `nz` quads, `size` metres square each,
-/// centred on the origin at height 0, front up.
-fn grid_mesh(nx: usize, nz: usize, size: f32) -> Shape<tumble::D3> {
-    let mut vertices = Vec::new();
-    for j in 0..=nz {
-        for i in 0..=nx {
-            vertices.push(Vec3::new(
-                (i as f32 - nx as f32 / 2.0) * size,
-                0.0,
-                (j as f32 - nz as f32 / 2.0) * size,
-            ));
-        }
-    }
-    let at = |i: usize, j: usize| (j * (nx + 1) + i) as u32;
-    let mut indices = Vec::new();
-    for j in 0..nz {
-        for i in 0..nx {
-            // Counter-clockwise seen from above (+Y).
-            indices.push([at(i, j), at(i, j + 1), at(i + 1, j + 1)]);
-            indices.push([at(i, j), at(i + 1, j + 1), at(i + 1, j)]);
-        }
-    }
-    Shape::triangle_mesh(&vertices, &indices).unwrap()
-}
 
 /// Settings with sleeping off, as the bars ask.
 fn awake_3d() -> Settings<tumble::D3> {
@@ -92,7 +67,7 @@ fn a_frictionless_cube_slides_over_a_flat_mesh_as_over_one_box() {
         Vec3::new(0.0, -0.5, 0.0),
         direction,
     );
-    let (end, worst) = slide_3d(grid_mesh(7, 7, 1.6), Vec3::ZERO, direction);
+    let (end, worst) = slide_3d(grid_mesh(7, 7, 1.6, false), Vec3::ZERO, direction);
     let apart = (end - reference.0).length();
     println!(
         "mesh 7x7 quads: end {end:?}, box {:?}, apart {apart:.2e} m, speed off by {worst:.2e} m/s",
@@ -202,7 +177,7 @@ fn roll_3d(ground: Shape<tumble::D3>, ground_pose: Vec3) -> f32 {
 fn a_ball_rolls_across_a_mesh_of_ten_thousand_triangles_as_across_one_box() {
     // 100 x 50 quads of 0.25 m: 10,000 triangles, 25 m x 12.5 m; the ball
     // crosses hundreds of edges and diagonals.
-    let mesh = roll_3d(grid_mesh(100, 50, 0.25), Vec3::ZERO);
+    let mesh = roll_3d(grid_mesh(100, 50, 0.25, false), Vec3::ZERO);
     let flat = roll_3d(
         Shape::cuboid(Vec3::new(20.0, 0.5, 20.0)).unwrap(),
         Vec3::new(0.0, -0.5, 0.0),
@@ -250,7 +225,7 @@ fn a_box_rests_and_sleeps_on_a_mesh_and_a_heightfield_as_on_a_box() {
         Shape::cuboid(Vec3::new(10.0, 0.5, 10.0)).unwrap(),
         Vec3::new(0.0, -0.5, 0.0),
     );
-    let (mesh_asleep, mesh_sink) = rest_3d(grid_mesh(8, 8, 1.0), Vec3::ZERO);
+    let (mesh_asleep, mesh_sink) = rest_3d(grid_mesh(8, 8, 1.0, false), Vec3::ZERO);
     let heights = vec![0.0; 9 * 9];
     let field = Shape::heightfield(&heights, 9, 9, Vec3::new(8.0, 1.0, 8.0)).unwrap();
     let (field_asleep, field_sink) = rest_3d(field, Vec3::ZERO);
@@ -611,15 +586,21 @@ fn a_box_rests_on_a_chain_and_a_ball_rolls_down_its_slope() {
 #[test]
 fn surfaces_go_on_fixed_and_kinematic_bodies_only() {
     let mut world = d3::World::new(Settings::default());
-    let refused = world.add_body(BodyDesc::dynamic(), ColliderDesc::new(grid_mesh(2, 2, 1.0)));
+    let refused = world.add_body(
+        BodyDesc::dynamic(),
+        ColliderDesc::new(grid_mesh(2, 2, 1.0, false)),
+    );
     assert_eq!(refused.unwrap_err(), WorldError::SurfaceOnDynamicBody);
     let kinematic = world.add_body(
         BodyDesc::kinematic(),
-        ColliderDesc::new(grid_mesh(2, 2, 1.0)),
+        ColliderDesc::new(grid_mesh(2, 2, 1.0, false)),
     );
     assert!(kinematic.is_ok());
     let fixed: BodyHandle = world
-        .add_body(BodyDesc::fixed(), ColliderDesc::new(grid_mesh(2, 2, 1.0)))
+        .add_body(
+            BodyDesc::fixed(),
+            ColliderDesc::new(grid_mesh(2, 2, 1.0, false)),
+        )
         .unwrap();
     assert_eq!(
         world.set_body_kind(fixed, tumble::BodyKind::Dynamic),
@@ -633,7 +614,7 @@ fn surfaces_go_on_fixed_and_kinematic_bodies_only() {
         .unwrap();
     assert_eq!(
         world
-            .add_collider(cube, ColliderDesc::new(grid_mesh(1, 1, 1.0)))
+            .add_collider(cube, ColliderDesc::new(grid_mesh(1, 1, 1.0, false)))
             .unwrap_err(),
         WorldError::SurfaceOnDynamicBody
     );
@@ -816,7 +797,7 @@ fn fast_bodies_fired_into_a_heightfield_and_a_mesh_never_pass_through() {
         .collect();
     let field = Shape::heightfield(&heights, n, n, Vec3::new(16.0, 0.4, 16.0)).unwrap();
     let lowest_field = fire_into_3d(&field, 8.0, 60);
-    let mesh = grid_mesh(16, 16, 1.0);
+    let mesh = grid_mesh(16, 16, 1.0, false);
     let lowest_mesh = fire_into_3d(&mesh, 8.0, 60);
     println!("lowest centre over the footprint: heightfield {lowest_field:.4} m, mesh {lowest_mesh:.4} m");
     assert!(lowest_field > 0.0, "{lowest_field}");

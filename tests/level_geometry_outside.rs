@@ -116,38 +116,6 @@ fn rays_down_a_rotated_non_uniform_heightfield_hit_the_interpolated_height() {
     println!("rays on the rotated terrain: worst {worst:.2e} m");
 }
 
-/// A flat mesh of `n` x `n` quads of side `size`, centred on the origin at
-/// y = 0, front up; every other quad wound the other way round when
-/// `mixed` is set is flipped back (indices permuted, same triangles).
-fn floor_mesh(n: usize, size: f32, shuffle: bool) -> Shape<tumble::D3> {
-    let mut vertices = Vec::new();
-    for j in 0..=n {
-        for i in 0..=n {
-            vertices.push(Vec3::new(
-                (i as f32 - n as f32 / 2.0) * size,
-                0.0,
-                (j as f32 - n as f32 / 2.0) * size,
-            ));
-        }
-    }
-    let at = |i: usize, j: usize| (j * (n + 1) + i) as u32;
-    let mut indices = Vec::new();
-    for j in 0..n {
-        for i in 0..n {
-            let (a, b, c, d) = (at(i, j), at(i, j + 1), at(i + 1, j + 1), at(i + 1, j));
-            if shuffle && (i + j) % 2 == 1 {
-                // Same winding, other starting corner and other diagonal.
-                indices.push([b, c, d]);
-                indices.push([d, a, b]);
-            } else {
-                indices.push([a, b, c]);
-                indices.push([a, c, d]);
-            }
-        }
-    }
-    Shape::triangle_mesh(&vertices, &indices).unwrap()
-}
-
 #[test]
 fn a_ball_cast_from_behind_a_floor_mesh_does_not_hit_it() {
     // A ball whose centre is under a one-sided floor meets nothing from it
@@ -158,7 +126,7 @@ fn a_ball_cast_from_behind_a_floor_mesh_does_not_hit_it() {
     world
         .add_body(
             BodyDesc::fixed().position(Vec3::new(0.0, 1.0, 0.0)),
-            ColliderDesc::new(floor_mesh(4, 2.0, false)),
+            ColliderDesc::new(common::grid_mesh(4, 4, 2.0, false)),
         )
         .unwrap();
     let ball = Shape::ball(0.5).unwrap();
@@ -219,7 +187,7 @@ fn a_ball_cast_down_onto_a_floor_mesh_hits_at_the_right_distance() {
             BodyDesc::fixed()
                 .position(Vec3::new(-5.0, 2.0, 3.0))
                 .rotation(turn),
-            ColliderDesc::new(floor_mesh(6, 0.7, true)),
+            ColliderDesc::new(common::grid_mesh(6, 6, 0.7, true)),
         )
         .unwrap();
     let ball = Shape::ball(0.2).unwrap();
@@ -301,10 +269,10 @@ fn bodies_slide_over_tilted_translated_surfaces_as_over_a_box() {
     let grounds: [(&str, Shape<tumble::D3>, f32); 3] = [
         (
             "mixed-diagonal mesh 0.35 m",
-            floor_mesh(24, 0.35, true),
+            common::grid_mesh(24, 24, 0.35, true),
             0.0,
         ),
-        ("mesh 2.5 m quads", floor_mesh(4, 2.5, false), 0.0),
+        ("mesh 2.5 m quads", common::grid_mesh(4, 4, 2.5, false), 0.0),
         (
             "heightfield 9x23, 1.1 x 0.25 m cells",
             Shape::heightfield(&heights, 9, 23, Vec3::new(24.2, 4.0, 6.0)).unwrap(),
@@ -655,7 +623,7 @@ fn a_box_sliding_off_a_ledge_tips_only_once_its_centre_is_past_it() {
         assert!(at_the_edge(box_tip) && flips == 0);
         let heights = [0.0; 4];
         for (name, ground) in [
-            ("two triangles", floor_mesh(1, 4.0, false)),
+            ("two triangles", common::grid_mesh(1, 1, 4.0, false)),
             (
                 "one heightfield cell",
                 Shape::heightfield(&heights, 2, 2, Vec3::new(4.0, 1.0, 4.0)).unwrap(),
@@ -831,7 +799,7 @@ fn carried(sleep: bool) -> (f32, f32) {
     let platform = world
         .add_body(
             BodyDesc::kinematic().position(Vec3::new(0.0, 1.0, 0.0)),
-            ColliderDesc::new(floor_mesh(3, 1.0, true)).friction(0.9),
+            ColliderDesc::new(common::grid_mesh(3, 3, 1.0, true)).friction(0.9),
         )
         .unwrap();
     let cube = world
@@ -955,7 +923,7 @@ fn level_world() -> d3::World {
             BodyDesc::fixed()
                 .position(Vec3::new(0.0, 0.5, 7.0))
                 .rotation(Quat::from_rotation_x(-0.3)),
-            ColliderDesc::new(floor_mesh(6, 1.0, true)),
+            ColliderDesc::new(common::grid_mesh(6, 6, 1.0, true)),
         )
         .unwrap();
     world

@@ -283,3 +283,35 @@ pub fn pose_hash_3d(world: &World<D3>) -> u64 {
     }
     hash
 }
+
+/// A flat triangle mesh of `nx` x `nz` quads, `size` metres square each,
+/// centred on the origin at height 0, front up (counter-clockwise seen from
+/// above); with `alternate`, every other quad is split along its other
+/// diagonal, its triangles starting at other corners.
+pub fn grid_mesh(nx: usize, nz: usize, size: f32, alternate: bool) -> Shape<D3> {
+    let mut vertices = Vec::new();
+    for j in 0..=nz {
+        for i in 0..=nx {
+            vertices.push(Vec3::new(
+                (i as f32 - nx as f32 / 2.0) * size,
+                0.0,
+                (j as f32 - nz as f32 / 2.0) * size,
+            ));
+        }
+    }
+    let at = |i: usize, j: usize| (j * (nx + 1) + i) as u32;
+    let mut indices = Vec::new();
+    for j in 0..nz {
+        for i in 0..nx {
+            let (a, b, c, d) = (at(i, j), at(i, j + 1), at(i + 1, j + 1), at(i + 1, j));
+            if alternate && (i + j) % 2 == 1 {
+                indices.push([b, c, d]);
+                indices.push([d, a, b]);
+            } else {
+                indices.push([a, b, c]);
+                indices.push([a, c, d]);
+            }
+        }
+    }
+    Shape::triangle_mesh(&vertices, &indices).unwrap()
+}
