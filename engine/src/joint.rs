@@ -149,7 +149,7 @@ impl<D: Dim> JointDesc<D> {
     }
 
     /// A spherical joint's lowest and highest twist about its axis, radians
-    /// (in 2D, its angle).
+    /// (in 2D, its angle), within -π to π.
     pub fn twist_limits(mut self, lower: f32, upper: f32) -> Self {
         if let JointModel::Spherical { twist, .. } = &mut self.model {
             *twist = Some((lower, upper));
@@ -233,7 +233,8 @@ impl<D: Dim> JointDesc<D> {
     }
 
     /// The lowest and highest position (lower <= upper): a revolute
-    /// joint's angle (radians), a prismatic joint's translation (metres).
+    /// joint's angle (radians, within -π to π: `add_joint` refuses a limit
+    /// past half a turn), a prismatic joint's translation (metres).
     pub fn limits(mut self, lower: f32, upper: f32) -> Self {
         match &mut self.model {
             JointModel::Revolute { limits, .. } | JointModel::Prismatic { limits, .. } => {

@@ -75,6 +75,27 @@ fn check_limits(limits: Option<(f32, f32)>) -> Result<(), WorldError> {
     Ok(())
 }
 
+/// Limits on an angle (a revolute joint's, a twist): as [`check_limits`],
+/// and within half a turn either way. The angle the limit rows read wraps
+/// at ±π, so a limit past it would never be met: an arm turned past -π
+/// reads as near +π, and spun on through a limit of -3.4 rad
+/// (`a_hinge_limited_past_half_a_turn_is_refused`).
+fn check_angle_limits(limits: Option<(f32, f32)>) -> Result<(), WorldError> {
+    check_limits(limits)?;
+    if let Some((lower, upper)) = limits {
+        let half_turn = core::f32::consts::PI;
+        for value in [lower, upper] {
+            if !(-half_turn..=half_turn).contains(&value) {
+                return Err(WorldError::OutOfRange {
+                    what: "joint angle limit (radians, within -pi to pi)",
+                    value,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn check_drive(drive: Option<Motor>) -> Result<(), WorldError> {
     if let Some(m) = drive {
         finite("joint drive speed", m.speed)?;
@@ -104,8 +125,14 @@ pub(crate) fn settle_model(model: &mut JointModel, given: f32) -> Result<(), Wor
             max,
             spring,
         } => {
-            *length = at_least("joint length", given, 0.0, true)?;
-            if *min < 0.0 && *max < 0.0 {
+            // A rod (no range) is its length, which must be more than
+            // nothing; with a range the length is a spring's rest length
+            // within it, and a rope whose two ends start at one point
+            // starts at zero
+            // (`a_rope_tied_with_both_ends_at_one_point_is_accepted_and_hangs_at_its_length`).
+            let ranged = *min >= 0.0 || *max >= 0.0;
+            *length = at_least("joint length", given, 0.0, !ranged)?;
+            if !ranged {
                 (*min, *max) = (*length, *length);
             }
             at_least("joint min length", *min, 0.0, false)?;
@@ -128,8 +155,13 @@ pub(crate) fn settle_model(model: &mut JointModel, given: f32) -> Result<(), Wor
             motor,
             spring,
             target,
+        } => {
+            check_angle_limits(*limits)?;
+            check_drive(*motor)?;
+            check_spring(*spring)?;
+            finite("joint spring target", *target)?;
         }
-        | JointModel::Prismatic {
+        JointModel::Prismatic {
             limits,
             motor,
             spring,
@@ -153,7 +185,7 @@ pub(crate) fn settle_model(model: &mut JointModel, given: f32) -> Result<(), Wor
                     });
                 }
             }
-            check_limits(*twist)?;
+            check_angle_limits(*twist)?;
         }
         JointModel::Wheel { spring, motor } => {
             check_drive(*motor)?;
