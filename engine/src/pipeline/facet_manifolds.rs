@@ -135,7 +135,7 @@ pub(crate) struct FacetBuffers<D: ManifoldDim> {
     near: Vec<u32>,
     /// A still pair's clusters as they were before their refresh.
     kept: Vec<(u32, Manifold<D>)>,
-    /// The smooth ones of them.
+    /// The smooth ones of the near facets, where some are not.
     smooth: Vec<u32>,
     /// What meeting the smooth facets fills.
     scratch: FaceScratch<D::Vector>,
@@ -635,40 +635,51 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         // reads nothing of another's, so the order is free).
         let manifolds = &mut self.manifolds;
         fresh.clear();
-        smooth.clear();
-        let mut old = 0;
-        for &facet in near.iter() {
-            while old < manifolds.len() && manifolds[old].0 < facet {
-                // Not near any more: dropped below.
-                manifolds[old].0 = DROPPED;
-                old += 1;
-            }
-            let kept = matches!(manifolds.get(old), Some((f, _)) if *f == facet);
-            if surface.facets()[facet as usize].smooth {
-                // Met on its face alone, with the other smooth facets
-                // (below); a manifold of its own (from a saved world) goes.
-                if kept {
+        let facets = surface.facets();
+        let smooth: &[u32] = if near.iter().all(|&f| facets[f as usize].smooth) {
+            // Every candidate smooth (nearly every pair on a terrain):
+            // they are met as found, not copied, and every kept manifold
+            // goes, as in the loop below.
+            manifolds.clear();
+            near
+        } else {
+            smooth.clear();
+            let mut old = 0;
+            for &facet in near.iter() {
+                while old < manifolds.len() && manifolds[old].0 < facet {
+                    // Not near any more: dropped below.
                     manifolds[old].0 = DROPPED;
                     old += 1;
                 }
-                smooth.push(facet);
-                continue;
-            }
-            match manifolds.get_mut(old) {
-                Some((f, m)) if *f == facet => {
-                    pass.update(m, facet);
-                    old += 1;
+                let kept = matches!(manifolds.get(old), Some((f, _)) if *f == facet);
+                if facets[facet as usize].smooth {
+                    // Met on its face alone, with the other smooth facets
+                    // (below); a manifold of its own (from a saved world)
+                    // goes.
+                    if kept {
+                        manifolds[old].0 = DROPPED;
+                        old += 1;
+                    }
+                    smooth.push(facet);
+                    continue;
                 }
-                _ => {
-                    if let Some(m) = pass.fresh(facet) {
-                        fresh.push((facet, m));
+                match manifolds.get_mut(old) {
+                    Some((f, m)) if *f == facet => {
+                        pass.update(m, facet);
+                        old += 1;
+                    }
+                    _ => {
+                        if let Some(m) = pass.fresh(facet) {
+                            fresh.push((facet, m));
+                        }
                     }
                 }
             }
-        }
-        for (f, _) in &mut manifolds[old..] {
-            *f = DROPPED;
-        }
+            for (f, _) in &mut manifolds[old..] {
+                *f = DROPPED;
+            }
+            smooth
+        };
         over.smooth_contacts(
             surface,
             smooth,
