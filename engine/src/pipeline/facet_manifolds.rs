@@ -135,7 +135,7 @@ pub(crate) struct FacetBuffers<D: ManifoldDim> {
     near: Vec<u32>,
     /// A still pair's clusters as they were before their refresh.
     kept: Vec<(u32, Manifold<D>)>,
-    /// The smooth ones of them.
+    /// The smooth ones of the near facets, where some are not.
     smooth: Vec<u32>,
     /// What meeting the smooth facets fills.
     scratch: FaceScratch<D::Vector>,
@@ -143,16 +143,55 @@ pub(crate) struct FacetBuffers<D: ManifoldDim> {
     found: Vec<ShapeContact<D>>,
     /// The points of the step before, for step 6.
     before: Vec<Carried<D::Vector>>,
-    /// This step's face contacts, each with its facet's index and normal.
-    gathered: Vec<(u32, D::Vector, ShapeContact<D>)>,
-    /// One cluster's contacts.
+    /// This step's face contacts, each with its facet's index.
+    gathered: Gathered<D>,
+    /// The places among them of the contacts left for the next cluster,
+    /// and of those the cluster being made is chosen from (step 4).
+    left: Vec<u32>,
+    candidates: Vec<u32>,
+    /// One cluster's contacts, where they are not a run of the gathered
+    /// ones.
     group: Vec<ShapeContact<D>>,
-    /// Which gathered contacts have joined a cluster.
-    group_taken: Vec<bool>,
     /// [`Manifold::from_cluster`]'s candidate points: each one's end on B
     /// (world) and separation, and (`world_pts`) its end on A (world).
     ends: Vec<(D::Vector, f32)>,
     world_pts: Vec<D::Vector>,
+}
+
+/// The face contacts gathered for the clusters (step 4), and apart from
+/// them each one's facet index: a cluster whose contacts are a run of them
+/// (most) hands [`Manifold::from_cluster`] that run in place. A face
+/// contact's normal is its facet's normal (world, from A to B), as
+/// `narrow_phase::surface::facet_face` and `OverFacets::smooth_contacts`
+/// find them: step 4 reads it there.
+#[derive(Clone, Debug, Default)]
+struct Gathered<D: ManifoldDim> {
+    facets: Vec<u32>,
+    contacts: Vec<ShapeContact<D>>,
+}
+
+impl<D: ManifoldDim> Gathered<D> {
+    fn push(&mut self, facet: u32, contact: ShapeContact<D>) {
+        self.facets.push(facet);
+        self.contacts.push(contact);
+    }
+
+    /// `contacts`, all found on the face of `facet`, of normal `normal`.
+    fn extend(&mut self, facet: u32, normal: D::Vector, contacts: &[ShapeContact<D>]) {
+        debug_assert!(contacts.iter().all(|c| c.normal == normal));
+        self.facets
+            .extend(core::iter::repeat_n(facet, contacts.len()));
+        self.contacts.extend_from_slice(contacts);
+    }
+
+    fn clear(&mut self) {
+        self.facets.clear();
+        self.contacts.clear();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.facets.is_empty()
+    }
 }
 
 /// How close (cosine) a face contact's facet normal must be to a cluster's
@@ -229,7 +268,7 @@ fn apply_face<D: ManifoldDim>(
     found: &[ShapeContact<D>],
     tuning: ManifoldTuning,
     facet: u32,
-    gathered: &mut Vec<(u32, D::Vector, ShapeContact<D>)>,
+    gathered: &mut Gathered<D>,
 ) -> Result<(), f32> {
     match face {
         FacetContact::Apart(distance) => {
@@ -239,7 +278,7 @@ fn apply_face<D: ManifoldDim>(
         FacetContact::Face(normal) => {
             // The contacts go to the pair's clusters (step 4).
             m.clear_points();
-            gathered.extend(found.iter().map(|c| (facet, normal, *c)));
+            gathered.extend(facet, normal, found);
             Ok(())
         }
         FacetContact::Query => m.query(view, tuning),
@@ -259,7 +298,7 @@ struct FacetPass<'a, D: ManifoldDim> {
     /// A facet's contacts found on its face.
     found: &'a mut Vec<ShapeContact<D>>,
     /// The face contacts gathered for the clusters (step 4).
-    gathered: &'a mut Vec<(u32, D::Vector, ShapeContact<D>)>,
+    gathered: &'a mut Gathered<D>,
 }
 
 impl<D: ManifoldDim> FacetPass<'_, D> {
@@ -330,8 +369,7 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
         }
         if let FacetContact::Face(normal) = face {
             // No manifold of its own: its contacts go to the clusters.
-            self.gathered
-                .extend(found.iter().map(|c| (facet, normal, *c)));
+            self.gathered.extend(facet, normal, found);
             return None;
         }
         let shape = Shape::facet(*facet_ref);
@@ -342,6 +380,107 @@ impl<D: ManifoldDim> FacetPass<'_, D> {
             apply_face(m, face, &view, found, tuning, facet, gathered)
         });
         manifold.worth_keeping().then_some(manifold)
+    }
+}
+
+/// Step 4's making of the clusters, one after another, each from the
+/// gathered contacts the ones before left.
+struct Clustering<'a, D: ManifoldDim> {
+    gathered: &'a Gathered<D>,
+    /// The places of the contacts the cluster being made leaves.
+    left: &'a mut Vec<u32>,
+    /// Its contacts, where they are not a run of the gathered ones.
+    group: &'a mut Vec<ShapeContact<D>>,
+    colliders: &'a PairView<'a, D>,
+    merge: f32,
+    /// The clusters of the step before, to warm-start from.
+    old: &'a [(u32, Manifold<D>)],
+    ends: &'a mut Vec<(D::Vector, f32)>,
+    world_pts: &'a mut Vec<D::Vector>,
+    clusters: &'a mut Vec<(u32, Manifold<D>)>,
+}
+
+impl<D: ManifoldDim> Clustering<'_, D> {
+    /// The cluster of the first of `candidates` (places among the
+    /// gathered contacts, in order): those whose facet normal is within
+    /// [`CLUSTER_COSINE`] of its facet's, appended to the clusters unless
+    /// they make no point; the others but the first go to `left`.
+    fn make(&mut self, candidates: impl ExactSizeIterator<Item = usize> + Clone) {
+        let Some(first) = candidates.clone().next() else {
+            return;
+        };
+        let (facets, contacts) = (&self.gathered.facets, &self.gathered.contacts);
+        let key = contacts[first].normal;
+        let joins = |k: usize| contacts[k].normal.dot(key) > CLUSTER_COSINE;
+        let mut sum = D::Vector::ZERO;
+        let (mut deepest_facet, mut deepest) = (facets[first], f32::NEG_INFINITY);
+        // The members' places: from the first to past the last, and how
+        // many.
+        let (mut start, mut end, mut count) = (0, 0, 0);
+        for k in candidates.clone() {
+            if !joins(k) {
+                continue;
+            }
+            let contact = &contacts[k];
+            sum += contact.normal;
+            if contact.depth > deepest {
+                (deepest_facet, deepest) = (facets[k], contact.depth);
+            }
+            if count == 0 {
+                start = k;
+            }
+            end = k + 1;
+            count += 1;
+        }
+        if count < candidates.len() {
+            // Some are left (most clusters leave none): found again here,
+            // out of the loop above.
+            for k in candidates.clone() {
+                if k != first && !joins(k) {
+                    self.left.push(k as u32);
+                }
+            }
+        }
+        if count == 0 {
+            return;
+        }
+        // A run of the gathered contacts (most clusters) is read in place.
+        let members = if end - start == count {
+            &contacts[start..end]
+        } else {
+            self.group.clear();
+            for k in candidates {
+                if joins(k) {
+                    self.group.push(contacts[k]);
+                }
+            }
+            &self.group[..]
+        };
+        let length = sum.length();
+        let normal = if length > 0.0 {
+            sum * (1.0 / length)
+        } else {
+            key
+        };
+        // Written into its place, and taken back if it made no point: made
+        // aside and pushed, a manifold (a few hundred bytes) is copied
+        // twice.
+        self.clusters.push((deepest_facet, Manifold::default()));
+        let Some((_, m)) = self.clusters.last_mut() else {
+            return;
+        };
+        *m = Manifold::from_cluster(
+            self.colliders,
+            normal,
+            members,
+            self.merge,
+            self.old,
+            self.ends,
+            self.world_pts,
+        );
+        if m.points().is_empty() {
+            self.clusters.pop();
+        }
     }
 }
 
@@ -496,47 +635,58 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         // reads nothing of another's, so the order is free).
         let manifolds = &mut self.manifolds;
         fresh.clear();
-        smooth.clear();
-        let mut old = 0;
-        for &facet in near.iter() {
-            while old < manifolds.len() && manifolds[old].0 < facet {
-                // Not near any more: dropped below.
-                manifolds[old].0 = DROPPED;
-                old += 1;
-            }
-            let kept = matches!(manifolds.get(old), Some((f, _)) if *f == facet);
-            if surface.facets()[facet as usize].smooth {
-                // Met on its face alone, with the other smooth facets
-                // (below); a manifold of its own (from a saved world) goes.
-                if kept {
+        let facets = surface.facets();
+        let smooth: &[u32] = if near.iter().all(|&f| facets[f as usize].smooth) {
+            // Every candidate smooth (nearly every pair on a terrain):
+            // they are met as found, not copied, and every kept manifold
+            // goes, as in the loop below.
+            manifolds.clear();
+            near
+        } else {
+            smooth.clear();
+            let mut old = 0;
+            for &facet in near.iter() {
+                while old < manifolds.len() && manifolds[old].0 < facet {
+                    // Not near any more: dropped below.
                     manifolds[old].0 = DROPPED;
                     old += 1;
                 }
-                smooth.push(facet);
-                continue;
-            }
-            match manifolds.get_mut(old) {
-                Some((f, m)) if *f == facet => {
-                    pass.update(m, facet);
-                    old += 1;
+                let kept = matches!(manifolds.get(old), Some((f, _)) if *f == facet);
+                if facets[facet as usize].smooth {
+                    // Met on its face alone, with the other smooth facets
+                    // (below); a manifold of its own (from a saved world)
+                    // goes.
+                    if kept {
+                        manifolds[old].0 = DROPPED;
+                        old += 1;
+                    }
+                    smooth.push(facet);
+                    continue;
                 }
-                _ => {
-                    if let Some(m) = pass.fresh(facet) {
-                        fresh.push((facet, m));
+                match manifolds.get_mut(old) {
+                    Some((f, m)) if *f == facet => {
+                        pass.update(m, facet);
+                        old += 1;
+                    }
+                    _ => {
+                        if let Some(m) = pass.fresh(facet) {
+                            fresh.push((facet, m));
+                        }
                     }
                 }
             }
-        }
-        for (f, _) in &mut manifolds[old..] {
-            *f = DROPPED;
-        }
+            for (f, _) in &mut manifolds[old..] {
+                *f = DROPPED;
+            }
+            smooth
+        };
         over.smooth_contacts(
             surface,
             smooth,
             tuning.margin,
             CLUSTER_COSINE,
             scratch,
-            &mut |facet, normal, c| gathered.push((facet, normal, c)),
+            &mut |facet, _, c| gathered.push(facet, c),
         );
         manifolds.retain(|(f, m)| *f != DROPPED && m.worth_keeping());
         if !fresh.is_empty() {
@@ -564,46 +714,32 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         colliders: &PairView<'_, D>,
         tuning: ManifoldTuning,
     ) {
-        let n = buffers.gathered.len();
-        buffers.group_taken.clear();
-        buffers.group_taken.resize(n, false);
-        for first in 0..n {
-            if buffers.group_taken[first] {
-                continue;
-            }
-            let key = buffers.gathered[first].1;
-            buffers.group.clear();
-            let mut sum = D::Vector::ZERO;
-            let (mut deepest_facet, mut deepest) = (buffers.gathered[first].0, f32::NEG_INFINITY);
-            for k in first..n {
-                let (facet, normal, contact) = buffers.gathered[k];
-                if !buffers.group_taken[k] && normal.dot(key) > CLUSTER_COSINE {
-                    buffers.group_taken[k] = true;
-                    sum += normal;
-                    buffers.group.push(contact);
-                    if contact.depth > deepest {
-                        (deepest_facet, deepest) = (facet, contact.depth);
-                    }
-                }
-            }
-            let length = sum.length();
-            let normal = if length > 0.0 {
-                sum * (1.0 / length)
-            } else {
-                key
-            };
-            let m = Manifold::from_cluster(
-                colliders,
-                normal,
-                &buffers.group,
-                tuning.merge,
-                &self.old_clusters,
-                &mut buffers.ends,
-                &mut buffers.world_pts,
-            );
-            if !m.points().is_empty() {
-                self.clusters.push((deepest_facet, m));
-            }
+        let FacetBuffers {
+            gathered,
+            left,
+            candidates,
+            group,
+            ends,
+            world_pts,
+            ..
+        } = buffers;
+        let mut clustering = Clustering {
+            gathered,
+            left,
+            group,
+            colliders,
+            merge: tuning.merge,
+            old: &self.old_clusters,
+            ends,
+            world_pts,
+            clusters: &mut self.clusters,
+        };
+        clustering.left.clear();
+        clustering.make(0..clustering.gathered.contacts.len());
+        while !clustering.left.is_empty() {
+            std::mem::swap(candidates, clustering.left);
+            clustering.left.clear();
+            clustering.make(candidates.iter().map(|&k| k as usize));
         }
     }
 
@@ -757,7 +893,15 @@ mod tests {
             let outwards = on.owned_outwards();
             let sides = on.owned_sides_from(&outwards);
             let face = facet_face(&over, on, &sides, TUNING.margin, &mut |c| found.push(c));
-            apply_face(m, face, &view, &found, TUNING, facet, &mut Vec::new())
+            apply_face(
+                m,
+                face,
+                &view,
+                &found,
+                TUNING,
+                facet,
+                &mut Gathered::default(),
+            )
         });
         full
     }
@@ -813,7 +957,7 @@ mod tests {
                         over: &OverFacets::new(body, &sides[1].pose, &sides[0].pose, true),
                         tuning: TUNING,
                         found: &mut found,
-                        gathered: &mut Vec::new(),
+                        gathered: &mut Gathered::default(),
                     }
                     .update(m, *f);
                     let full = update_against_the_facet(r, *f, &sides, surface);
