@@ -533,8 +533,13 @@ impl<D: Dim> World<D> {
                 touched.push(b);
             }
         }
+        // The solver's bodies stay as they are for this step, the woken
+        // ones appended below; the step marks them for the rebuild once it
+        // has solved (`World::step_once`).
+        let stale = self.buffers.index_stale;
         let woken = self.wake_islands_of(&touched);
         let buffers = &mut self.buffers;
+        buffers.index_stale = stale;
         for &h in &woken {
             if !buffers.index.contains_key(h) {
                 // Its sim takes the place after the solver's bodies
@@ -546,8 +551,6 @@ impl<D: Dim> World<D> {
                 self.awake_joints_stale = true;
             }
         }
-        // Next step the solver's bodies are in the bodies' order again.
-        buffers.index_stale |= !woken.is_empty();
         !woken.is_empty()
     }
 

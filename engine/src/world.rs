@@ -1103,13 +1103,17 @@ impl<D: Dim> World<D> {
         // start of the step there is no island to wake. The bodies woken
         // here take the solver's places from `first_woken` on.
         let first_woken = self.buffers.order.len();
-        if sleepers && self.wake_touched_islands() {
+        let woke = sleepers && self.wake_touched_islands();
+        if woke {
             self.add_woken_inputs(first_woken);
         }
         let mut islands = since(t);
         let t = Instant::now();
         self.append_facet_inputs();
         self.solve(dt, &reached);
+        // Next step the solver's bodies are in the bodies' order again,
+        // the woken ones among them.
+        self.buffers.index_stale |= woke;
         // What the step itself reached (a joint that broke woke its
         // bodies) is kept for the next, in the old list's allocation.
         let mut reached = reached;
