@@ -443,7 +443,7 @@ impl<D: ManifoldDim> Manifold<D> {
         if pair.shape_a.radius() > 0.0 || pair.shape_b.radius() > 0.0 {
             let mut ends = [fresh; 4];
             let mut count = 0;
-            rounded_end_contacts(pair, self.normal, tuning.margin, |c| {
+            rounded_end_contacts(pair, self.normal, &fresh, tuning.margin, |c| {
                 if let Some(slot) = ends.get_mut(count) {
                     *slot = c;
                     count += 1;

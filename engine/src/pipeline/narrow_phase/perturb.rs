@@ -32,6 +32,12 @@ use super::{speculative_contact, PairView, ShapeContact};
 use crate::math::{Pose, Vector};
 use crate::shape::{Shape, OWN_NORMAL_COSINE};
 
+/// How much farther than the margin, as a share of the rounded shape's
+/// bounding radius, an end must lie from the plane of the pair's own
+/// contact to be left unqueried (`rounded_end_contacts`): well above the
+/// rounding of the query's points and normal.
+const END_SKIP_SLACK: f32 = 1e-3;
+
 /// Largest tilt, radians (Bullet's limit).
 const MAX_TILT: f32 = core::f32::consts::PI / 8.0;
 
@@ -106,9 +112,17 @@ pub(crate) fn perturbed_contacts<D: NarrowPhaseDim>(
 /// step at 2 m/s): held by one end a step, the capsule rocked from end to
 /// end and slid 1.6 cm deep into a box
 /// (`a_capsule_slides_on_a_box_at_its_resting_height_3d`, `_2d`).
+///
+/// `query` is the pair's own contact (normal from A to B): the other shape
+/// lies beyond the plane through its point on that shape, across its
+/// normal (a separating plane, or EPA's least way out), so an end whose
+/// ball is farther from that plane than the margin, and a little more for
+/// rounding ([`END_SKIP_SLACK`]), is farther from the shape too and is not
+/// queried: a capsule standing on one end costs no second query.
 pub(crate) fn rounded_end_contacts<D: NarrowPhaseDim>(
     pair: &PairView<'_, D>,
     normal: D::Vector,
+    query: &ShapeContact<D>,
     margin: f32,
     mut found: impl FnMut(ShapeContact<D>),
 ) {
@@ -118,6 +132,14 @@ pub(crate) fn rounded_end_contacts<D: NarrowPhaseDim>(
                 other_pose: &Pose<D>,
                 shape_is_a: bool,
                 found: &mut dyn FnMut(ShapeContact<D>)| {
+        // The plane the other shape lies beyond: through its point of the
+        // query, facing away from it.
+        let (on_other, away) = if shape_is_a {
+            (query.point_b, -query.normal)
+        } else {
+            (query.point_a, query.normal)
+        };
+        let reach = margin + shape.radius() + END_SKIP_SLACK * shape.bounding_radius();
         let mut vertices = 0;
         shape.for_each_core_vertex(|_| vertices += 1);
         if vertices < 2 {
@@ -131,6 +153,10 @@ pub(crate) fn rounded_end_contacts<D: NarrowPhaseDim>(
                 translation: pose.transform_point(vertex),
                 rotation: pose.rotation,
             };
+            let apart: D::Vector = at.translation - on_other;
+            if apart.dot(away) > reach {
+                return;
+            }
             let hit = if shape_is_a {
                 speculative_contact(&ball, &at, other, other_pose, margin)
             } else {
