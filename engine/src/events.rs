@@ -59,7 +59,8 @@ pub enum ContactEvent<D: Dim> {
     },
 }
 
-/// A body entered or left a sensor this step.
+/// A body entered or left a sensor this step: one event for the two bodies,
+/// however many of their colliders overlap (`World::record_all`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum SensorEvent {

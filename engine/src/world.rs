@@ -867,7 +867,7 @@ impl<D: Dim> World<D> {
     /// (or `Left`) event for each that touched, both bodies woken with
     /// their islands; the broad phase drops the pairs at the next step.
     fn end_pairs(&mut self, keys: &[(u64, u64)]) {
-        let (mut neighbours, mut unlinked) = (Vec::new(), Vec::new());
+        let (mut neighbours, mut unlinked, mut events) = (Vec::new(), Vec::new(), Vec::new());
         for key in keys {
             let Ok(k) = self.pairs.binary_search_by(|p| p.key().cmp(key)) else {
                 continue;
@@ -884,8 +884,9 @@ impl<D: Dim> World<D> {
                     neighbours.push(other);
                 }
             }
-            self.record(event);
+            events.push(event);
         }
+        self.record_all(events);
         self.wake_islands_of(&neighbours);
         for (a, b) in unlinked {
             self.unlink(a, b);
@@ -992,11 +993,50 @@ impl<D: Dim> World<D> {
         &self.sensor_events
     }
 
-    fn record(&mut self, event: Option<Event<D>>) {
-        match event {
-            Some(Event::Contact(e)) => self.contact_events.push(e),
-            Some(Event::Sensor(e)) => self.sensor_events.push(e),
-            None => {}
+    /// Records the events of pairs whose touching changed, the pairs
+    /// already as they are after the changes: contact events as they come,
+    /// one per pair of colliders; a sensor event names bodies, so the
+    /// changes of a sensor body and a visitor body are summed, and they
+    /// give `Entered` only when the two go from no touching pair of
+    /// colliders to some, and `Left` only when from some to none: a body
+    /// of two colliders crossing a sensor enters once and leaves once
+    /// (`a_two_part_body_crossing_a_sensor_enters_once_and_leaves_once_2d`).
+    fn record_all(&mut self, events: impl IntoIterator<Item = Option<Event<D>>>) {
+        // Each sensor and visitor body changed, with its count of pairs
+        // that began less those that ended, in the order first changed.
+        let mut sensed: Vec<(BodyHandle, BodyHandle, i64)> = Vec::new();
+        for event in events.into_iter().flatten() {
+            match event {
+                Event::Contact(e) => self.contact_events.push(e),
+                Event::Sensor(e) => {
+                    let (sensor, visitor, change) = match e {
+                        SensorEvent::Entered { sensor, visitor } => (sensor, visitor, 1),
+                        SensorEvent::Left { sensor, visitor } => (sensor, visitor, -1),
+                    };
+                    match sensed
+                        .iter_mut()
+                        .find(|(s, v, _)| *s == sensor && *v == visitor)
+                    {
+                        Some((_, _, net)) => *net += change,
+                        None => sensed.push((sensor, visitor, change)),
+                    }
+                }
+            }
+        }
+        for (sensor, visitor, net) in sensed {
+            let now = self
+                .pairs
+                .iter()
+                .filter(|p| p.sensor && p.reported && p.body_a == sensor && p.body_b == visitor)
+                .count() as i64;
+            let before = now - net;
+            if before <= 0 && now > 0 {
+                self.sensor_events
+                    .push(SensorEvent::Entered { sensor, visitor });
+            } else if before > 0 && now <= 0 {
+                self.sensor_events
+                    .push(SensorEvent::Left { sensor, visitor });
+            }
         }
     }
 
@@ -1216,9 +1256,7 @@ impl<D: Dim> World<D> {
         old.for_each(&mut end);
         self.pairs = pairs;
         self.buffers.awake_pairs_stale = true;
-        for event in ended {
-            self.record(event);
-        }
+        self.record_all(ended);
         self.wake_sleeping(woken);
         for (a, b) in unlinked {
             self.unlink(a, b);
@@ -1602,9 +1640,7 @@ impl<D: Dim> World<D> {
             }
             pair.reported = pair.touching;
         }
-        for event in events {
-            self.record(event);
-        }
+        self.record_all(events);
     }
 
     /// What the solver takes of a body in it (fixed, or awake: no body in

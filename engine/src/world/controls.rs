@@ -463,9 +463,7 @@ impl<D: Dim> World<D> {
             self.pairs.sort_by_key(ContactPair::key);
         }
         self.buffers.awake_pairs_stale = true;
-        for event in events {
-            self.record(event);
-        }
+        self.record_all(events);
         self.wake_sleeping(woken);
         for (a, b) in unlinked {
             self.unlink(a, b);
