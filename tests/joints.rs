@@ -8,13 +8,6 @@ use tumble::{BodyDesc, BodyHandle, ColliderDesc, JointDesc, Settings, World};
 
 const DT: f32 = 1.0 / 60.0;
 
-fn awake<D: Scene>() -> Settings<D> {
-    Settings {
-        sleep: false,
-        ..Settings::default()
-    }
-}
-
 /// A fixed body at `at` (a small cube nobody touches).
 fn pivot<D: Scene>(world: &mut World<D>, at: D::Vector) -> BodyHandle {
     world

@@ -4,33 +4,18 @@
 
 mod common;
 
-use common::{grid_mesh, Scene};
+use common::{awake, grid_mesh, Scene};
 use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::shape::{Shape, ShapeError};
 use tumble::{d2, d3, BodyDesc, BodyHandle, ColliderDesc, Settings, WorldError};
 
 const DT: f32 = 1.0 / 60.0;
 
-/// Settings with sleeping off, as the bars ask.
-fn awake_3d() -> Settings<tumble::D3> {
-    Settings {
-        sleep: false,
-        ..Settings::default()
-    }
-}
-
-fn awake_2d() -> Settings<tumble::D2> {
-    Settings {
-        sleep: false,
-        ..Settings::default()
-    }
-}
-
 /// Slides a frictionless 0.1 m cube resting on `ground` (top at y = 0)
 /// at 3 m/s along `direction` for 2 s; returns its end position and the
 /// largest deviation of its speed from 3 m/s after the first step.
 fn slide_3d(ground: Shape<tumble::D3>, ground_pose: Vec3, direction: Vec3) -> (Vec3, f32) {
-    let mut world = d3::World::new(awake_3d());
+    let mut world = d3::World::new(awake());
     world
         .add_body(
             BodyDesc::fixed().position(ground_pose),
@@ -96,7 +81,7 @@ fn a_frictionless_cube_slides_over_a_flat_heightfield_as_over_one_box() {
 
 /// Slides a frictionless 2D box along `ground` (top at y = 0) at 3 m/s for 2 s.
 fn slide_2d(ground: Shape<tumble::D2>, ground_pose: Vec2) -> (Vec2, f32) {
-    let mut world = d2::World::new(awake_2d());
+    let mut world = d2::World::new(awake());
     world
         .add_body(
             BodyDesc::fixed().position(ground_pose),
@@ -143,7 +128,7 @@ fn a_frictionless_box_slides_over_a_chain_of_collinear_segments_as_over_one_box(
 /// Rolls a ball (r 0.25) 10 m across `ground` (top at y = 0): the largest
 /// vertical speed it reaches after its first step, m/s.
 fn roll_3d(ground: Shape<tumble::D3>, ground_pose: Vec3) -> f32 {
-    let mut world = d3::World::new(awake_3d());
+    let mut world = d3::World::new(awake());
     world
         .add_body(
             BodyDesc::fixed().position(ground_pose),
@@ -390,7 +375,7 @@ fn a_ball_rolls_over_gently_bent_triangles_without_a_dip() {
     // above it (2.2 mm at 3 m/s).
     let slope = 2.0f32.to_radians().tan();
     let roof = field_of(33, |x, _| 1.0 - x.abs() * slope);
-    let mut world = d3::World::new(awake_3d());
+    let mut world = d3::World::new(awake());
     world
         .add_body(BodyDesc::fixed(), ColliderDesc::new(roof))
         .unwrap();
@@ -744,7 +729,7 @@ fn fire_into_3d(ground: &Shape<tumble::D3>, half_width: f32, count: usize) -> f3
     let mut draw = common::Draw(0x9e37_79b9_7f4a_7c15);
     let mut lowest = f32::INFINITY;
     for k in 0..count {
-        let mut world = d3::World::new(awake_3d());
+        let mut world = d3::World::new(awake());
         world
             .add_body(BodyDesc::fixed(), ColliderDesc::new(ground.clone()))
             .unwrap();
@@ -819,7 +804,7 @@ fn fast_bodies_fired_into_a_chain_never_pass_through() {
     let mut draw = common::Draw(0x2545_f491_4f6c_dd1d);
     let mut lowest = f32::INFINITY;
     for k in 0..120 {
-        let mut world = d2::World::new(awake_2d());
+        let mut world = d2::World::new(awake());
         world
             .add_body(BodyDesc::fixed(), ColliderDesc::new(chain.clone()))
             .unwrap();

@@ -5,25 +5,13 @@
 
 mod common;
 
+use common::awake;
+
 use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::shape::Shape;
 use tumble::{d2, d3, BodyDesc, ColliderDesc, QueryFilter, Settings};
 
 const DT: f32 = 1.0 / 60.0;
-
-fn awake_3d() -> Settings<tumble::D3> {
-    Settings {
-        sleep: false,
-        ..Settings::default()
-    }
-}
-
-fn awake_2d() -> Settings<tumble::D2> {
-    Settings {
-        sleep: false,
-        ..Settings::default()
-    }
-}
 
 /// Heights of a non-uniform test terrain: `rows` x `columns` samples.
 fn bumpy(rows: usize, columns: usize) -> Vec<f32> {
@@ -225,7 +213,7 @@ fn slide_on(
 ) -> (Vec3, f32) {
     let mut world = d3::World::new(Settings {
         gravity: turn * Vec3::new(0.0, -9.81, 0.0),
-        ..awake_3d()
+        ..awake()
     });
     world
         .add_body(
@@ -350,7 +338,7 @@ fn chain_line(segment: f32) -> Shape<tumble::D2> {
 /// `ground` (top at y = -1, from x = 1 to 5); its end and largest vertical
 /// speed after the first step.
 fn slide_chain(chain: Shape<tumble::D2>, at: Vec2) -> (Vec2, f32) {
-    let mut world = d2::World::new(awake_2d());
+    let mut world = d2::World::new(awake());
     world
         .add_body(
             BodyDesc::fixed().position(at),
@@ -409,7 +397,7 @@ fn bodies_dropped_into_a_sharp_chain_valley_stay_above_it() {
     let chain = Shape::chain(&points, false).unwrap();
     let mut draw = common::Draw(0xfeed_f00d_1234_0001);
     for k in 0..40 {
-        let mut world = d2::World::new(awake_2d());
+        let mut world = d2::World::new(awake());
         world
             .add_body(BodyDesc::fixed(), ColliderDesc::new(chain.clone()))
             .unwrap();
@@ -458,7 +446,7 @@ fn a_chain_is_one_sided_from_behind_and_solid_from_the_front() {
     let chain = Shape::chain(&square, true).unwrap();
     let mut world = d2::World::new(Settings {
         gravity: Vec2::ZERO,
-        ..awake_2d()
+        ..awake()
     });
     world
         .add_body(
@@ -524,7 +512,7 @@ fn a_chain_is_one_sided_from_behind_and_solid_from_the_front() {
 /// which it first turns faster than 0.05 rad/s, and how often its spin
 /// changed sign before its centre reached the end.
 fn tip_off_2d(ground: Shape<tumble::D2>, at: Vec2, speed: f32) -> (f32, usize) {
-    let mut world = d2::World::new(awake_2d());
+    let mut world = d2::World::new(awake());
     world
         .add_body(
             BodyDesc::fixed().position(at),
@@ -557,7 +545,7 @@ fn tip_off_2d(ground: Shape<tumble::D2>, at: Vec2, speed: f32) -> (f32, usize) {
 
 /// As [`tip_off_2d`] in 3D: a cube off the free border x = 2 of `ground`.
 fn tip_off_3d(ground: Shape<tumble::D3>, at: Vec3, speed: f32) -> (f32, usize) {
-    let mut world = d3::World::new(awake_3d());
+    let mut world = d3::World::new(awake());
     world
         .add_body(
             BodyDesc::fixed().position(at),
@@ -663,7 +651,7 @@ fn shots_through(wall: &Shape<tumble::D3>, at: Vec3, count: usize) -> [usize; 3]
     for k in 0..count {
         let mut world = d3::World::new(Settings {
             gravity: Vec3::ZERO,
-            ..awake_3d()
+            ..awake()
         });
         world
             .add_body(
@@ -719,7 +707,7 @@ fn fast_thin_bodies_stop_at_a_one_sided_mesh_wall_and_pass_it_from_behind() {
     // From behind the wall is not there.
     let mut world = d3::World::new(Settings {
         gravity: Vec3::ZERO,
-        ..awake_3d()
+        ..awake()
     });
     world
         .add_body(BodyDesc::fixed(), ColliderDesc::new(wall))
@@ -756,7 +744,7 @@ fn fast_thin_bodies_stop_at_a_fixed_box_wall_as_at_a_mesh_wall() {
     let wall = Shape::cuboid(Vec3::new(0.5, 60.0, 60.0)).unwrap();
     let mut world = d3::World::new(Settings {
         gravity: Vec3::ZERO,
-        ..awake_3d()
+        ..awake()
     });
     world
         .add_body(

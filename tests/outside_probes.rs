@@ -3,6 +3,9 @@
 //! loading and rollback with joints, and the API's bad-input boundary.
 //! Probes that found a bug are `#[ignore = "bug: ..."]`.
 
+mod common;
+
+use common::awake;
 use tumble::glam::{Vec2, Vec3};
 use tumble::{
     BodyDesc, BodyHandle, ColliderDesc, JointDesc, JointHandle, Settings, Vector, World,
@@ -14,13 +17,6 @@ type Shape3 = tumble::shape::Shape<D3>;
 
 const DT: f32 = 1.0 / 60.0;
 const G: f32 = 9.81;
-
-fn awake<D: tumble::Dim>() -> Settings<D> {
-    Settings {
-        sleep: false,
-        ..Settings::default()
-    }
-}
 
 fn no_gravity<D: tumble::Dim>() -> Settings<D> {
     let mut s = awake::<D>();

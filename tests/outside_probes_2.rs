@@ -3,6 +3,9 @@
 //! stacking, sleeping and collision filters, with numbers the other tests
 //! do not use. Probes that found a bug are `#[ignore = "bug: ..."]`.
 
+mod common;
+
+use common::awake;
 use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::shape::Aabb;
 use tumble::{
@@ -14,13 +17,6 @@ type Shape2 = tumble::shape::Shape<D2>;
 type Shape3 = tumble::shape::Shape<D3>;
 
 const DT: f32 = 1.0 / 60.0;
-
-fn awake<D: tumble::Dim>() -> Settings<D> {
-    Settings {
-        sleep: false,
-        ..Settings::default()
-    }
-}
 
 fn ground2(world: &mut World<D2>) -> BodyHandle {
     world

@@ -4,7 +4,7 @@
 
 use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::shape::Shape;
-use tumble::{BodyDesc, ColliderDesc, Dim, World, D2, D3};
+use tumble::{BodyDesc, ColliderDesc, Dim, Settings, World, D2, D3};
 
 /// What the tests need to say in either dimension. "Height" is Y; "sideways"
 /// is the distance from the Y axis.
@@ -314,4 +314,12 @@ pub fn grid_mesh(nx: usize, nz: usize, size: f32, alternate: bool) -> Shape<D3> 
         }
     }
     Shape::triangle_mesh(&vertices, &indices).unwrap()
+}
+
+/// The default settings with sleeping off (most bars are measured awake).
+pub fn awake<D: Dim>() -> Settings<D> {
+    Settings {
+        sleep: false,
+        ..Settings::default()
+    }
 }
