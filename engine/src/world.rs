@@ -67,6 +67,12 @@ const WALK_ALL_SHARE: usize = 4;
 /// metre-sized shape keeps the world's breaking threshold.
 const MERGE_SHARE_OF_THICKNESS: f32 = 0.25;
 
+/// Two polytopes within this many linear slops of meeting at their edges
+/// only are apart (`narrow_phase::edge_contact`): a tenth, half a
+/// millimetre by default, the distance below which Box2D v3 treats two
+/// polygons as touching on a face (`b2CollidePolygons`).
+const EDGE_TOLERANCE_SLOPS: f32 = 0.1;
+
 /// A touching (or nearly touching) pair and its manifold.
 #[derive(Clone, Debug)]
 #[cfg_attr(
@@ -1373,6 +1379,7 @@ impl<D: Dim> World<D> {
             breaking: self.settings.contact_breaking_threshold,
             merge: self.settings.contact_breaking_threshold,
             reuse: self.settings.manifold_reuse_distance,
+            edge_tolerance: EDGE_TOLERANCE_SLOPS * self.settings.linear_slop,
         };
         let mut buffers = std::mem::take(&mut self.buffers);
         let bodies = bodies_of!(self);

@@ -98,6 +98,11 @@ pub const SCENES: &[SceneEntry] = &[
         build: Build::D2(|| pyramid_2d(40)),
     },
     SceneEntry {
+        name: "flush_wall_3d",
+        about: "3D: a wall of 200 flush 0.5 m cubes, 10 wide and 20 high, struck by a ball at 2 s (sleeping on)",
+        build: Build::D3(flush_wall_3d),
+    },
+    SceneEntry {
         name: "falling_boxes_2d",
         about: "2D: 400 boxes dropped in a loose grid",
         build: Build::D2(falling_boxes_2d),
@@ -372,6 +377,53 @@ pub fn falling_boxes_3d() -> Scene<D3> {
             }
         }
     }
+    Scene { world, bodies }
+}
+
+/// Side of a flush wall's cubes, m, and their density, kg/m³ (62.5 kg
+/// each): the bricks of a destruction sandbox.
+const WALL_CUBE_SIDE: f32 = 0.5;
+const WALL_CUBE_DENSITY: f32 = 500.0;
+
+/// 3D: a wall one cube thick, 10 wide and 20 high, of 0.5 m cubes laid
+/// exactly flush on the ground, with sleeping on as a game has it: it
+/// stands and falls asleep within a second
+/// (`tests/compositions.rs`); a 1000 kg ball flying without gravity at
+/// 6 m/s reaches its middle at 2 s and knocks a hole through it.
+pub fn flush_wall_3d() -> Scene<D3> {
+    let mut world = ground_3d(Settings::default(), 30.0);
+    let (columns, rows) = (10, 20);
+    let cube = d3::Shape::cuboid(Vec3::splat(WALL_CUBE_SIDE / 2.0)).expect("valid cube");
+    let mut bodies = Vec::new();
+    for row in 0..rows {
+        for column in 0..columns {
+            let at = Vec3::new(
+                (column as f32 - (columns - 1) as f32 / 2.0) * WALL_CUBE_SIDE,
+                (row as f32 + 0.5) * WALL_CUBE_SIDE,
+                0.0,
+            );
+            let collider = d3::ColliderDesc::new(cube.clone()).density(WALL_CUBE_DENSITY);
+            bodies.push(
+                world
+                    .add_body(d3::BodyDesc::dynamic().position(at), collider)
+                    .expect("valid cube"),
+            );
+        }
+    }
+    let (radius, speed, seconds) = (0.6f32, 6.0, 2.0);
+    let ball = d3::Shape::ball(radius).expect("valid ball");
+    let density = 1000.0 / (4.0 / 3.0 * core::f32::consts::PI * radius.powi(3));
+    bodies.push(
+        world
+            .add_body(
+                d3::BodyDesc::dynamic()
+                    .position(Vec3::new(0.0, 2.5, -speed * seconds - radius))
+                    .linear_velocity(Vec3::new(0.0, 0.0, speed))
+                    .gravity_scale(0.0),
+                d3::ColliderDesc::new(ball).density(density),
+            )
+            .expect("valid ball"),
+    );
     Scene { world, bodies }
 }
 

@@ -12,6 +12,10 @@ pub trait Scene: Dim {
     const NAME: &'static str;
     /// The point (x, y) (z = 0 in 3D).
     fn v(x: f32, y: f32) -> Self::Vector;
+    /// The point (x, y, z); z is dropped in 2D.
+    fn xyz(x: f32, y: f32, z: f32) -> Self::Vector;
+    /// How far the body has turned from its start, radians (any axis).
+    fn turned(body: tumble::Body<Self>, start: Self::Orientation) -> f32;
     /// A cube (square) of half side `h`.
     fn cube(h: f32) -> Shape<Self>;
     /// A box `half_width` wide (in x and z) and `half_height` tall.
@@ -51,6 +55,12 @@ impl Scene for D2 {
     const NAME: &'static str = "2D";
     fn v(x: f32, y: f32) -> Vec2 {
         Vec2::new(x, y)
+    }
+    fn xyz(x: f32, y: f32, _z: f32) -> Vec2 {
+        Vec2::new(x, y)
+    }
+    fn turned(body: tumble::Body<D2>, start: f32) -> f32 {
+        (body.rotation() - start).abs()
     }
     fn cube(h: f32) -> Shape<D2> {
         Shape::cuboid(Vec2::splat(h)).unwrap()
@@ -127,6 +137,15 @@ impl Scene for D3 {
     const NAME: &'static str = "3D";
     fn v(x: f32, y: f32) -> Vec3 {
         Vec3::new(x, y, 0.0)
+    }
+    fn xyz(x: f32, y: f32, z: f32) -> Vec3 {
+        Vec3::new(x, y, z)
+    }
+    fn turned(body: tumble::Body<D3>, start: Quat) -> f32 {
+        // The turn's vector part has length sin(angle / 2): exact for the
+        // small turns the tests bound, where acos of its w rounds to zero.
+        let turn = body.rotation() * start.inverse();
+        2.0 * turn.xyz().length().min(1.0).asin()
     }
     fn cube(h: f32) -> Shape<D3> {
         Shape::cuboid(Vec3::splat(h)).unwrap()

@@ -873,6 +873,7 @@ mod tests {
         breaking: 0.02,
         merge: 0.02,
         reuse: 0.005,
+        edge_tolerance: 5e-4,
     };
 
     /// [`FacetPass::update`] reading the facet for every update; true when the

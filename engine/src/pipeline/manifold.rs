@@ -57,6 +57,7 @@ use super::dim::ManifoldDim;
 use crate::math::{same_bits, PackedPose, Pose, SimdWord, Vector};
 pub(crate) use crate::pipeline::narrow_phase::PairView;
 use crate::pipeline::narrow_phase::{
+    edge_contact::meets_at_edges_only,
     perturb::{perturbed_contacts, rounded_end_contacts},
     speculative_query,
     surface::face_contacts,
@@ -217,6 +218,11 @@ impl<D: ManifoldDim> Default for Manifold<D> {
 /// tilted contact lifts by several millimetres do not.
 pub(crate) const LEVEL_SHARE: f32 = 0.1;
 
+/// A query's normal within about 1.8 degrees of the kept one (cosine above
+/// this) leaves the kept one in place: it turns with A and holds a resting
+/// pair's rows steady, where each query's own normal wobbles by rounding.
+const KEPT_NORMAL_COSINE: f32 = 0.9995;
+
 /// Distances that govern a manifold, metres.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct ManifoldTuning {
@@ -231,6 +237,9 @@ pub(crate) struct ManifoldTuning {
     pub merge: f32,
     /// Skip the query while the pair has moved less than this since the last.
     pub reuse: f32,
+    /// Two polytopes meeting within this of their edges only are apart
+    /// (`narrow_phase::edge_contact`).
+    pub edge_tolerance: f32,
 }
 
 impl<D: ManifoldDim> Manifold<D> {
@@ -417,6 +426,14 @@ impl<D: ManifoldDim> Manifold<D> {
             &pair.pose_b,
             tuning.margin,
         )
+        // Two polytopes meeting at edges only are apart (a distance bound
+        // of zero: queried again next step).
+        .and_then(
+            |exact| match meets_at_edges_only(pair, &exact, tuning.edge_tolerance) {
+                true => Err(0.0),
+                false => Ok(exact),
+            },
+        )
         .inspect_err(|_| self.len = 0)?;
         // The kept normal is held in A's frame, so it turns with A's face.
         let kept = match self.last_query {
@@ -425,11 +442,10 @@ impl<D: ManifoldDim> Manifold<D> {
             }
             _ => fresh.normal,
         };
-        self.normal = if kept.dot(fresh.normal) < 0.9995 {
-            fresh.normal
-        } else {
-            kept
-        };
+        self.normal = kept;
+        if kept.dot(fresh.normal) < KEPT_NORMAL_COSINE {
+            self.turn_impulses(fresh.normal);
+        }
         self.refresh(pair, tuning);
         if self.clip_faces(pair, &fresh, tuning) {
             self.freeze_levers(pair);
@@ -652,11 +668,36 @@ impl<D: ManifoldDim> Manifold<D> {
             || matches!(self.last_query, LastQuery::Apart { distance, .. } if distance > 0.0)
     }
 
+    /// Takes `normal` (world, from A to B) as the manifold's, each kept
+    /// point's accumulated impulses turned with it: the impulse a point
+    /// applied, `λn n + Σ λt t`, is taken apart along the new normal and
+    /// its tangents, the normal part no less than zero. Kept along the old
+    /// normal, a warm start pushes along the new one with what the pair
+    /// held along the old: two cubes of a flush wall meeting edge to edge
+    /// whose normal flips from up to sideways pushed their columns apart
+    /// with the weight they had carried, and the wall fell
+    /// (`a_flush_wall_of_cubes_stands_and_sleeps`, `tests/compositions.rs`).
+    fn turn_impulses(&mut self, normal: D::Vector) {
+        let old = self.normal;
+        let (old_tangents, new_tangents) = (D::tangents(old), D::tangents(normal));
+        for point in &mut self.points.as_mut()[..self.len] {
+            let mut applied = old * point.normal_impulse;
+            for (t, &impulse) in old_tangents.iter().zip(&point.tangent_impulse) {
+                applied += *t * impulse;
+            }
+            point.normal_impulse = applied.dot(normal).max(0.0);
+            for (impulse, t) in point.tangent_impulse.iter_mut().zip(&new_tangents) {
+                *impulse = applied.dot(*t);
+            }
+        }
+        self.normal = normal;
+    }
+
     /// Takes `normal` (world, from A to B) as the manifold's, each point's
     /// separation measured along it (a seam between flush colliders:
     /// `world::seams`).
     pub(crate) fn turn_to(&mut self, normal: D::Vector, pose_a: &Pose<D>, pose_b: &Pose<D>) {
-        self.normal = normal;
+        self.turn_impulses(normal);
         for i in 0..self.len {
             let (pa, pb) = self.world_points(pose_a, pose_b, i);
             self.points[i].separation = (pb - pa).dot(normal);
@@ -1037,6 +1078,7 @@ mod tests {
         breaking: 0.02,
         merge: 0.02,
         reuse: 0.0,
+        edge_tolerance: 5e-4,
     };
 
     fn ground_3d() -> Shape<D3> {
@@ -1312,6 +1354,37 @@ mod tests {
         };
         two.merge(&pair, &far, TUNING.merge);
         assert_eq!(two.points().len(), 2);
+    }
+
+    /// A normal that turns takes the kept impulses with it: the impulse a
+    /// point applied is taken apart along the new normal and its tangents,
+    /// so a load carried along the old normal pushes no harder along the
+    /// new one than it did before.
+    #[test]
+    fn turning_the_normal_turns_the_kept_impulses() {
+        let (ground, cube) = (ground_3d(), cube());
+        let pair = resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0));
+        let mut m = Manifold::default();
+        m.update(&pair, TUNING);
+        m.points_mut()[0].normal_impulse = 5.0;
+        m.points_mut()[0].tangent_impulse = [1.0, -1.0];
+        let applied = |m: &Manifold<D3>| {
+            let p = m.points()[0];
+            let [t1, t2] = <D3 as crate::math::MathDim>::tangents(m.normal);
+            m.normal * p.normal_impulse + t1 * p.tangent_impulse[0] + t2 * p.tangent_impulse[1]
+        };
+        let before = applied(&m);
+        // A slight turn keeps the applied impulse.
+        let slight = Vec3::new(0.05, 1.0, 0.0).normalize();
+        m.turn_impulses(slight);
+        assert!((applied(&m) - before).length() < 1e-5, "{:?}", applied(&m));
+        // A quarter turn: the load along the old normal is not a push along
+        // the new one (what was pushed across it is, clamped at zero).
+        m.turn_impulses(Vec3::X);
+        let p = m.points()[0];
+        assert_eq!(m.normal, Vec3::X);
+        assert!(p.normal_impulse <= before.x.max(0.0) + 1e-5, "{p:?}");
+        assert!(p.normal_impulse < 1.5, "{p:?}");
     }
 
     /// A full manifold of a tilted contact, two points touching and two a

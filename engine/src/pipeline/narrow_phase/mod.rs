@@ -28,6 +28,7 @@
 mod box_faces;
 pub mod cast;
 mod dim;
+pub(crate) mod edge_contact;
 pub mod epa_2d;
 pub mod epa_3d;
 mod epa_start;

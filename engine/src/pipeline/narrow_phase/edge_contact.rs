@@ -1,0 +1,229 @@
+//! Polytopes that meet only where their edges are.
+//!
+//! Two cubes of a flush wall meet diagonally, edge to edge: the upper one
+//! touches the lower one only along the line where the lower one's top face
+//! and the upper one's side face end. GJK and EPA find them touching there,
+//! with any normal of that edge's cone, and points on the edge: the upper
+//! cube rested partly on its neighbour's edge, the load there turned both
+//! cubes, and a wall of flush cubes buckled and fell, where the same wall
+//! with a millimetre between its columns stands (Jolt's rounded box edges
+//! leave such a pair a few millimetres apart). Such a contact has no area:
+//! it is no contact.
+//!
+//! The rule, for two boxes or hulls (a rounded shape's surface has no
+//! edges; a surface's facets have their own rules):
+//! 1. The pair is within `tolerance` of touching (its separation along the
+//!    exact contact normal is at most `tolerance`): corners striking
+//!    corners from farther keep their speculative contact.
+//! 2. Two faces of one shape, not parallel, each have the other shape
+//!    within `tolerance` of their planes or beyond: the separation along
+//!    each face's outward normal (the gap between the two shapes' support
+//!    planes along it, negative where they overlap) is at least
+//!    `-tolerance`. The shapes then share no more than a sliver of
+//!    `tolerance` by `tolerance` along the edge where those faces meet.
+//!
+//! Such a pair is treated as apart. Once it overlaps by more than
+//! `tolerance` across one of the faces (a column sinking beside its
+//! neighbour), it has a contact with area, along the face it overlaps least
+//! across. Guarded by the tests below and by
+//! `a_flush_wall_of_cubes_stands_and_sleeps` (`tests/compositions.rs`).
+
+use super::{NarrowPhaseDim, PairView, ShapeContact};
+use crate::math::{Pose, Vector};
+use crate::shape::{Shape, ShapeKind};
+
+/// Two face normals of one shape closer than this (cosine) are one face's
+/// (a hull's face split by rounding); farther apart, two faces whose planes
+/// meet at an edge.
+const PARALLEL_COSINE: f32 = 1.0 - 1e-4;
+
+/// True when `pair`, whose exact contact is `exact`, meets only where the
+/// edges of two faces of one shape are, within `tolerance` metres (module
+/// docs).
+pub(crate) fn meets_at_edges_only<D: NarrowPhaseDim>(
+    pair: &PairView<'_, D>,
+    exact: &ShapeContact<D>,
+    tolerance: f32,
+) -> bool {
+    let (a, b) = (pair.shape_a, pair.shape_b);
+    // NaN compares false: a pose gone bad keeps the contact as found.
+    let near = -exact.depth <= tolerance;
+    if !(is_polytope(a) && is_polytope(b) && near) {
+        return false;
+    }
+    // The gap between the shapes' support planes along `m`, from A to B.
+    let gap = |m: D::Vector| {
+        let on_a = support(a, &pair.pose_a, m);
+        let on_b = support(b, &pair.pose_b, -m);
+        (on_b - on_a).dot(m)
+    };
+    two_faces_touch(a, &pair.pose_a, &gap, tolerance)
+        || two_faces_touch(b, &pair.pose_b, &|m| gap(-m), tolerance)
+}
+
+/// Step 2 for the faces of `shape` at `pose`: true when two of its faces,
+/// not parallel, have the other shape within `tolerance` of their planes or
+/// beyond, `outward_gap` giving the pair's separation along a face's
+/// outward normal (world).
+fn two_faces_touch<D: NarrowPhaseDim>(
+    shape: &Shape<D>,
+    pose: &Pose<D>,
+    outward_gap: &dyn Fn(D::Vector) -> f32,
+    tolerance: f32,
+) -> bool {
+    let mut first: Option<D::Vector> = None;
+    let mut second = false;
+    shape.for_each_face_normal(|local| {
+        if second {
+            return;
+        }
+        let normal = D::rotate(pose.rotation, local);
+        // A NaN gap (a pose gone bad) counts as no face touching.
+        let touching = outward_gap(normal) >= -tolerance;
+        if !touching {
+            return;
+        }
+        match first {
+            None => first = Some(normal),
+            Some(f) => second = f.dot(normal) < PARALLEL_COSINE,
+        }
+    });
+    second
+}
+
+/// True for a box or hull: flat faces and no rounding.
+fn is_polytope<D: NarrowPhaseDim>(shape: &Shape<D>) -> bool {
+    matches!(
+        shape.kind(),
+        ShapeKind::Cuboid { .. } | ShapeKind::ConvexHull(_)
+    )
+}
+
+/// The shape's support point along `dir` (world), in world space.
+fn support<D: NarrowPhaseDim>(shape: &Shape<D>, pose: &Pose<D>, dir: D::Vector) -> D::Vector {
+    let local = D::inverse_rotate(pose.rotation, dir);
+    pose.transform_point(shape.core_support(local))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{D2, D3};
+    use crate::pipeline::narrow_phase::speculative_contact;
+    use glam::{Quat, Vec2, Vec3};
+
+    /// The half-millimetre tolerance the world uses by default.
+    const TOLERANCE: f32 = 5e-4;
+
+    fn edges_only_3d(a: &Shape<D3>, b: &Shape<D3>, offset: Vec3, turn: Quat) -> Option<bool> {
+        let pair = PairView {
+            shape_a: a,
+            pose_a: Pose::new(Vec3::ZERO, Quat::IDENTITY),
+            shape_b: b,
+            pose_b: Pose::new(offset, turn),
+        };
+        let exact =
+            speculative_contact(pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b, 0.02)?;
+        Some(meets_at_edges_only(&pair, &exact, TOLERANCE))
+    }
+
+    #[test]
+    fn cubes_meeting_edge_to_edge_meet_at_edges_only() {
+        let cube = Shape::cuboid(Vec3::splat(0.25)).unwrap();
+        // Flush; a hair apart both ways; sunk 0.3 mm beside, a hair across;
+        // turned a little.
+        for (offset, turn) in [
+            (Vec3::new(0.5, 0.5, 0.0), 0.0),
+            (Vec3::new(0.50002, 0.50001, 0.0), 0.0),
+            (Vec3::new(0.49999, 0.4997, 0.0), 0.0),
+            (Vec3::new(0.5001, 0.5001, 0.0), 2e-4),
+        ] {
+            let turn = Quat::from_rotation_z(turn);
+            assert_eq!(
+                edges_only_3d(&cube, &cube, offset, turn),
+                Some(true),
+                "{offset}"
+            );
+        }
+        // A hull shaped as the cube is the same.
+        let corners: Vec<Vec3> = (0..8)
+            .map(|i: u32| {
+                glam::UVec3::new(i & 1, (i >> 1) & 1, (i >> 2) & 1).as_vec3() * 0.5 - 0.25
+            })
+            .collect();
+        let hull = Shape::convex_hull(&corners).unwrap();
+        let offset = Vec3::new(0.5, 0.5, 0.0);
+        assert_eq!(
+            edges_only_3d(&cube, &hull, offset, Quat::IDENTITY),
+            Some(true)
+        );
+        assert_eq!(
+            edges_only_3d(&hull, &cube, offset, Quat::IDENTITY),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn contacts_with_area_are_contacts() {
+        let cube = Shape::cuboid(Vec3::splat(0.25)).unwrap();
+        for (offset, turn) in [
+            // Stacked, flush and off-centre; side by side; sunk a
+            // millimetre beside a neighbour (its face overlaps).
+            (Vec3::new(0.0, 0.5, 0.0), 0.0),
+            (Vec3::new(0.3, 0.4999, 0.1), 0.0),
+            (Vec3::new(0.5, 0.0, 0.0), 0.0),
+            (Vec3::new(0.5, 0.499, 0.0), 0.0),
+            // A cube standing on an edge in the middle of a face.
+            (
+                Vec3::new(0.0, 0.25 + 0.25 * 2f32.sqrt(), 0.0),
+                core::f32::consts::FRAC_PI_4,
+            ),
+        ] {
+            let turn = Quat::from_rotation_z(turn);
+            assert_eq!(
+                edges_only_3d(&cube, &cube, offset, turn),
+                Some(false),
+                "{offset}"
+            );
+        }
+        // A ball at a cube's edge has a contact.
+        let ball = Shape::ball(0.25).unwrap();
+        let offset = Vec3::new(0.25, 0.25, 0.0) + Vec3::new(1.0, 1.0, 0.0).normalize() * 0.25;
+        assert_eq!(
+            edges_only_3d(&cube, &ball, offset, Quat::IDENTITY),
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn a_corner_striking_a_corner_from_afar_keeps_its_contact() {
+        let cube = Shape::cuboid(Vec3::splat(0.25)).unwrap();
+        let offset = Vec3::new(0.51, 0.51, 0.0);
+        assert_eq!(
+            edges_only_3d(&cube, &cube, offset, Quat::IDENTITY),
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn squares_meeting_corner_to_corner_meet_at_edges_only_2d() {
+        let square = Shape::<D2>::cuboid(Vec2::splat(0.25)).unwrap();
+        let meets = |offset: Vec2| {
+            let pair = PairView {
+                shape_a: &square,
+                pose_a: Pose::new(Vec2::ZERO, 0.0),
+                shape_b: &square,
+                pose_b: Pose::new(offset, 0.0),
+            };
+            let exact =
+                speculative_contact(pair.shape_a, &pair.pose_a, pair.shape_b, &pair.pose_b, 0.02)
+                    .unwrap();
+            meets_at_edges_only(&pair, &exact, TOLERANCE)
+        };
+        assert!(meets(Vec2::new(0.5, 0.5)));
+        assert!(meets(Vec2::new(0.50002, 0.4998)));
+        assert!(!meets(Vec2::new(0.5, 0.0)));
+        assert!(!meets(Vec2::new(0.2, 0.5)));
+        assert!(!meets(Vec2::new(0.5, 0.499)));
+    }
+}
