@@ -137,3 +137,146 @@ fn a_flush_wall_forty_wide_and_twenty_five_high_stands_and_sleeps_3d() {
         assert_wall_stands::<D3>([40, 25, 2], friction);
     }
 }
+
+/// A player's walk: the README's capped push towards 5 m/s along x, with
+/// its rotation locked, for 10 s on the ground `add_ground` builds.
+struct Walk {
+    /// Largest vertical speed after the first second, m/s.
+    vertical_speed: f32,
+    /// Mean speed along x after the first second, m/s.
+    speed: f32,
+    /// Largest distance of a contact normal from straight up.
+    tilt: f32,
+}
+
+/// Speed the walk pushes towards, m/s, and the most one frame's push may
+/// change it by (the README's player).
+const WALK_SPEED: f32 = 5.0;
+const WALK_PUSH: f32 = 0.5;
+
+fn walk<D: Scene>(player: tumble::shape::Shape<D>, add_ground: impl FnOnce(&mut World<D>)) -> Walk {
+    let mut world = World::<D>::new(Settings::default());
+    add_ground(&mut world);
+    let player = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(D::v(-8.0, 0.8))
+                .fixed_rotation(),
+            ColliderDesc::new(player).density(100.0).friction(0.6),
+        )
+        .unwrap();
+    let mut run = Walk {
+        vertical_speed: 0.0,
+        speed: 0.0,
+        tilt: 0.0,
+    };
+    let (frames, settle) = (600, 60);
+    for frame in 0..frames {
+        let mut body = world.body_mut(player).unwrap();
+        let mass = body.mass();
+        let along = D::dot(body.linear_velocity(), D::v(1.0, 0.0));
+        let push = (WALK_SPEED - along).clamp(-WALK_PUSH, WALK_PUSH);
+        body.apply_impulse_at_center(D::v(mass * push, 0.0))
+            .unwrap();
+        world.step(DT);
+        if frame < settle {
+            continue;
+        }
+        let body = world.body(player).unwrap();
+        let v = body.linear_velocity();
+        run.vertical_speed = run.vertical_speed.max(D::height(v).abs());
+        run.speed += D::dot(v, D::v(1.0, 0.0)) / (frames - settle) as f32;
+        for pair in world.contact_pairs() {
+            if pair.body_a != player && pair.body_b != player {
+                continue;
+            }
+            for m in pair.manifolds().filter(|m| !m.points().is_empty()) {
+                let up = D::v(0.0, 1.0);
+                let tilt = D::len(m.normal - up).min(D::len(m.normal + up));
+                run.tilt = run.tilt.max(tilt);
+            }
+        }
+    }
+    run
+}
+
+/// 100 unit boxes laid flush along x, each its own fixed body, tops at 0.
+fn flush_tiles<D: Scene>(world: &mut World<D>) {
+    for i in 0..100 {
+        world
+            .add_body(
+                BodyDesc::fixed().position(D::v(i as f32 - 10.0, -0.5)),
+                ColliderDesc::new(D::cube(0.5)).friction(0.6),
+            )
+            .unwrap();
+    }
+}
+
+/// One box as long as the tiles together.
+fn one_long_box<D: Scene>(world: &mut World<D>) {
+    world
+        .add_body(
+            BodyDesc::fixed().position(D::v(39.5, -0.5)),
+            ColliderDesc::new(D::cuboid_xyz(50.0, 0.5, 0.5)).friction(0.6),
+        )
+        .unwrap();
+}
+
+fn players<D: Scene>() -> [(&'static str, tumble::shape::Shape<D>); 3] {
+    [
+        (
+            "capsule",
+            tumble::shape::Shape::capsule(0.45, 0.35).unwrap(),
+        ),
+        ("ball", tumble::shape::Shape::ball(0.4).unwrap()),
+        ("box", D::cube(0.4)),
+    ]
+}
+
+/// The bar for a walk over separate flush colliders: no vertical speed
+/// above 1 cm/s, the speed of the walk on one long box within 1%, and
+/// every contact normal within 1e-3 of straight up.
+fn assert_walks_as_on_one_box<D: Scene>(ground: &str, add_ground: impl Fn(&mut World<D>)) {
+    for ((name, player), (_, same)) in players::<D>().into_iter().zip(players::<D>()) {
+        let tiles = walk(player, &add_ground);
+        let reference = walk(same, one_long_box);
+        println!(
+            "{} {name} over {ground}: vertical speed {:.2e} m/s, speed {:.4} m/s (one box {:.4}), normal off up by {:.2e}",
+            D::NAME,
+            tiles.vertical_speed,
+            tiles.speed,
+            reference.speed,
+            tiles.tilt
+        );
+        assert!(
+            tiles.vertical_speed <= 1e-2,
+            "{name}: {}",
+            tiles.vertical_speed
+        );
+        assert!(
+            (tiles.speed - reference.speed).abs() <= 0.01 * reference.speed,
+            "{name}: {} against {}",
+            tiles.speed,
+            reference.speed
+        );
+        assert!(tiles.tilt <= 1e-3, "{name}: {}", tiles.tilt);
+    }
+}
+
+#[test]
+fn a_player_walks_over_flush_tiles_as_over_one_box() {
+    assert_walks_as_on_one_box::<D2>("100 flush boxes", flush_tiles);
+    assert_walks_as_on_one_box::<D3>("100 flush boxes", flush_tiles);
+}
+
+#[test]
+fn a_player_walks_over_a_mesh_of_tiles_as_over_one_box_3d() {
+    assert_walks_as_on_one_box::<D3>("a mesh of 0.5 m tiles", |world| {
+        world
+            .add_body(
+                BodyDesc::fixed().position(tumble::glam::Vec3::new(39.5, 0.0, 0.0)),
+                ColliderDesc::new(grid_mesh(200, 4, 0.5, true)).friction(0.6),
+            )
+            .unwrap();
+    });
+}

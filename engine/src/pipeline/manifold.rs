@@ -219,8 +219,9 @@ impl<D: ManifoldDim> Default for Manifold<D> {
 pub(crate) const LEVEL_SHARE: f32 = 0.1;
 
 /// A query's normal within about 1.8 degrees of the kept one (cosine above
-/// this) leaves the kept one in place: it turns with A and holds a resting
-/// pair's rows steady, where each query's own normal wobbles by rounding.
+/// this) leaves the kept one in place between two polytopes: it turns with
+/// A and holds a resting pair's rows steady, where EPA's normal may move
+/// between the two shapes' faces.
 const KEPT_NORMAL_COSINE: f32 = 0.9995;
 
 /// Distances that govern a manifold, metres.
@@ -443,7 +444,13 @@ impl<D: ManifoldDim> Manifold<D> {
             _ => fresh.normal,
         };
         self.normal = kept;
-        if kept.dot(fresh.normal) < KEPT_NORMAL_COSINE {
+        // A rounded shape's normal is exact and continuous, with nothing to
+        // steady: kept, a ball's normal from the corner of the tile it
+        // rolled onto stayed tilted across the whole tile, and a player
+        // walked over flush tiles hopped at 0.2 m/s
+        // (`a_player_walks_over_flush_tiles_as_over_one_box`).
+        let rounded = pair.shape_a.radius() > 0.0 || pair.shape_b.radius() > 0.0;
+        if rounded || kept.dot(fresh.normal) < KEPT_NORMAL_COSINE {
             self.turn_impulses(fresh.normal);
         }
         self.refresh(pair, tuning);
