@@ -307,6 +307,8 @@ impl App {
             KeyCode::F5,
             KeyCode::F6,
             KeyCode::F7,
+            KeyCode::F8,
+            KeyCode::F9,
         ];
         for (key, scene) in keys.iter().zip(SCENES) {
             if is_key_pressed(*key) {

@@ -77,8 +77,9 @@ impl DemoScene {
 }
 
 /// The key that picks each scene, in the order of [`SCENES`].
-pub const KEYS: [&str; 18] = [
-    "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-", "F1", "F2", "F3", "F4", "F5", "F6", "F7",
+pub const KEYS: [&str; 23] = [
+    "1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-", "F1", "F2", "F3", "F4", "F5", "F6",
+    "F7", "F8", "F9", "F10", "F11", "F12",
 ];
 
 /// The key that picks scene number `index` (from 0) of [`SCENES`], if any.
@@ -214,6 +215,21 @@ pub static SCENES: &[DemoScene] = &[
             pitch: 0.0,
         },
     },
+    DemoScene {
+        name: "flush_wall_3d",
+        about: "3D: a wall of 200 flush cubes, 10 wide and 20 high, struck by a ball at 2 s",
+        kind: SceneKind::D3(tumble_scenes::flush_wall_3d),
+        framing: Framing::Bodies,
+    },
+    DemoScene {
+        name: "tile_map_2d",
+        about: "2D: the player (Left/Right walk, Up jumps) on a level of flush tiles, each its own body",
+        kind: SceneKind::D2(tumble_scenes::tile_map_2d),
+        framing: Framing::Stage {
+            yaw: 0.0,
+            pitch: 0.0,
+        },
+    },
 ];
 
 /// The default scene: the 3D falling boxes.
@@ -239,11 +255,11 @@ mod tests {
         }
         assert!(
             SCENES.len() <= KEYS.len(),
-            "keys 1..9, 0, - and F1..F7 pick scenes"
+            "keys 1..9, 0, - and F1..F9 pick scenes"
         );
         assert_eq!(key(9), Some("0"));
         assert_eq!(key(10), Some("-"));
-        assert_eq!(key(SCENES.len() - 1), Some("F7"));
+        assert_eq!(key(SCENES.len() - 1), Some("F9"));
         assert_eq!(find("car_2d").map(|s| s.framing), Some(Framing::FollowCar));
     }
 }

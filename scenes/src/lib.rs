@@ -103,6 +103,11 @@ pub const SCENES: &[SceneEntry] = &[
         build: Build::D3(flush_wall_3d),
     },
     SceneEntry {
+        name: "tile_map_2d",
+        about: "2D: player_2d's player on a level of 1 m tiles, each its own fixed body, laid flush (sleeping on)",
+        build: Build::D2(tile_map_2d),
+    },
+    SceneEntry {
         name: "falling_boxes_2d",
         about: "2D: 400 boxes dropped in a loose grid",
         build: Build::D2(falling_boxes_2d),
@@ -600,6 +605,60 @@ pub fn player_2d() -> Scene<D2> {
         )
         .expect("valid ball");
     bodies.push(ball);
+    Scene { world, bodies }
+}
+
+/// 2D, sleeping on: a level of 1 m tiles, each its own fixed body, laid
+/// flush as a tile-map editor lays them: a floor of 60 tiles, a raised run
+/// of 8 and a floating platform of 6, with [`player_2d`]'s player (the
+/// first in `bodies`, its user number [`PLAYER`]) and a few crates. The
+/// player walks across the seams as across one box
+/// (`a_player_walks_over_flush_tiles_as_over_one_box`,
+/// `tests/compositions.rs`).
+pub fn tile_map_2d() -> Scene<D2> {
+    let mut world = World::new(Settings::default());
+    let tile = d2::Shape::cuboid(Vec2::splat(0.5)).expect("valid tile");
+    let mut lay = |x: f32, y: f32| {
+        world
+            .add_body(
+                d2::BodyDesc::fixed().position(Vec2::new(x, y)),
+                d2::ColliderDesc::new(tile.clone()).friction(0.6),
+            )
+            .expect("valid tile");
+    };
+    for i in 0..60 {
+        lay(i as f32 - 20.0, -0.5);
+    }
+    for i in 0..8 {
+        lay(i as f32 + 6.0, 0.5);
+    }
+    for i in 0..6 {
+        lay(i as f32 + 20.0, 2.5);
+    }
+    let player = world
+        .add_body(
+            d2::BodyDesc::dynamic()
+                .position(Vec2::new(-6.0, 0.8))
+                .fixed_rotation()
+                .user_data(PLAYER),
+            d2::ColliderDesc::new(d2::Shape::capsule(0.45, 0.35).expect("valid capsule"))
+                .density(100.0)
+                .friction(0.6),
+        )
+        .expect("valid player");
+    let mut bodies = vec![player];
+    let crate_ = d2::Shape::cuboid(Vec2::splat(0.3)).expect("valid crate");
+    for i in 0..3 {
+        let at = Vec2::new(-2.0 + i as f32 * 0.6, 0.3);
+        bodies.push(
+            world
+                .add_body(
+                    d2::BodyDesc::dynamic().position(at),
+                    d2::ColliderDesc::new(crate_.clone()).density(60.0),
+                )
+                .expect("valid crate"),
+        );
+    }
     Scene { world, bodies }
 }
 
