@@ -316,6 +316,303 @@ fn a_kinematic_platform_driven_by_targets_carries_a_box_3d() {
     platform_carries::<tumble::D3>();
 }
 
+/// Speed of the target-driven platforms below, m/s along X.
+const PLATFORM_SPEED: f32 = 2.0;
+/// Turn rate of the target-driven turntable below, rad/s about Z.
+const PLATFORM_SPIN: f32 = 1.5;
+/// How close a target-driven body's velocity reads to the one it moves
+/// at (the bar): the velocity is the step's displacement over the
+/// step, rounded at positions of a few metres.
+const READ_TOLERANCE: f32 = 1e-4;
+
+/// A kinematic platform 4 m wide (top at y = 0.25), friction `friction`,
+/// and a turntable beside it, both kinematic.
+fn platform_and_turntable<D: Scene>(
+    world: &mut World<D>,
+    friction: f32,
+) -> (tumble::BodyHandle, tumble::BodyHandle) {
+    let platform = world
+        .add_body(
+            BodyDesc::kinematic(),
+            ColliderDesc::new(D::cuboid(2.0, 0.25)).friction(friction),
+        )
+        .unwrap();
+    let turntable = world
+        .add_body(
+            BodyDesc::kinematic().position(D::v(0.0, -5.0)),
+            ColliderDesc::new(D::cuboid(1.0, 0.25)),
+        )
+        .unwrap();
+    (platform, turntable)
+}
+
+/// Gives the platform and the turntable their targets for step `step`
+/// (counted from 1): `PLATFORM_SPEED` along X and `PLATFORM_SPIN` about Z.
+fn drive<D: Scene>(
+    world: &mut World<D>,
+    (platform, turntable): (tumble::BodyHandle, tumble::BodyHandle),
+    step: usize,
+) {
+    let t = step as f32 * DT;
+    world
+        .body_mut(platform)
+        .unwrap()
+        .set_kinematic_target(D::v(PLATFORM_SPEED * t, 0.0), D::tilt(0.0))
+        .unwrap();
+    world
+        .body_mut(turntable)
+        .unwrap()
+        .set_kinematic_target(D::v(0.0, -5.0), D::tilt(PLATFORM_SPIN * t))
+        .unwrap();
+}
+
+/// A platform driven by a target every step reads the velocity it moves
+/// at after every step, and a turntable its spin (before, both read zero:
+/// the step stopped them on their targets); a step without a target stops
+/// them on their last one, reading zero, and a velocity set after a target
+/// keeps a platform moving.
+fn target_velocities<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let bodies = platform_and_turntable(&mut world, 0.6);
+    let (platform, turntable) = bodies;
+    let mut worst = (0.0f32, 0.0f32);
+    for step in 1..=120 {
+        drive(&mut world, bodies, step);
+        world.step(DT);
+        let moving = world.body(platform).unwrap();
+        let turning = world.body(turntable).unwrap();
+        let v = moving.linear_velocity() - D::v(PLATFORM_SPEED, 0.0);
+        let w = D::spin_z(turning.angular_velocity()) - PLATFORM_SPIN;
+        worst = (worst.0.max(D::len(v)), worst.1.max(w.abs()));
+        assert!(
+            D::len(v) < READ_TOLERANCE && w.abs() < READ_TOLERANCE,
+            "{}: step {step}: the platform reads {:?}, the turntable {:?}",
+            D::NAME,
+            moving.linear_velocity(),
+            turning.angular_velocity()
+        );
+        let x = PLATFORM_SPEED * step as f32 * DT;
+        assert!(
+            D::len(moving.position() - D::v(x, 0.0)) < 1e-5,
+            "{}: the platform is on its target",
+            D::NAME
+        );
+    }
+    println!(
+        "{}: read velocities off by at most {:.1e} m/s and {:.1e} rad/s",
+        D::NAME,
+        worst.0,
+        worst.1
+    );
+    // No target: both stop where the last one put them.
+    let at = world.body(platform).unwrap().position();
+    world.step(DT);
+    let (moving, turning) = (
+        world.body(platform).unwrap(),
+        world.body(turntable).unwrap(),
+    );
+    assert_eq!(moving.linear_velocity(), D::v(0.0, 0.0), "{}", D::NAME);
+    assert_eq!(D::spin_z(turning.angular_velocity()), 0.0, "{}", D::NAME);
+    assert!(
+        D::len(moving.position() - at) < 1e-6,
+        "{}: stopped on the target",
+        D::NAME
+    );
+    // A velocity set after a target's step keeps the platform moving.
+    drive(&mut world, bodies, 121);
+    world.step(DT);
+    let read = world.body(platform).unwrap().linear_velocity();
+    world
+        .body_mut(platform)
+        .unwrap()
+        .set_linear_velocity(read)
+        .unwrap();
+    let before = world.body(platform).unwrap().position();
+    world.step(DT);
+    let moving = world.body(platform).unwrap();
+    assert_eq!(moving.linear_velocity(), read, "{}: kept", D::NAME);
+    assert!(
+        (D::dot(moving.position() - before, D::v(1.0, 0.0)) - PLATFORM_SPEED * DT).abs() < 1e-5,
+        "{}: moved on at the velocity set",
+        D::NAME
+    );
+}
+
+#[test]
+fn a_target_driven_platform_reads_the_velocity_it_moves_at_2d() {
+    target_velocities::<tumble::D2>();
+}
+
+#[test]
+fn a_target_driven_platform_reads_the_velocity_it_moves_at_3d() {
+    target_velocities::<tumble::D3>();
+}
+
+/// A call split into several steps (`Settings::max_step`) moves a
+/// target-driven platform evenly over them and ends it on its target,
+/// reading the velocity it moved at (before, it reached the target in the
+/// first step and stood still for the others).
+fn split_call<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let bodies = platform_and_turntable(&mut world, 0.6);
+    let (platform, turntable) = bodies;
+    // Three frames' time in one call: two steps of 1/40 s.
+    let long = 3.0 * DT;
+    let to = D::v(PLATFORM_SPEED * long, 0.0);
+    world
+        .body_mut(platform)
+        .unwrap()
+        .set_kinematic_target(to, D::tilt(0.0))
+        .unwrap();
+    world
+        .body_mut(turntable)
+        .unwrap()
+        .set_kinematic_target(D::v(0.0, -5.0), D::tilt(PLATFORM_SPIN * long))
+        .unwrap();
+    world.step(long);
+    let moving = world.body(platform).unwrap();
+    assert_eq!(moving.position(), to, "{}: on the target", D::NAME);
+    let v = moving.linear_velocity() - D::v(PLATFORM_SPEED, 0.0);
+    let w = D::spin_z(world.body(turntable).unwrap().angular_velocity()) - PLATFORM_SPIN;
+    assert!(
+        D::len(v) < READ_TOLERANCE && w.abs() < READ_TOLERANCE,
+        "{}: reads {:?} after a split call",
+        D::NAME,
+        moving.linear_velocity()
+    );
+}
+
+#[test]
+fn a_call_split_into_steps_moves_a_target_driven_platform_evenly_2d() {
+    split_call::<tumble::D2>();
+}
+
+#[test]
+fn a_call_split_into_steps_moves_a_target_driven_platform_evenly_3d() {
+    split_call::<tumble::D3>();
+}
+
+/// Seconds the platform speeds up over, from rest to `PLATFORM_SPEED`
+/// (friction, 0.6 × g, needs a third of a second to bring the box along).
+const SPEED_UP: f32 = 0.5;
+
+/// A box resting on a target-driven platform moving at 2 m/s is carried
+/// at the speed the platform reads.
+fn box_carried<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let bodies = platform_and_turntable(&mut world, 0.6);
+    let platform = bodies.0;
+    let rider = world
+        .add_body(
+            BodyDesc::dynamic().position(D::v(0.0, 0.75)),
+            ColliderDesc::new(D::cube(0.5)).friction(0.6),
+        )
+        .unwrap();
+    for _ in 0..60 {
+        world.step(DT);
+    }
+    let (mut x, mut worst) = (0.0, 0.0f32);
+    let steps = (1.5 / DT) as usize;
+    for step in 1..=steps {
+        let speed = PLATFORM_SPEED * (step as f32 * DT / SPEED_UP).min(1.0);
+        x += speed * DT;
+        world
+            .body_mut(platform)
+            .unwrap()
+            .set_kinematic_target(D::v(x, 0.0), D::tilt(0.0))
+            .unwrap();
+        world.step(DT);
+        if step as f32 * DT > 2.0 * SPEED_UP {
+            let carrier = world.body(platform).unwrap().linear_velocity();
+            let carried = world.body(rider).unwrap().linear_velocity();
+            worst = worst.max(D::len(carried - carrier));
+            assert!(
+                D::len(carrier - D::v(PLATFORM_SPEED, 0.0)) < READ_TOLERANCE,
+                "{}: the platform reads {carrier:?}",
+                D::NAME
+            );
+        }
+    }
+    println!("{}: the box is carried within {worst:.1e} m/s", D::NAME);
+    assert!(
+        worst < 1e-3,
+        "{}: the box moves {worst} m/s off the platform's speed",
+        D::NAME
+    );
+}
+
+#[test]
+fn a_box_on_a_target_driven_platform_moves_at_the_speed_it_reads_2d() {
+    box_carried::<tumble::D2>();
+}
+
+#[test]
+fn a_box_on_a_target_driven_platform_moves_at_the_speed_it_reads_3d() {
+    box_carried::<tumble::D3>();
+}
+
+/// Most a player matching the platform's velocity may drift on it in 2 s
+/// (the bar), metres.
+const PLAYER_DRIFT: f32 = 0.01;
+
+/// A player (frictionless: only the velocity it sets carries it) on a
+/// platform moving at 2 m/s by targets sets its own velocity to the
+/// platform's, read from `linear_velocity()`, every frame, keeping its
+/// fall: it stays where it stood on the platform.
+fn player_matches<D: Scene>() {
+    let mut world = World::<D>::new(Settings::default());
+    let bodies = platform_and_turntable(&mut world, 0.0);
+    let platform = bodies.0;
+    // The platform is under way before the player comes.
+    for step in 1..=30 {
+        drive(&mut world, bodies, step);
+        world.step(DT);
+    }
+    let start = world.body(platform).unwrap().position();
+    let player = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(start + D::v(0.5, 0.75))
+                .fixed_rotation(),
+            ColliderDesc::new(D::cube(0.5)).friction(0.0),
+        )
+        .unwrap();
+    let offset = |world: &World<D>| {
+        world.body(player).unwrap().position() - world.body(platform).unwrap().position()
+    };
+    let first = offset(&world);
+    let mut drift = 0.0f32;
+    for step in 31..=30 + (2.0 / DT) as usize {
+        drive(&mut world, bodies, step);
+        let carrier = world.body(platform).unwrap().linear_velocity();
+        let mut body = world.body_mut(player).unwrap();
+        let fall = D::height(body.linear_velocity());
+        let level = carrier - D::v(0.0, D::height(carrier));
+        body.set_linear_velocity(level + D::v(0.0, fall)).unwrap();
+        world.step(DT);
+        drift = drift.max(D::sideways(offset(&world) - first));
+    }
+    println!(
+        "{}: the player drifted {drift:.1e} m on the platform",
+        D::NAME
+    );
+    assert!(
+        drift < PLAYER_DRIFT,
+        "{}: the player drifted {drift} m on the platform",
+        D::NAME
+    );
+}
+
+#[test]
+fn a_player_matching_a_target_driven_platform_stays_on_it_2d() {
+    player_matches::<tumble::D2>();
+}
+
+#[test]
+fn a_player_matching_a_target_driven_platform_stays_on_it_3d() {
+    player_matches::<tumble::D3>();
+}
+
 fn compound_rests<D: Scene>() {
     let mut world = World::<D>::new(Settings::default());
     add_ground::<D>(&mut world, 0.0);

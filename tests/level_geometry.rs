@@ -6,7 +6,7 @@ mod common;
 
 use common::{awake, grid_mesh, Scene};
 use tumble::glam::{Quat, Vec2, Vec3};
-use tumble::shape::{Shape, ShapeError};
+use tumble::shape::{ChainFront, LoopFront, Shape, ShapeError};
 use tumble::{d2, d3, BodyDesc, BodyHandle, ColliderDesc, Settings, WorldError};
 
 const DT: f32 = 1.0 / 60.0;
@@ -566,6 +566,124 @@ fn a_box_rests_on_a_chain_and_a_ball_rolls_down_its_slope() {
         cube_at.y
     );
     assert!(ball_at.x > -1.0 && ball_at.y > 0.2, "ball at {ball_at:?}");
+}
+
+/// A ground drawn left to right: flat from x = -6 to 0, then rising 1 m
+/// to x = 6.
+const LEFT_TO_RIGHT: [Vec2; 3] = [
+    Vec2::new(-6.0, 0.0),
+    Vec2::new(0.0, 0.0),
+    Vec2::new(6.0, 1.0),
+];
+
+/// A 2D world with `ground` on a fixed body at the origin and a unit box
+/// (0.5 m half side) at `at`, stepped 2 s; the box's end position.
+fn box_on_2d(ground: Shape<tumble::D2>, at: Vec2, gravity: Vec2) -> Vec2 {
+    let mut world = d2::World::new(Settings {
+        gravity,
+        ..Settings::default()
+    });
+    world
+        .add_body(BodyDesc::fixed(), ColliderDesc::new(ground))
+        .unwrap();
+    let cube = world
+        .add_body(
+            BodyDesc::dynamic().position(at),
+            ColliderDesc::new(Shape::cuboid(Vec2::splat(0.5)).unwrap()),
+        )
+        .unwrap();
+    for _ in 0..120 {
+        world.step(DT);
+    }
+    world.body(cube).unwrap().position()
+}
+
+/// Standard gravity, down.
+const DOWN: Vec2 = Vec2::new(0.0, -9.81);
+
+/// How close a box resting on a chain sits to its resting height, metres
+/// (the solver's slop leaves it a few millimetres in).
+const REST_TOLERANCE: f32 = 5e-3;
+
+#[test]
+fn a_box_rests_on_a_ground_chain_drawn_left_to_right_with_its_front_named() {
+    // The issue: a ground drawn left to right, its front named at the call
+    // (up: the left of its direction).
+    let ground = Shape::one_sided_chain(&LEFT_TO_RIGHT, ChainFront::Left).unwrap();
+    let at = box_on_2d(ground, Vec2::new(-3.0, 2.0), DOWN);
+    println!("on the left-fronted ground: {at:?}");
+    assert!((at.y - 0.5).abs() < REST_TOLERANCE, "box at {at:?}");
+    // Drawn right to left with the front on the right: the same ground.
+    let mut backwards = LEFT_TO_RIGHT;
+    backwards.reverse();
+    let ground = Shape::one_sided_chain(&backwards, ChainFront::Right).unwrap();
+    let same = box_on_2d(ground, Vec2::new(-3.0, 2.0), DOWN);
+    assert!((same.y - 0.5).abs() < REST_TOLERANCE, "box at {same:?}");
+}
+
+#[test]
+fn a_plain_chain_collides_on_the_right_of_its_direction() {
+    // `Shape::chain` as documented: drawn left to right, its front (the
+    // right of its direction) faces down. A box dropped on it falls
+    // through; one below it, falling up, rests against it.
+    let through = box_on_2d(
+        Shape::chain(&LEFT_TO_RIGHT, false).unwrap(),
+        Vec2::new(-3.0, 2.0),
+        DOWN,
+    );
+    println!("dropped on the plain chain: {through:?}");
+    assert!(through.y < -5.0, "the box fell through: {through:?}");
+    let under = box_on_2d(
+        Shape::chain(&LEFT_TO_RIGHT, false).unwrap(),
+        Vec2::new(-3.0, -1.0),
+        -DOWN,
+    );
+    assert!((under.y + 0.5).abs() < REST_TOLERANCE, "box at {under:?}");
+}
+
+#[test]
+fn a_closed_loop_named_outside_or_inside_holds_bodies_either_way_round() {
+    // An island 6 m wide with a flat top at y = 2, counter-clockwise.
+    let island = [
+        Vec2::new(-3.0, 0.0),
+        Vec2::new(3.0, 0.0),
+        Vec2::new(3.0, 1.0),
+        Vec2::new(1.5, 2.0),
+        Vec2::new(-1.5, 2.0),
+        Vec2::new(-3.0, 1.0),
+    ];
+    // A room 6 m wide and 4 m tall, counter-clockwise.
+    let room = [
+        Vec2::new(-3.0, 0.0),
+        Vec2::new(3.0, 0.0),
+        Vec2::new(3.0, 4.0),
+        Vec2::new(-3.0, 4.0),
+    ];
+    for clockwise in [false, true] {
+        let order = |points: &[Vec2]| {
+            let mut points = points.to_vec();
+            if clockwise {
+                points.reverse();
+            }
+            points
+        };
+        let ground = Shape::one_sided_loop(&order(&island), LoopFront::Outside).unwrap();
+        let on = box_on_2d(ground, Vec2::new(0.0, 4.0), DOWN);
+        let inside = Shape::one_sided_loop(&order(&room), LoopFront::Inside).unwrap();
+        let within = box_on_2d(inside, Vec2::new(0.0, 2.0), DOWN);
+        println!("clockwise {clockwise}: on the island {on:?}, in the room {within:?}");
+        assert!((on.y - 2.5).abs() < REST_TOLERANCE, "{clockwise}: {on:?}");
+        assert!(
+            (within.y - 0.5).abs() < REST_TOLERANCE,
+            "{clockwise}: {within:?}"
+        );
+    }
+    // A loop with no inside is refused.
+    let flat = [Vec2::ZERO, Vec2::X, Vec2::X * 2.0];
+    assert!(matches!(
+        Shape::one_sided_loop(&flat, LoopFront::Outside),
+        Err(ShapeError::Degenerate { .. })
+    ));
 }
 
 #[test]

@@ -467,6 +467,12 @@ fn kinematic_scene() -> World<D3> {
 #[test]
 fn kinematic_bodies_continue_bit_identically() {
     let drive = |world: &mut World<D3>, step: usize| {
+        // No target every fourth step: the platform, which reads the
+        // velocity its last target gave it, stops (a world saved at step
+        // 91 keeps that it has just reached one).
+        if step % 4 == 3 {
+            return;
+        }
         let platform = world
             .bodies()
             .find(|(_, b)| b.user_data() == 1)
@@ -830,9 +836,10 @@ fn truncated_flipped_scribbled_and_other_version_bytes_are_errors() {
     // Another version (3: before surface pairs saved their normal
     // clusters; 4: before the awake islands and the pairs' link bits were
     // saved; 5: before the bodies' sims were saved apart from their
-    // records), and the other dimension.
-    assert_eq!(FORMAT_VERSION, 6);
-    for version in [0, 3, 4, 5, FORMAT_VERSION + 1, u32::MAX] {
+    // records; 6: before a body kept whether it just reached its kinematic
+    // target), and the other dimension.
+    assert_eq!(FORMAT_VERSION, 7);
+    for version in [0, 3, 4, 5, 6, FORMAT_VERSION + 1, u32::MAX] {
         copy[8..12].copy_from_slice(&version.to_le_bytes());
         assert_eq!(
             World::<D3>::from_bytes(&copy).err(),

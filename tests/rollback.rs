@@ -37,7 +37,8 @@ fn motion_hash<D: Scene>(world: &tumble::World<D>) -> u64 {
 
 /// The game's input before step `step`: every third step an upward kick to
 /// one of the bodies (waking it and its island), and any kinematic body
-/// driven towards a target that moves with the step.
+/// driven towards a target that moves with the step, but for every fourth
+/// step, when it stops where its last target put it.
 fn input<D: Scene>(world: &mut tumble::World<D>, bodies: &[BodyHandle], step: usize) {
     if step.is_multiple_of(3) && !bodies.is_empty() {
         let h = bodies[(step * 7919) % bodies.len()];
@@ -55,6 +56,9 @@ fn input<D: Scene>(world: &mut tumble::World<D>, bodies: &[BodyHandle], step: us
         .filter(|(_, b)| b.kind() == BodyKind::Kinematic)
         .map(|(h, _)| h)
         .collect();
+    if step % 4 == 3 {
+        return;
+    }
     for h in kinematic {
         let at = D::v((step as f32 * 0.05).sin() * 2.0, 0.5);
         let mut body = world.body_mut(h).unwrap();

@@ -539,6 +539,11 @@ pub(crate) struct BodyRecord<D: Dim> {
     user_data: u64,
     /// Where a kinematic body is to be at the end of the next step.
     pub(crate) kinematic_target: Option<Pose<D>>,
+    /// The body reached a kinematic target at the end of the last step and
+    /// still has the velocities that took it there (what the game reads):
+    /// the next step stops it unless the game gives it a new target or
+    /// velocity ([`BodyMut::set_kinematic_target`]).
+    pub(crate) target_reached: bool,
     pub(crate) can_sleep: bool,
     /// Asleep: not integrated or solved until something wakes it.
     pub(crate) sleeping: bool,
@@ -579,15 +584,24 @@ impl<D: Dim> BodyRecord<D> {
         self.rest_time = 0.0;
     }
 
-    /// After the step: a teleport has been dealt with; a body that reached
-    /// its target stops there (`sim` is its own).
-    pub(crate) fn arrive(&mut self, sim: &mut BodySim<D>) {
+    /// After a step: a teleport has been dealt with. In the `last` step of
+    /// a call, a body with a target is put exactly on it (rounding in the
+    /// integration aside, it is there already) and keeps the velocities it
+    /// moved at, so that the game reads them; the next step stops it there
+    /// unless it is given a new target or velocity
+    /// ([`BodyMut::aim_at_target`]). True when the body had a target: the
+    /// next step must see it (`sim` is its own).
+    pub(crate) fn arrive(&mut self, sim: &mut BodySim<D>, last: bool) -> bool {
         self.teleported = false;
-        if let Some(target) = self.kinematic_target.take() {
+        let Some(target) = self.kinematic_target else {
+            return false;
+        };
+        if last {
             sim.pose = target;
-            sim.linear_velocity = D::Vector::ZERO;
-            sim.angular_velocity = D::AngularVector::default();
+            self.kinematic_target = None;
+            self.target_reached = true;
         }
+        true
     }
 }
 
@@ -751,6 +765,7 @@ pub(crate) fn new_body<D: Dim>(
         colliders: vec![Collider::new(handle, collider)],
         user_data: desc.user_data,
         kinematic_target: None,
+        target_reached: false,
         can_sleep: desc.can_sleep,
         sleeping: false,
         rest_time: 0.0,
@@ -913,6 +928,7 @@ impl<'w, D: Dim> BodyMut<'w, D> {
         }
         if kind != BodyKind::Kinematic {
             self.record.kinematic_target = None;
+            self.record.target_reached = false;
         }
         self.sim.hold_locked_velocities();
         Ok(())
@@ -1015,7 +1031,9 @@ impl<'w, D: Dim> BodyMut<'w, D> {
     }
 
     /// Sets the velocity of the centre of mass (m/s); ignored for fixed
-    /// bodies, and along a dynamic body's locked axes ([`Locks`]).
+    /// bodies, and along a dynamic body's locked axes ([`Locks`]). A
+    /// kinematic body that has just reached a target keeps moving at its
+    /// velocities from then on ([`BodyMut::set_kinematic_target`]).
     pub fn set_linear_velocity(&mut self, v: D::Vector) -> Result<(), WorldError> {
         if !v.is_finite() {
             return Err(WorldError::NotFinite {
@@ -1024,6 +1042,7 @@ impl<'w, D: Dim> BodyMut<'w, D> {
         }
         if self.sim.kind != BodyKind::Fixed {
             self.sim.linear_velocity = v;
+            self.record.target_reached = false;
         }
         self.sim.hold_locked_velocities();
         self.wake_up();
@@ -1031,7 +1050,9 @@ impl<'w, D: Dim> BodyMut<'w, D> {
     }
 
     /// Sets the angular velocity (rad/s); ignored for fixed bodies, and
-    /// about a dynamic body's locked axes ([`Locks`]).
+    /// about a dynamic body's locked axes ([`Locks`]). A kinematic body
+    /// that has just reached a target keeps moving at its velocities from
+    /// then on ([`BodyMut::set_kinematic_target`]).
     pub fn set_angular_velocity(&mut self, w: D::AngularVector) -> Result<(), WorldError> {
         if !w.is_finite() {
             return Err(WorldError::NotFinite {
@@ -1040,6 +1061,7 @@ impl<'w, D: Dim> BodyMut<'w, D> {
         }
         if self.sim.kind != BodyKind::Fixed {
             self.sim.angular_velocity = w;
+            self.record.target_reached = false;
         }
         self.sim.hold_locked_velocities();
         self.wake_up();
@@ -1047,8 +1069,28 @@ impl<'w, D: Dim> BodyMut<'w, D> {
     }
 
     /// Drives a kinematic body to the pose of its origin at `position` and
-    /// `rotation` by the end of the next step: the step gives it the velocity
-    /// that gets it there, pushing what is in the way, and stops it there.
+    /// `rotation` by the end of the next step: the step gives it the
+    /// velocities that get it there (the centre of mass's displacement and
+    /// the turn over the step's time), which contacts see, so it pushes
+    /// and carries what it touches, and ends it exactly on the target.
+    ///
+    /// After that step the body reads those velocities
+    /// ([`Body::linear_velocity`], [`Body::angular_velocity`]): a platform
+    /// given a target 2 m/s × dt ahead each step reads 2 m/s, and a player
+    /// standing on it can match it. A step with no new target stops the
+    /// body where it is (velocities zero); a velocity the game sets in
+    /// between ([`BodyMut::set_linear_velocity`],
+    /// [`BodyMut::set_angular_velocity`]) instead keeps it moving at its
+    /// velocities, the one set and the other as the target left it. This
+    /// is the target of PhysX's `setKinematicTarget` and rapier's
+    /// position-based kinematic bodies; Box2D v3's
+    /// `b2Body_SetTargetTransform` and Jolt's `MoveKinematic` set the
+    /// velocities alone, and the body coasts past its target until told
+    /// otherwise. A target is one step's: a game moving a platform sets one
+    /// every step. Guarded by `tests/game_api.rs`
+    /// (`a_target_driven_platform_reads_the_velocity_it_moves_at_2d`, `_3d`,
+    /// and the tests beside them).
+    ///
     /// Errors on NaN or infinity, a zero quaternion, and for a body that is
     /// not kinematic.
     pub fn set_kinematic_target(
@@ -1072,16 +1114,28 @@ impl<'w, D: Dim> BodyMut<'w, D> {
         Ok(())
     }
 
-    /// Gives a kinematic body with a target the velocities that reach it in `dt`.
-    pub(crate) fn aim_at_target(&mut self, dt: f32) {
+    /// At the start of a step of `dt` with `steps_left` steps of the call
+    /// left, this one included: gives a kinematic body with a target the
+    /// velocities that reach it by the end of the call (a call split into
+    /// steps by [`crate::Settings::max_step`] moves it evenly over them);
+    /// stops one that reached its target in the last step and was given
+    /// no new target or velocity since.
+    pub(crate) fn aim_at_target(&mut self, dt: f32, steps_left: u32) {
+        let reached = std::mem::take(&mut self.record.target_reached);
         let Some(target) = self.record.kinematic_target else {
+            if reached {
+                self.sim.linear_velocity = D::Vector::ZERO;
+                self.sim.angular_velocity = D::AngularVector::default();
+            }
             return;
         };
         let sim = &mut *self.sim;
         let center = sim.center_of_mass();
         let target_center = target.transform_point(sim.local_center);
-        let linear = (target_center - center) * (1.0 / dt);
-        let angular = D::angular_velocity_between(sim.pose.rotation, target.rotation, dt);
+        // One step left: exactly `dt`, as a call of one step.
+        let time = dt * steps_left as f32;
+        let linear = (target_center - center) * (1.0 / time);
+        let angular = D::angular_velocity_between(sim.pose.rotation, target.rotation, time);
         if linear.is_finite() && angular.is_finite() {
             sim.linear_velocity = linear;
             sim.angular_velocity = angular;

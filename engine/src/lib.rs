@@ -74,7 +74,7 @@ pub mod d2 {
     pub use crate::math::Axes;
     pub use crate::pipeline::narrow_phase::{contact, contact_traced, distance};
     pub use crate::query::QueryFilter;
-    pub use crate::shape::ShapeError;
+    pub use crate::shape::{ChainFront, LoopFront, ShapeError};
     #[cfg(feature = "serde")]
     pub use crate::world::LoadError;
 

@@ -1082,8 +1082,8 @@ impl<D: Dim> World<D> {
         self.joint_events.clear();
         self.record_reached();
         let mut profile = StepProfile::default();
-        for _ in 0..steps {
-            self.step_once(h);
+        for steps_left in (1..=steps).rev() {
+            self.step_once(h, steps_left);
             profile.add(&self.profile);
         }
         self.profile = profile;
@@ -1091,9 +1091,11 @@ impl<D: Dim> World<D> {
         Ok(())
     }
 
-    /// One step of `dt` seconds, the pipeline's stages in order; events
-    /// are added to the call's.
-    fn step_once(&mut self, dt: f32) {
+    /// One step of `dt` seconds, the pipeline's stages in order, with
+    /// `steps_left` steps of the call left, this one included (kinematic
+    /// targets are reached at the end of the call: `BodyMut::aim_at_target`);
+    /// events are added to the call's.
+    fn step_once(&mut self, dt: f32, steps_left: u32) {
         let start = Instant::now();
         self.broad_phase.set_margin(self.settings.aabb_margin);
         let since = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
@@ -1113,7 +1115,7 @@ impl<D: Dim> World<D> {
                 stale = true;
                 continue;
             };
-            body.aim_at_target(dt);
+            body.aim_at_target(dt, steps_left);
             teleports |= body.record.teleported;
             // A body the game woke (an impulse, a placement) joins the
             // solver, and its sleeping island wakes with it.
@@ -1156,7 +1158,7 @@ impl<D: Dim> World<D> {
         let mut islands = since(t);
         let t = Instant::now();
         self.append_facet_inputs();
-        self.solve(dt, &reached);
+        self.solve(dt, &reached, steps_left == 1);
         // Next step the solver's bodies are in the bodies' order again,
         // the woken ones among them.
         self.buffers.index_stale |= woke;
@@ -1512,8 +1514,8 @@ impl<D: Dim> World<D> {
     /// narrow phase took. Storing the impulses back, each pair also learns
     /// whether it touches (a point overlaps); each body gets its solved
     /// state, and those the game reached (`reached`) are done with their
-    /// teleport or target.
-    fn solve(&mut self, dt: f32, reached: &[BodyHandle]) {
+    /// teleport, and with their target in the call's `last` step.
+    fn solve(&mut self, dt: f32, reached: &[BodyHandle], last: bool) {
         let SolveBuffers {
             index,
             order,
@@ -1603,7 +1605,12 @@ impl<D: Dim> World<D> {
             });
         for &h in reached {
             if let Some(body) = sims::body_mut(&mut self.bodies, &mut self.sims, h) {
-                body.record.arrive(body.sim);
+                // A body with a target is aimed again in the call's next
+                // step; one on its target goes on moving until the next
+                // step, which stops it unless it is given a new target.
+                if body.record.arrive(body.sim, last) {
+                    self.touched.push(h);
+                }
             }
         }
         self.continuous_pass(&order, &states, contacts.body_states());

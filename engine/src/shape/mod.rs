@@ -31,7 +31,7 @@ pub(crate) use facet::{clip_to_sides, ClipFace, OwnedSides, OWN_NORMAL_COSINE};
 pub use facet::{Facet, FacetFeature, FacetGeometry, Join};
 pub use mass::MassProperties;
 pub use support::SupportMap;
-pub use surface::{Surface, SurfaceSource};
+pub use surface::{ChainFront, LoopFront, Surface, SurfaceSource};
 
 use std::sync::Arc;
 
@@ -471,13 +471,40 @@ impl<D: ShapeDim> Shape<D> {
 impl Shape<D2> {
     /// A chain: the polyline through `points`, back to the first when
     /// `closed`, for fixed and kinematic bodies. One-sided, as Box2D's
-    /// chains: each segment collides on the right of its direction (a
+    /// chains: each segment collides on the **right** of its direction (a
     /// counter-clockwise loop is solid inside; a ground line runs from
     /// right to left), and bodies slide across its joins with no bump.
+    /// **A ground drawn left to right faces down, and everything falls
+    /// through it**: name the side at the call with
+    /// [`Shape::one_sided_chain`] (`ChainFront::Left` for such a ground) or
+    /// [`Shape::one_sided_loop`].
     ///
     /// Errors: see [`Surface::chain`].
     pub fn chain(points: &[Vec2], closed: bool) -> Result<Self, ShapeError> {
         Ok(Self::surface(Surface::chain(points, closed)?))
+    }
+
+    /// An open chain through `points` that bodies collide with on its
+    /// `front` side, left or right of the direction from the first point
+    /// to the last: a ground drawn left to right is
+    /// `Shape::one_sided_chain(&points, ChainFront::Left)`. A body behind
+    /// it (in the solid) passes through; no chain is two-sided.
+    ///
+    /// Errors: see [`Surface::one_sided_chain`].
+    pub fn one_sided_chain(points: &[Vec2], front: ChainFront) -> Result<Self, ShapeError> {
+        Ok(Self::surface(Surface::one_sided_chain(points, front)?))
+    }
+
+    /// A closed loop through `points`, in either order, that bodies
+    /// collide with from `front`: `LoopFront::Outside` for an island or a
+    /// floating platform (solid inside), `LoopFront::Inside` for a room or
+    /// a cave; the winding is found and each segment turned to face that
+    /// side.
+    ///
+    /// Errors: see [`Surface::one_sided_loop`] (a loop enclosing no area
+    /// is [`ShapeError::Degenerate`]).
+    pub fn one_sided_loop(points: &[Vec2], front: LoopFront) -> Result<Self, ShapeError> {
+        Ok(Self::surface(Surface::one_sided_loop(points, front)?))
     }
 
     /// The convex polygon around `points` (any order; interior and collinear
@@ -497,7 +524,10 @@ impl Shape<D3> {
     /// counter-clockwise seen from its front (the side bodies stay on),
     /// for fixed and kinematic bodies. Zero-area triangles are dropped
     /// ([`Surface::dropped_facets`]); bodies slide across the joins of
-    /// flat or concave neighbours with no bump.
+    /// flat or concave neighbours with no bump. **One-sided: a body behind
+    /// a triangle passes through it**, so a floor wound clockwise seen from
+    /// above drops everything (check `surface.facets()[i].normal()`; swap
+    /// two indices of each triangle to turn it over).
     ///
     /// Errors: see [`Surface::triangle_mesh`].
     pub fn triangle_mesh(vertices: &[Vec3], indices: &[[u32; 3]]) -> Result<Self, ShapeError> {
@@ -506,7 +536,8 @@ impl Shape<D3> {
 
     /// A heightfield: `rows` x `columns` row-major `heights`, the grid
     /// `scale.x` by `scale.z` metres centred on the local origin, heights
-    /// times `scale.y`, front up; for fixed and kinematic bodies.
+    /// times `scale.y`, front up (+Y of its body: a body below it passes
+    /// through); for fixed and kinematic bodies.
     ///
     /// Errors: see [`Surface::heightfield`].
     pub fn heightfield(

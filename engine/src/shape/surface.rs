@@ -12,7 +12,15 @@
 //! 2. Make the facets. Those that span no length or area are dropped and
 //!    counted ([`Surface::dropped_facets`]), a triangle counting as such when
 //!    its height over its longest edge is below [`SLIVER_RATIO`]; only a
-//!    surface left with none is refused.
+//!    surface left with none is refused. A chain's segment `i` runs from
+//!    point `i` to `i + 1`, its front on the right ([`Surface::chain`]);
+//!    [`Surface::one_sided_chain`] and [`Surface::one_sided_loop`] run
+//!    every segment the other way, keeping its index, when the side named
+//!    is the left of the points' order, or when a loop's winding (the sign
+//!    of its signed area) puts the side named on the left
+//!    (`one_sided_chains_face_the_side_named`; `tests/level_geometry.rs`,
+//!    `a_box_rests_on_a_ground_chain_drawn_left_to_right_with_its_front_named`
+//!    and the tests beside it).
 //! 3. Find what lies across each facet's borders (its joins):
 //!    - 3D: weld corners by exact position (the bits of the three
 //!      coordinates, -0.0 read as 0.0) and key each edge by its two welded
@@ -90,7 +98,8 @@ pub enum SurfaceSource {
 
 /// A static, non-convex surface of one-sided facets in its own local frame,
 /// each facet knowing what lies across its borders. Built once by
-/// [`Surface::triangle_mesh`], [`Surface::heightfield`] or [`Surface::chain`].
+/// [`Surface::triangle_mesh`], [`Surface::heightfield`], [`Surface::chain`],
+/// [`Surface::one_sided_chain`] or [`Surface::one_sided_loop`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Surface<D: ShapeDim> {
     /// What it was built from.
@@ -389,36 +398,74 @@ impl Surface<D3> {
 impl Surface<D2> {
     /// A polyline through `points` (metres); `closed` adds a segment from
     /// the last point back to the first. One-sided, Box2D's convention: each
-    /// segment's front is on the right of its direction (a counter-clockwise
-    /// loop is solid inside and collides outside; a ground line runs from
-    /// right to left). Segments between equal points are dropped and counted.
+    /// segment's front, the side bodies collide with, is on the **right** of
+    /// its direction; behind it is the solid, and a body there passes
+    /// through. A counter-clockwise loop is solid inside and collides
+    /// outside; a ground line runs from right to left. **A ground drawn
+    /// left to right faces down: bodies dropped on it fall through.**
+    /// [`Surface::one_sided_chain`] and [`Surface::one_sided_loop`] name the
+    /// side at the call instead. Segments between equal points are dropped
+    /// and counted.
     ///
     /// Errors, in this order: [`ShapeError::EmptySurface`],
     /// [`ShapeError::TooFewPoints`] (2 open, 3 closed),
     /// [`ShapeError::NotFinite`], [`ShapeError::TooManyFacets`],
     /// [`ShapeError::AllFacetsDegenerate`] (all points equal).
     pub fn chain(points: &[Vec2], closed: bool) -> Result<Self, ShapeError> {
-        if points.is_empty() {
-            return Err(ShapeError::EmptySurface {
-                what: "chain points",
-            });
-        }
-        let needed = if closed {
-            MIN_CLOSED_CHAIN_POINTS
-        } else {
-            MIN_OPEN_CHAIN_POINTS
+        check_chain_points(points, closed)?;
+        Self::chain_facing(points, closed, false)
+    }
+
+    /// An open polyline through `points` (metres) whose front, the side
+    /// bodies collide with and rest on, is on the `front` side of the
+    /// direction from the first point to the last: a ground drawn left to
+    /// right is `ChainFront::Left` (front up), one drawn right to left
+    /// `ChainFront::Right` (as [`Surface::chain`]). Behind the front is the
+    /// solid: a body there passes through. Facet `i` is the segment between
+    /// points `i` and `i + 1` either way (less the dropped ones), its normal
+    /// towards the front. There is no two-sided chain: a thin wall or
+    /// platform that bodies meet from both sides is a closed loop around it
+    /// ([`Surface::one_sided_loop`] with [`LoopFront::Outside`]) or convex
+    /// shapes.
+    ///
+    /// Errors: as [`Surface::chain`] for an open chain.
+    pub fn one_sided_chain(points: &[Vec2], front: ChainFront) -> Result<Self, ShapeError> {
+        check_chain_points(points, false)?;
+        Self::chain_facing(points, false, front == ChainFront::Left)
+    }
+
+    /// A closed loop through `points` (metres, in either order) whose
+    /// front, the side bodies collide with, is `front`: its outside (an
+    /// island, a floating platform: solid inside) or its inside (a room, a
+    /// cave: solid around). The winding is found from the loop's signed
+    /// area and each segment faces the side named, so a loop drawn
+    /// clockwise or counter-clockwise gives the same surface; facet `i` is
+    /// the segment between points `i` and `i + 1` (the last back to the
+    /// first) either way, less the dropped ones.
+    ///
+    /// Limits: a loop that crosses itself has no one inside; the sign of
+    /// its signed area (its larger lobe's winding) decides.
+    ///
+    /// Errors: as [`Surface::chain`] for a closed chain, and
+    /// [`ShapeError::Degenerate`] before [`ShapeError::TooManyFacets`] when
+    /// the loop encloses no area to find a winding from (twice its signed
+    /// area within 1e-4 of its shoelace terms' sizes: its points on one
+    /// line, or lobes that cancel out).
+    pub fn one_sided_loop(points: &[Vec2], front: LoopFront) -> Result<Self, ShapeError> {
+        check_chain_points(points, true)?;
+        let counter_clockwise = loop_winding(points)?;
+        // A counter-clockwise loop's right is its outside.
+        let reversed = match front {
+            LoopFront::Outside => !counter_clockwise,
+            LoopFront::Inside => counter_clockwise,
         };
-        if points.len() < needed {
-            return Err(ShapeError::TooFewPoints {
-                needed,
-                got: points.len(),
-            });
-        }
-        if !points.iter().all(|p| p.is_finite()) {
-            return Err(ShapeError::NotFinite {
-                what: "chain point",
-            });
-        }
+        Self::chain_facing(points, true, reversed)
+    }
+
+    /// The chain of the checked `points`, each segment running from point
+    /// `i` to point `i + 1`, or from `i + 1` to `i` when `reversed` (its
+    /// front then on the left of the points' order).
+    fn chain_facing(points: &[Vec2], closed: bool, reversed: bool) -> Result<Self, ShapeError> {
         let segments = if closed {
             points.len()
         } else {
@@ -428,12 +475,14 @@ impl Surface<D2> {
         let mut facets: Vec<Facet<Vec2>> = (0..segments)
             .filter_map(|i| {
                 let (a, b) = (points[i], points[(i + 1) % points.len()]);
-                Facet::new([a, b, b])
+                let (from, to) = if reversed { (b, a) } else { (a, b) };
+                Facet::new([from, to, to])
             })
             .collect();
         let dropped = segments - facets.len();
         // Step 3, 2D: consecutive kept segments share a point (a dropped one
-        // between them has both ends there).
+        // between them has both ends there): the end of the one before, in
+        // the segments' direction, is the start of the one after.
         let n = facets.len();
         let links = if closed && n > 1 {
             n
@@ -441,12 +490,95 @@ impl Surface<D2> {
             n.saturating_sub(1)
         };
         for i in 0..links {
-            let j = (i + 1) % n;
-            let (before, after) = (facets[i], facets[j]);
-            facets[i].joins[1] = join_across(&before, &after, after.corners[1]);
-            facets[j].joins[0] = join_across(&after, &before, before.corners[0]);
+            let next = (i + 1) % n;
+            let (b, a) = if reversed { (next, i) } else { (i, next) };
+            let (before, after) = (facets[b], facets[a]);
+            facets[b].joins[1] = join_across(&before, &after, after.corners[1]);
+            facets[a].joins[0] = join_across(&after, &before, before.corners[0]);
         }
         Surface::assemble(SurfaceSource::Chain { closed }, facets, dropped)
+    }
+}
+
+/// Which side of an open chain bodies collide with and rest on
+/// ([`Surface::one_sided_chain`]): its *front*, seen along the chain from
+/// its first point to its last. Behind the front is the solid (a ground's
+/// inside), and a body there passes through.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChainFront {
+    /// On the left of the direction of travel: a ground drawn left to
+    /// right (towards +X) faces up.
+    Left,
+    /// On the right of the direction of travel: a ground drawn right to
+    /// left faces up ([`Surface::chain`]'s side, Box2D's).
+    Right,
+}
+
+/// Which side of a closed loop bodies collide with ([`Surface::one_sided_loop`]),
+/// whatever the order of its points.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LoopFront {
+    /// Bodies stay outside: an island, a floating platform, a rock (solid inside).
+    Outside,
+    /// Bodies stay inside: a room, a cave, a pit (solid around).
+    Inside,
+}
+
+/// A loop encloses no area to find its winding from when twice its signed
+/// area is at most this share of the sum of its shoelace terms' sizes: the
+/// sum's rounding is about √n · `f32::EPSILON` of those (1.2e-5 for 10,000
+/// points), so a smaller area is a winding rounding could flip.
+const WINDING_RATIO: f32 = 1e-4;
+
+/// Step 1 for a chain: refuses no points, too few for an open or closed
+/// chain, and points that are not finite.
+fn check_chain_points(points: &[Vec2], closed: bool) -> Result<(), ShapeError> {
+    if points.is_empty() {
+        return Err(ShapeError::EmptySurface {
+            what: "chain points",
+        });
+    }
+    let needed = if closed {
+        MIN_CLOSED_CHAIN_POINTS
+    } else {
+        MIN_OPEN_CHAIN_POINTS
+    };
+    if points.len() < needed {
+        return Err(ShapeError::TooFewPoints {
+            needed,
+            got: points.len(),
+        });
+    }
+    if !points.iter().all(|p| p.is_finite()) {
+        return Err(ShapeError::NotFinite {
+            what: "chain point",
+        });
+    }
+    Ok(())
+}
+
+/// True when the closed loop through `points` (at least one) turns
+/// counter-clockwise: its signed area (the shoelace sum, taken about the
+/// first point to keep the terms small) is positive. Errors with
+/// [`ShapeError::Degenerate`] when that area is within [`WINDING_RATIO`]
+/// of the terms' sizes, or not finite.
+fn loop_winding(points: &[Vec2]) -> Result<bool, ShapeError> {
+    let origin = points[0];
+    let next = points.iter().cycle().skip(1);
+    let (twice_area, size) =
+        points
+            .iter()
+            .zip(next)
+            .fold((0.0f32, 0.0f32), |(sum, size), (&a, &b)| {
+                let term = (a - origin).perp_dot(b - origin);
+                (sum + term, size + term.abs())
+            });
+    if twice_area.abs() > WINDING_RATIO * size && size.is_finite() {
+        Ok(twice_area > 0.0)
+    } else {
+        Err(ShapeError::Degenerate {
+            reason: "the loop encloses no area, so it has no inside or outside",
+        })
     }
 }
 
@@ -794,6 +926,72 @@ mod tests {
                     && near(f.joins()[1], normals[(i + 1) % 4])
             );
         }
+    }
+
+    #[test]
+    fn one_sided_chains_face_the_side_named() {
+        // A ground drawn left to right: the plain chain faces down, the
+        // left-fronted one up, its segments in the points' order.
+        let points: Vec<Vec2> = (0..=4).map(|i| Vec2::new(i as f32, 0.0)).collect();
+        let plain = Surface::chain(&points, false).unwrap();
+        assert!(plain.facets().iter().all(|f| f.normal() == Vec2::NEG_Y));
+        let left = Surface::one_sided_chain(&points, ChainFront::Left).unwrap();
+        let right = Surface::one_sided_chain(&points, ChainFront::Right).unwrap();
+        assert_eq!(right, plain);
+        assert_eq!(left.facets().len(), 4);
+        for (i, f) in left.facets().iter().enumerate() {
+            assert_eq!(f.normal(), Vec2::Y);
+            assert_eq!(f.corners(), [points[i + 1], points[i]]);
+        }
+        check_flat_joins(&left);
+        // A bent ground: the joins are those of the same line drawn right
+        // to left.
+        let bent = [
+            Vec2::ZERO,
+            Vec2::X,
+            Vec2::new(2.0, 1.0),
+            Vec2::new(3.0, 1.0),
+        ];
+        let mut backwards = bent;
+        backwards.reverse();
+        let turned = Surface::one_sided_chain(&bent, ChainFront::Left).unwrap();
+        let plain = Surface::chain(&backwards, false).unwrap();
+        for (i, f) in turned.facets().iter().enumerate() {
+            let g = &plain.facets()[2 - i];
+            assert_eq!((f.normal(), f.joins()), (g.normal(), g.joins()));
+        }
+        // A square either way round: the same facets for the side named.
+        let ccw = [Vec2::ZERO, Vec2::X, Vec2::ONE, Vec2::Y];
+        let mut cw = ccw;
+        cw.reverse();
+        let outward = [Vec2::NEG_Y, Vec2::X, Vec2::Y, Vec2::NEG_X];
+        for (points, order) in [(ccw, [0, 1, 2, 3]), (cw, [2, 1, 0, 3])] {
+            for (front, sign) in [(LoopFront::Outside, 1.0), (LoopFront::Inside, -1.0)] {
+                let island = Surface::one_sided_loop(&points, front).unwrap();
+                for (i, f) in island.facets().iter().enumerate() {
+                    assert!((f.normal() - outward[order[i]] * sign).length() < 1e-6);
+                    // Every corner convex seen from outside, concave from inside.
+                    let convex = matches!(f.joins()[0], Join::Convex(_));
+                    assert_eq!(convex, sign > 0.0, "{front:?} {points:?}");
+                }
+            }
+        }
+        // No area, no winding.
+        let flat = [Vec2::ZERO, Vec2::X, Vec2::X * 2.0];
+        assert!(matches!(
+            Surface::one_sided_loop(&flat, LoopFront::Outside),
+            Err(Degenerate { .. })
+        ));
+        assert_eq!(
+            Surface::one_sided_loop(&flat[..2], LoopFront::Outside),
+            Err(TooFewPoints { needed: 3, got: 2 })
+        );
+        assert_eq!(
+            Surface::one_sided_chain(&[], ChainFront::Left),
+            Err(EmptySurface {
+                what: "chain points"
+            })
+        );
     }
 
     /// Whether edge `k` of facet `f` should be joined, by brute force: one

@@ -108,7 +108,7 @@ pub const RECORDING_MAGIC: [u8; 8] = *b"TUMBLERC";
 /// how (a field added, removed, reordered or retyped in any saved type, a
 /// type's serde form changed), bumps it: a world saved by one version is
 /// refused by another with [`LoadError::Version`], never misread.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 
 /// Magic, version, dimension, payload length, checksum.
 const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;

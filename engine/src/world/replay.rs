@@ -11,9 +11,9 @@
 //! 2. At each step, the bodies the game reached through
 //!    [`World::body_mut`] (and the controls) since the step before, with
 //!    what the game can change there: pose, velocities, force and torque,
-//!    kinematic target, sleep, user data; the joints reached through
-//!    [`World::joint_mut`], whole; the settings, when
-//!    [`World::settings_mut`] was called.
+//!    kinematic target (and whether one was just reached), sleep, user
+//!    data; the joints reached through [`World::joint_mut`], whole; the
+//!    settings, when [`World::settings_mut`] was called.
 //! 3. Each rollback ([`World::restore_state`]) with its state.
 //! 4. Each step's time and the [`World::state_hash`] after it.
 //!
@@ -73,6 +73,7 @@ pub(crate) struct Reached<D: Dim> {
     force: D::Vector,
     torque: D::AngularVector,
     kinematic_target: Option<Pose<D>>,
+    target_reached: bool,
     sleeping: bool,
     rest_time: f32,
     teleported: bool,
@@ -89,6 +90,7 @@ impl<D: Dim> Reached<D> {
             force: sim.force,
             torque: sim.torque,
             kinematic_target: record.kinematic_target,
+            target_reached: record.target_reached,
             sleeping: record.sleeping,
             rest_time: record.rest_time,
             teleported: record.teleported,
@@ -103,6 +105,7 @@ impl<D: Dim> Reached<D> {
         b.sim.force = self.force;
         b.sim.torque = self.torque;
         b.record.kinematic_target = self.kinematic_target;
+        b.record.target_reached = self.target_reached;
         b.record.sleeping = self.sleeping;
         b.record.rest_time = self.rest_time;
         b.record.teleported = self.teleported;

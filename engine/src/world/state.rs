@@ -8,8 +8,9 @@
 //! step changes into a [`WorldState`], [`World::restore_state`] writes it
 //! back:
 //! 1. Each body's motion, in the bodies' order: pose, velocities, rest
-//!    time, the sleeping and placed flags; force, torque and kinematic
-//!    target only for the bodies that have one.
+//!    time, the sleeping and placed flags; force, torque, kinematic
+//!    target and whether a target was just reached (the next step stops
+//!    the body) only for the bodies that have one.
 //! 2. The broad phase's fat boxes, pairs and move buffer
 //!    ([`BroadPhase::save_state`](crate::pipeline::broad_phase::BroadPhase::save_state));
 //!    the tree keeps its present shape, which no result depends on.
@@ -97,7 +98,7 @@ struct BodyMotion<D: Dim> {
 }
 
 /// What few bodies have between two steps: a force or torque the game
-/// applied for the next step, or a kinematic target.
+/// applied for the next step, a kinematic target, or a target just reached.
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
@@ -110,6 +111,7 @@ struct BodyExtras<D: Dim> {
     force: D::Vector,
     torque: D::AngularVector,
     kinematic_target: Option<Pose<D>>,
+    target_reached: bool,
 }
 
 /// Items per chunk of a state's body motions and pairs: a chunk equal bit
@@ -483,13 +485,15 @@ impl<D: Dim> World<D> {
             state.teleported.push(body.teleported);
             let pushed = sim.force != D::Vector::ZERO
                 || sim.torque != D::AngularVector::default()
-                || body.kinematic_target.is_some();
+                || body.kinematic_target.is_some()
+                || body.target_reached;
             if pushed {
                 state.extras.push(BodyExtras {
                     body: i as u32,
                     force: sim.force,
                     torque: sim.torque,
                     kinematic_target: body.kinematic_target,
+                    target_reached: body.target_reached,
                 });
             }
         }
@@ -650,11 +654,13 @@ impl<D: Dim> World<D> {
                     sim.force = extra.force;
                     sim.torque = extra.torque;
                     body.kinematic_target = extra.kinematic_target;
+                    body.target_reached = extra.target_reached;
                 }
                 None => {
                     sim.force = D::Vector::ZERO;
                     sim.torque = D::AngularVector::default();
                     body.kinematic_target = None;
+                    body.target_reached = false;
                 }
             }
         }
