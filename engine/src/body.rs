@@ -185,6 +185,31 @@ impl<D: Dim> MassOverride<D> {
         }
     }
 
+    /// True when `other` is the same override with the same bits.
+    pub(crate) fn same_bits(&self, other: &Self) -> bool {
+        match (self, other) {
+            (MassOverride::Shapes, MassOverride::Shapes) => true,
+            (MassOverride::Mass(a), MassOverride::Mass(b)) => a.to_bits() == b.to_bits(),
+            (
+                MassOverride::Full {
+                    mass,
+                    local_center,
+                    inertia,
+                },
+                MassOverride::Full {
+                    mass: other_mass,
+                    local_center: other_center,
+                    inertia: other_inertia,
+                },
+            ) => {
+                mass.to_bits() == other_mass.to_bits()
+                    && crate::math::same_bits(*local_center, *other_center)
+                    && D::same_inertia_bits(*inertia, *other_inertia)
+            }
+            _ => false,
+        }
+    }
+
     /// The body's mass properties given its shapes' `shapes`.
     fn apply(self, shapes: MassProperties<D>) -> MassProperties<D> {
         match self {
@@ -549,7 +574,7 @@ pub(crate) struct BodyRecord<D: Dim> {
     /// body, those its box now meets.
     pub(crate) teleported: bool,
     /// Where its mass properties come from.
-    mass_override: MassOverride<D>,
+    pub(crate) mass_override: MassOverride<D>,
     /// Swept against dynamic bodies too when fast (`BodyDesc::bullet`).
     pub(crate) bullet: bool,
     /// [`BodyRecord::extent`] and [`BodyRecord::thinnest`], set with the mass.

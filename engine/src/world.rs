@@ -515,9 +515,8 @@ pub struct World<D: Dim> {
     /// went).
     awake_joints: Vec<JointHandle>,
     pub(crate) awake_joints_stale: bool,
-    /// Changes whenever a body or collider is added or removed, or a kind,
-    /// filter or sensor flag changes: a rollback state fits only the stamp
-    /// it was saved with (`world/state.rs`).
+    /// Changes whenever a body or collider is added or removed: a rollback
+    /// state fits only the stamp it was saved with (`world/state.rs`).
     structure: u64,
     /// The recording running, if any (`world/replay.rs`).
     recorder: Option<Box<replay::Recorder<D>>>,
@@ -1283,8 +1282,8 @@ impl<D: Dim> World<D> {
     /// Gives every broad-phase proxy its collider's filter as groups, the
     /// pairs left as they are: for a loaded world, whose broad phase is
     /// saved without its groups (they follow from the colliders) and whose
-    /// pairs were found with them.
-    #[cfg(feature = "serde")]
+    /// pairs were found with them, and for a world whose filters a
+    /// rollback gave back (`world/state.rs`).
     fn regroup_proxies(&mut self) {
         let (colliders, bodies) = (&self.colliders, &self.bodies);
         self.broad_phase.regroup(|key| {
