@@ -156,25 +156,56 @@ fn D2v(x: f32, y: f32) -> tumble::glam::Vec2 {
     tumble::glam::Vec2::new(x, y)
 }
 
-/// A state fits only the world it came from, with the same bodies and
-/// colliders: another world, an added or removed body, an added or
-/// removed collider is refused and changes nothing; a clone of the world
-/// takes its original's states until either changes. A kind change is a
-/// control, not structure: the state takes it back.
+/// A world of a ground and a box of half side `half` (2D).
+fn box_on_ground(half: f32) -> tumble::World<tumble::D2> {
+    use tumble::{BodyDesc, ColliderDesc};
+    type D2 = tumble::D2;
+    let mut world = tumble::World::<D2>::new(tumble::Settings::default());
+    let ground = ColliderDesc::new(<D2 as Scene>::cuboid(5.0, 0.5));
+    let desc = BodyDesc::fixed().position(D2v(0.0, -0.5));
+    world.add_body(desc, ground).unwrap();
+    let desc = BodyDesc::dynamic().position(D2v(0.0, 1.0));
+    let cube = ColliderDesc::new(<D2 as Scene>::cube(half));
+    world.add_body(desc, cube).unwrap();
+    world
+}
+
+/// A state fits a world of its structure: the same bodies and colliders,
+/// with the same shapes, in the same slots. A clone, a copy loaded from
+/// bytes and a world built by the same calls take it; another world (more
+/// bodies, or the same calls with a box a millimetre larger), an added
+/// body, an added and removed one, an added or removed collider are
+/// refused and change nothing. A kind change is a control, not structure:
+/// the state takes it back.
 #[test]
 fn a_state_that_no_longer_fits_is_refused() {
     let scene = scenes::pyramid_2d(4);
     let mut world = scene.world;
     let state = world.save_state();
     let before = motion_hash(&world);
-    let mut other = scenes::pyramid_2d(4).world;
-    assert_eq!(other.restore_state(&state), Err(WorldError::StateMismatch));
-    let mut twin = world.clone();
-    for _ in 0..10 {
-        twin.step(DT);
+    let stepped = |mut world: tumble::World<tumble::D2>| {
+        for _ in 0..10 {
+            world.step(DT);
+        }
+        world
+    };
+    let mut twin = stepped(world.clone());
+    let mut loaded = stepped(tumble::World::from_bytes(&world.to_bytes()).unwrap());
+    let mut alike = stepped(scenes::pyramid_2d(4).world);
+    for (copy, how) in [
+        (&mut twin, "clone"),
+        (&mut loaded, "loaded"),
+        (&mut alike, "alike"),
+    ] {
+        assert_eq!(copy.restore_state(&state), Ok(()), "{how}");
+        assert_eq!(motion_hash(copy), before, "{how}");
     }
-    assert_eq!(twin.restore_state(&state), Ok(()));
-    assert_eq!(motion_hash(&twin), before);
+    let mut other = scenes::pyramid_2d(5).world;
+    assert_eq!(other.restore_state(&state), Err(WorldError::StateMismatch));
+    let small = box_on_ground(0.5).save_state();
+    assert_eq!(box_on_ground(0.5).restore_state(&small), Ok(()));
+    let mut larger = box_on_ground(0.501);
+    assert_eq!(larger.restore_state(&small), Err(WorldError::StateMismatch));
 
     world
         .set_body_kind(scene.bodies[0], BodyKind::Fixed)
@@ -197,6 +228,14 @@ fn a_state_that_no_longer_fits_is_refused() {
     assert_eq!(world.restore_state(&state), Err(WorldError::StateMismatch));
     world.remove_body(added);
     assert_eq!(world.restore_state(&state), Err(WorldError::StateMismatch));
+    // The loaded copy takes the structure of its own changes alone.
+    loaded
+        .add_body(
+            tumble::BodyDesc::dynamic().position(D2v(5.0, 5.0)),
+            tumble::ColliderDesc::new(ball.clone()),
+        )
+        .unwrap();
+    assert_eq!(loaded.restore_state(&state), Err(WorldError::StateMismatch));
     let fresh = world.save_state();
     let part = world
         .add_collider(scene.bodies[1], tumble::ColliderDesc::new(ball))
@@ -631,8 +670,8 @@ fn play<D: Scene>(
 /// at [`SAVE_FRAME`], the game run to [`END_FRAME`] and [`AHEAD`] frames
 /// on with every control changed and changed back at various frames;
 /// restored, the controls read back as they were at the save, and the same
-/// inputs give each frame's hash of the first run. Returns the first run's
-/// hashes.
+/// inputs give each frame's hash of the first run, in the world itself and
+/// in a copy loaded from its bytes. Returns the first run's hashes.
 fn controls_roll_back<D: Scene>(threads: usize) -> Vec<u64> {
     in_pool(threads, || {
         let (mut world, level) = arcade::<D>();
@@ -647,23 +686,28 @@ fn controls_roll_back<D: Scene>(threads: usize) -> Vec<u64> {
             "{}: the controls moved on",
             D::NAME
         );
-        let name = format!("{} on {threads} threads", D::NAME);
-        assert_eq!(world.restore_state(&state), Ok(()), "{name}");
-        assert_eq!(controls_of(&world), saved, "{name}: the controls");
-        let again = play(&mut world, &level, SAVE_FRAME..END_FRAME);
-        let first = straight.iter().zip(&again).position(|(a, b)| a != b);
-        assert_eq!(
-            first, None,
-            "{name}: first frame after the save that differs"
-        );
+        let bytes = world.to_bytes();
+        let mut loaded = tumble::World::<D>::from_bytes(&bytes).unwrap();
+        for (world, how) in [(&mut world, "in place"), (&mut loaded, "loaded copy")] {
+            let name = format!("{} on {threads} threads, {how}", D::NAME);
+            assert_eq!(world.restore_state(&state), Ok(()), "{name}");
+            assert_eq!(controls_of(world), saved, "{name}: the controls");
+            let again = play(world, &level, SAVE_FRAME..END_FRAME);
+            let first = straight.iter().zip(&again).position(|(a, b)| a != b);
+            assert_eq!(
+                first, None,
+                "{name}: first frame after the save that differs"
+            );
+        }
         straight
     })
 }
 
 /// Issue 34 item 9: a rollback takes back filters, sensor flags, friction,
 /// restitution, density, mass, kinds, locks, damping and gravity scale
-/// changed (and changed back) since the state, and the world goes on as
-/// the run that never rolled back, in 2D and 3D, on 1 and 2 threads alike.
+/// changed (and changed back) since the state, restores into a copy of
+/// its world loaded from bytes, and the world goes on as the run that
+/// never rolled back, in 2D and 3D, on 1 and 2 threads alike.
 #[test]
 fn a_rollback_takes_back_filters_sensors_materials_and_kinds() {
     let one = controls_roll_back::<tumble::D2>(1);

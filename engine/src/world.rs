@@ -515,9 +515,12 @@ pub struct World<D: Dim> {
     /// went).
     awake_joints: Vec<JointHandle>,
     pub(crate) awake_joints_stale: bool,
-    /// Changes whenever a body or collider is added or removed: a rollback
-    /// state fits only the stamp it was saved with (`world/state.rs`).
-    structure: u64,
+    /// A hash of the structural changes the world went through since it
+    /// was new (bodies and colliders added, with their shapes, and
+    /// removed): a rollback state fits only the stamp it was saved with.
+    /// Saved with the world, so a loaded copy takes the original's states
+    /// (`world/state.rs`).
+    pub(crate) structure: u64,
     /// The recording running, if any (`world/replay.rs`).
     recorder: Option<Box<replay::Recorder<D>>>,
     /// The last rollback state's chunks, for the next to share.
@@ -701,7 +704,7 @@ impl<D: Dim> World<D> {
             joint_handles: Vec::new(),
             awake_joints: Vec::new(),
             awake_joints_stale: true,
-            structure: state::new_structure_stamp(),
+            structure: state::EMPTY_STRUCTURE,
             recorder: None,
             save_cache: state::SaveCache::default(),
         }
@@ -783,7 +786,6 @@ impl<D: Dim> World<D> {
 
     /// Gives a body's collider its handle and broad-phase proxy.
     fn register_collider(&mut self, body: BodyHandle, index: usize) -> ColliderHandle {
-        self.structure = state::new_structure_stamp();
         let owner = &self.bodies[body];
         let aabb = bounds_of(
             &owner.colliders[index],
@@ -802,6 +804,7 @@ impl<D: Dim> World<D> {
             }
         });
         self.bodies[body].colliders[index].handle = handle;
+        self.stamp_collider(body, index);
         handle
     }
 
@@ -824,7 +827,7 @@ impl<D: Dim> World<D> {
         let record = self.bodies.remove(handle)?;
         let sim = self.sims.remove(record.sim, &mut self.bodies);
         let body = RemovedBody { record, sim };
-        self.structure = state::new_structure_stamp();
+        self.stamp_removal(state::change::BODY_REMOVED, handle.data().as_ffi());
         self.remove_joints_of(handle);
         self.buffers.index_stale = true;
         let mut keys = Vec::new();

@@ -172,7 +172,7 @@ impl<D: Dim> World<D> {
             .enumerate()
             .map(|(i, c)| (c.handle, slot.index + i))
             .collect();
-        self.structure = super::state::new_structure_stamp();
+        self.stamp_removal(super::state::change::COLLIDER_REMOVED, key_of(collider));
         let ended = self.pair_keys_of(collider, slot.proxy);
         self.colliders.remove(collider);
         self.broad_phase.remove(slot.proxy);

@@ -70,25 +70,35 @@
 //!    next step to rebuild), the joints and the reached bodies, and clears
 //!    the events.
 //!
-//! The structure stamp says which worlds a state fits: a world gets a new
-//! one, never given before in the process, whenever a body or collider is
-//! added or removed; a clone keeps its original's. Controls leave it as
-//! it is.
+//! The structure stamp says which worlds a state fits: a hash (FNV-1a, 64
+//! bits) of every structural change since the world was new: each
+//! collider added (its handle and its body's, its place on the body, its
+//! pose there and its shape bit for bit, and what of the body no control
+//! changes: sleep allowed, bullet, fast share) and each body or collider
+//! removed. Controls leave it as it is. It is saved with the world
+//! (`world/persist.rs`), so a clone, a copy loaded from bytes and a world
+//! built by the same calls share it and take each other's states: they
+//! have the same bodies and colliders in the same slots, and every index a
+//! state holds means the same in each.
 //!
 //! Guarded by `tests/rollback.rs`:
 //! `rolling_back_eight_steps_every_step_gives_the_plain_run` and
 //! `rollback_keeps_joints_surfaces_bullets_and_kinematic_bodies`
 //! (motions, pairs, islands, joints), `a_rollback_takes_back_filters_sensors_materials_and_kinds`
-//! (the controls, in 2D and 3D, on 1 and 2 threads),
-//! `rolling_back_eight_steps_across_controls_gives_the_plain_run`
+//! (the controls, in 2D and 3D, on 1 and 2 threads, and into a loaded
+//! copy), `rolling_back_eight_steps_across_controls_gives_the_plain_run`
 //! (states holding controls that wait for their step: whole pairs,
 //! groups, pairs made anew), `a_state_that_no_longer_fits_is_refused`
 //! (the stamp) and `a_ring_of_states_shares_what_rests`.
 //!
 //! Limits: the state holds no bodies, colliders or shapes. Adding or
-//! removing a body or collider makes the states saved before it refused
-//! with [`WorldError::StateMismatch`] (a game that rolls back over a spawn
-//! keeps a clone of the world, or a serialised one, for that). What no control changes and
+//! removing a body or collider (also adding one and removing it again:
+//! the slot maps' free lists, and so the handles of the next bodies
+//! added, differ) makes the states saved before it refused with
+//! [`WorldError::StateMismatch`] (a game that rolls back over a spawn
+//! keeps a clone of the world, or a serialised one, for that). Two
+//! histories give one stamp about once in 2^64; a world loaded from bytes
+//! other code wrote has the stamp they hold. What no control changes and
 //! the state does not hold, restore does not undo: user data and the
 //! world's settings ([`World::settings_mut`]: gravity and the rest) stay
 //! as the game last set them. The events of the step before the save are
@@ -102,14 +112,14 @@
 //! (`benches/RESULTS.md`).
 
 use std::mem::{size_of, size_of_val};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use slotmap::SlotMap;
+use slotmap::{Key, SlotMap};
 
 use super::joints::Unpaired;
+use super::replay::{FNV_OFFSET, FNV_PRIME};
 use super::surface_pairs::SurfaceContacts;
-use super::{collider_of, in_solver, ContactPair, World, ASLEEP};
+use super::{collider_of, in_solver, key_of, ContactPair, World, ASLEEP};
 use crate::body::{
     mass_parts, Body, BodyHandle, BodyKind, BodyMut, BodySim, Locks, MassOverride, MassParts,
 };
@@ -120,14 +130,75 @@ use crate::joint::{Joint, JointHandle};
 use crate::math::{same_bits, Pose, Vector};
 use crate::pipeline::broad_phase::BroadPhaseState;
 use crate::pipeline::manifold::{ManifoldHead, ManifoldPoint};
+use crate::shape::fingerprint_vector;
 use crate::sleep::{AwakeIslands, SleepingIslands};
 
-/// A stamp no world has had yet in this process: worlds get a new one
-/// whenever their bodies or colliders change, and a state fits only the
-/// stamp it was saved with.
-pub(super) fn new_structure_stamp() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+/// The structure stamp of a world with no bodies: where the hash of its
+/// structural changes starts (FNV-1a's offset basis).
+pub(super) const EMPTY_STRUCTURE: u64 = FNV_OFFSET;
+
+/// The first word of each structural change in a stamp: any values, as
+/// long as they differ.
+pub(super) mod change {
+    /// A collider added, with its body (`World::stamp_collider`).
+    pub(crate) const COLLIDER: u32 = 1;
+    pub(crate) const BODY_REMOVED: u32 = 2;
+    pub(crate) const COLLIDER_REMOVED: u32 = 3;
+}
+
+/// A structure stamp in the making: the stamp before and the words of one
+/// change, FNV-1a over their little-endian bytes (the same on every
+/// target, so that a saved world's stamp goes on alike where it loads).
+struct Stamp(u64);
+
+impl Stamp {
+    fn after(stamp: u64, change: u32) -> Self {
+        let mut made = Self(stamp);
+        made.word(change);
+        made
+    }
+
+    fn word(&mut self, word: u32) {
+        for byte in word.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    fn long(&mut self, long: u64) {
+        self.word(long as u32);
+        self.word((long >> u32::BITS) as u32);
+    }
+}
+
+impl<D: Dim> World<D> {
+    /// The structure stamp after collider `index` of `body` was added
+    /// (with the body, for its first): the handles, what of the body the
+    /// step reads and no control changes (sleep allowed, bullet, fast
+    /// share), the collider's place on it and its shape, bit for bit.
+    pub(super) fn stamp_collider(&mut self, body: BodyHandle, index: usize) {
+        let record = &self.bodies[body];
+        let collider = &record.colliders[index];
+        let mut stamp = Stamp::after(self.structure, change::COLLIDER);
+        stamp.long(body.data().as_ffi());
+        stamp.long(key_of(collider.handle));
+        stamp.long(index as u64);
+        stamp.word(u32::from(record.can_sleep));
+        stamp.word(u32::from(record.bullet));
+        stamp.word(record.fast_share.to_bits());
+        let mut eat = |word| stamp.word(word);
+        fingerprint_vector(collider.local_pose.translation, &mut eat);
+        fingerprint_vector(collider.local_pose.rotation, &mut eat);
+        collider.shape.fingerprint(&mut eat);
+        self.structure = stamp.0;
+    }
+
+    /// The structure stamp after a removal (`change`) of the body or
+    /// collider of handle bits `key`.
+    pub(super) fn stamp_removal(&mut self, change: u32, key: u64) {
+        let mut stamp = Stamp::after(self.structure, change);
+        stamp.long(key);
+        self.structure = stamp.0;
+    }
 }
 
 /// What a body's motion is between two steps (its flags are kept in bit
@@ -506,7 +577,8 @@ impl Bits {
 /// of the controls (filters, sensor flags, materials, densities, masses,
 /// kinds, locks, damping, gravity scales); not the bodies, colliders,
 /// shapes or settings, which it shares with the world. It fits the world
-/// it was saved in and its clones until a body or collider is added or
+/// it was saved in, a clone of it, a copy loaded from its bytes and a
+/// world built by the same calls, until a body or collider is added or
 /// removed (`world/state.rs`). Taken by [`World::save_state`] (or [`World::save_state_into`], which
 /// reuses a state's memory), given back by [`World::restore_state`]; what
 /// rests between two saves is shared between their states. The README's
@@ -891,9 +963,10 @@ impl<D: Dim> World<D> {
     /// called since (filters, sensor flags, materials, densities, masses,
     /// kinds, locks, damping, gravity scales) undone with them (see
     /// [`WorldState`] for what that covers). Errors, changing nothing, with
-    /// [`WorldError::StateMismatch`] when the state comes from another
-    /// world (not a clone of this one), or from this one before a body or
-    /// collider was added or removed.
+    /// [`WorldError::StateMismatch`] when the state comes from a world of
+    /// another structure: another world (not a clone or a loaded copy of
+    /// this one, nor one built by the same calls), or this one before a
+    /// body or collider was added or removed.
     pub fn restore_state(&mut self, state: &WorldState<D>) -> Result<(), WorldError> {
         // What the game reached before the rollback is recorded first, as
         // before any call.
@@ -904,7 +977,7 @@ impl<D: Dim> World<D> {
     }
 
     /// [`World::restore_state`], the structure stamp checked or not (a
-    /// replay's world has stamps of its own).
+    /// replay on another start may have stamps of its own).
     pub(super) fn restore_state_of_structure(
         &mut self,
         state: &WorldState<D>,
