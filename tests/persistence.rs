@@ -837,7 +837,7 @@ fn truncated_flipped_scribbled_and_other_version_bytes_are_errors() {
     // clusters; 4: before the awake islands and the pairs' link bits were
     // saved; 5: before the bodies' sims were saved apart from their
     // records; 6: before a body kept whether it just reached its kinematic
-    // target), and the other dimension.
+    // target and the structure stamp was saved), and the other dimension.
     assert_eq!(FORMAT_VERSION, 7);
     for version in [0, 3, 4, 5, 6, FORMAT_VERSION + 1, u32::MAX] {
         copy[8..12].copy_from_slice(&version.to_le_bytes());

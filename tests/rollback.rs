@@ -160,41 +160,100 @@ fn D2v(x: f32, y: f32) -> tumble::glam::Vec2 {
     tumble::glam::Vec2::new(x, y)
 }
 
-/// A state fits only the world it came from, with the same bodies and
-/// colliders: another world, an added or removed body, a changed kind or
-/// filter is refused and changes nothing; a clone of the world takes its
-/// original's states until either changes.
+/// A world of a ground and a box of half side `half` (2D).
+fn box_on_ground(half: f32) -> tumble::World<tumble::D2> {
+    use tumble::{BodyDesc, ColliderDesc};
+    type D2 = tumble::D2;
+    let mut world = tumble::World::<D2>::new(tumble::Settings::default());
+    let ground = ColliderDesc::new(<D2 as Scene>::cuboid(5.0, 0.5));
+    let desc = BodyDesc::fixed().position(D2v(0.0, -0.5));
+    world.add_body(desc, ground).unwrap();
+    let desc = BodyDesc::dynamic().position(D2v(0.0, 1.0));
+    let cube = ColliderDesc::new(<D2 as Scene>::cube(half));
+    world.add_body(desc, cube).unwrap();
+    world
+}
+
+/// A state fits a world of its structure: the same bodies and colliders,
+/// with the same shapes, in the same slots. A clone, a copy loaded from
+/// bytes and a world built by the same calls take it; another world (more
+/// bodies, or the same calls with a box a millimetre larger), an added
+/// body, an added and removed one, an added or removed collider are
+/// refused and change nothing. A kind change is a control, not structure:
+/// the state takes it back.
 #[test]
 fn a_state_that_no_longer_fits_is_refused() {
     let scene = scenes::pyramid_2d(4);
     let mut world = scene.world;
     let state = world.save_state();
-    let mut other = scenes::pyramid_2d(4).world;
-    assert_eq!(other.restore_state(&state), Err(WorldError::StateMismatch));
-    let mut twin = world.clone();
-    for _ in 0..10 {
-        twin.step(DT);
-    }
-    assert_eq!(twin.restore_state(&state), Ok(()));
-    assert_eq!(motion_hash(&twin), motion_hash(&world));
-
     let before = motion_hash(&world);
+    let stepped = |mut world: tumble::World<tumble::D2>| {
+        for _ in 0..10 {
+            world.step(DT);
+        }
+        world
+    };
+    let mut twin = stepped(world.clone());
+    let mut loaded = stepped(tumble::World::from_bytes(&world.to_bytes()).unwrap());
+    let mut alike = stepped(scenes::pyramid_2d(4).world);
+    for (copy, how) in [
+        (&mut twin, "clone"),
+        (&mut loaded, "loaded"),
+        (&mut alike, "alike"),
+    ] {
+        assert_eq!(copy.restore_state(&state), Ok(()), "{how}");
+        assert_eq!(motion_hash(copy), before, "{how}");
+    }
+    let mut other = scenes::pyramid_2d(5).world;
+    assert_eq!(other.restore_state(&state), Err(WorldError::StateMismatch));
+    let small = box_on_ground(0.5).save_state();
+    assert_eq!(box_on_ground(0.5).restore_state(&small), Ok(()));
+    let mut larger = box_on_ground(0.501);
+    assert_eq!(larger.restore_state(&small), Err(WorldError::StateMismatch));
+
+    world
+        .set_body_kind(scene.bodies[0], BodyKind::Fixed)
+        .unwrap();
+    world.step(DT);
+    assert_eq!(world.restore_state(&state), Ok(()), "a kind change");
+    assert_eq!(
+        world.body(scene.bodies[0]).unwrap().kind(),
+        BodyKind::Dynamic
+    );
+    assert_eq!(motion_hash(&world), before);
+
     let ball = <tumble::D2 as Scene>::cube(0.2);
     let added = world
         .add_body(
             tumble::BodyDesc::dynamic().position(D2v(5.0, 5.0)),
-            tumble::ColliderDesc::new(ball),
+            tumble::ColliderDesc::new(ball.clone()),
         )
         .unwrap();
     assert_eq!(world.restore_state(&state), Err(WorldError::StateMismatch));
     world.remove_body(added);
     assert_eq!(world.restore_state(&state), Err(WorldError::StateMismatch));
+    // The loaded copy takes the structure of its own changes alone.
+    loaded
+        .add_body(
+            tumble::BodyDesc::dynamic().position(D2v(5.0, 5.0)),
+            tumble::ColliderDesc::new(ball.clone()),
+        )
+        .unwrap();
+    assert_eq!(loaded.restore_state(&state), Err(WorldError::StateMismatch));
     let fresh = world.save_state();
-    world
-        .set_body_kind(scene.bodies[0], BodyKind::Fixed)
+    let part = world
+        .add_collider(scene.bodies[1], tumble::ColliderDesc::new(ball))
         .unwrap();
     assert_eq!(world.restore_state(&fresh), Err(WorldError::StateMismatch));
-    assert_eq!(motion_hash(&world), before, "refusals change nothing");
+    let compound = world.save_state();
+    world.remove_collider(part).unwrap();
+    assert_eq!(
+        world.restore_state(&compound),
+        Err(WorldError::StateMismatch)
+    );
+    let after = motion_hash(&world);
+    assert_eq!(world.restore_state(&state), Err(WorldError::StateMismatch));
+    assert_eq!(motion_hash(&world), after, "refusals change nothing");
 }
 
 /// The colliders of the pairs and whether they touch, in order.
@@ -382,4 +441,338 @@ fn a_replay_matches_its_recording_and_finds_a_change() {
     let p = nudged.position();
     nudged.set_position(p + Vec2::new(1e-6, 0.0)).unwrap();
     assert_eq!(recording.replay_on(other).first_difference, Some(0));
+}
+
+/// The frame the game saves at, and the frame it runs to, in the bar's
+/// rollback of runtime changes.
+const SAVE_FRAME: usize = 10;
+const END_FRAME: usize = 30;
+/// Frames the game runs on past [`END_FRAME`], changing controls, before
+/// the late input for [`SAVE_FRAME`] sends it back.
+const AHEAD: usize = 8;
+/// Boxes dropped on the platform.
+const BOXES: usize = 6;
+
+/// What the game's controls reach in [`arcade`]'s level.
+struct Arcade {
+    /// A one-way platform, let through and shut by its filter.
+    platform: tumble::ColliderHandle,
+    /// A pick-up under the platform: a sensor, made solid now and then.
+    pickup: tumble::ColliderHandle,
+    boxes: Vec<BodyHandle>,
+    box_colliders: Vec<tumble::ColliderHandle>,
+    /// A ball made kinematic, fixed and dynamic again in turn.
+    ball: BodyHandle,
+}
+
+/// A small arcade level: the ground, a one-way platform, [`BOXES`] boxes
+/// dropped on it, a pick-up under it and a ball rolling on the ground.
+fn arcade<D: Scene>() -> (tumble::World<D>, Arcade) {
+    use tumble::{BodyDesc, ColliderDesc};
+    let mut world = tumble::World::<D>::new(tumble::Settings::default());
+    let first_collider =
+        |world: &tumble::World<D>, body| world.body(body).unwrap().colliders()[0].handle();
+    let ground = BodyDesc::fixed().position(D::v(0.0, -0.5));
+    world
+        .add_body(ground, ColliderDesc::new(D::cuboid(20.0, 0.5)))
+        .unwrap();
+    let desc = BodyDesc::fixed().position(D::v(0.0, 2.0));
+    let platform = world
+        .add_body(desc, ColliderDesc::new(D::cuboid(3.0, 0.1)))
+        .unwrap();
+    let desc = BodyDesc::fixed().position(D::v(0.5, 0.6));
+    let pickup = ColliderDesc::new(D::cuboid(0.6, 0.6)).sensor(true);
+    let pickup = world.add_body(desc, pickup).unwrap();
+    let mut boxes = Vec::new();
+    for i in 0..BOXES {
+        let at = D::v(-1.5 + 0.6 * i as f32, 2.4 + 0.25 * i as f32);
+        let desc = BodyDesc::dynamic()
+            .position(at)
+            .rotation(D::tilt(0.1 * i as f32));
+        boxes.push(
+            world
+                .add_body(desc, ColliderDesc::new(D::cube(0.25)))
+                .unwrap(),
+        );
+    }
+    let ball = tumble::shape::Shape::<D>::ball(0.3).unwrap();
+    let desc = BodyDesc::dynamic()
+        .position(D::v(-4.0, 0.3))
+        .linear_velocity(D::v(2.0, 0.0));
+    let ball = world.add_body(desc, ColliderDesc::new(ball)).unwrap();
+    let level = Arcade {
+        platform: first_collider(&world, platform),
+        pickup: first_collider(&world, pickup),
+        box_colliders: boxes.iter().map(|&b| first_collider(&world, b)).collect(),
+        boxes,
+        ball,
+    };
+    (world, level)
+}
+
+/// The game's input at `frame`: every control, at frames of its own, each
+/// undone at later frames (a one-way platform let through and shut, a
+/// pick-up made solid and a sensor again, boxes made sensors and solid,
+/// friction, restitution and density, the ball made kinematic, fixed and
+/// dynamic, a box made fixed and dynamic, locks, damping, gravity scale
+/// and mass), a kick every third frame and the ball driven while
+/// kinematic.
+fn arcade_input<D: Scene>(world: &mut tumble::World<D>, level: &Arcade, frame: usize) {
+    use tumble::{Axes, CollisionFilter, Locks};
+    let f = frame;
+    let shut = CollisionFilter {
+        category: 1,
+        mask: 0,
+    };
+    if f % 8 == 1 {
+        let filter = if (f / 8).is_multiple_of(2) {
+            shut
+        } else {
+            CollisionFilter::default()
+        };
+        world.set_collider_filter(level.platform, filter).unwrap();
+    }
+    if f % 5 == 2 {
+        let sensor = (f / 5) % 2 == 1;
+        world.set_collider_sensor(level.pickup, sensor).unwrap();
+    }
+    let sensor_box = level.box_colliders[(f / 7) % BOXES];
+    match f % 7 {
+        3 => world.set_collider_sensor(sensor_box, true).unwrap(),
+        5 => world.set_collider_sensor(sensor_box, false).unwrap(),
+        _ => {}
+    }
+    if f % 4 == 3 {
+        let friction = 0.2 + 0.3 * ((f / 4) % 3) as f32;
+        let restitution = 0.5 * ((f / 4) % 2) as f32;
+        let rubbed = level.box_colliders[f % BOXES];
+        world.set_collider_friction(rubbed, friction).unwrap();
+        world
+            .set_collider_restitution(level.platform, restitution)
+            .unwrap();
+    }
+    if f.is_multiple_of(7) && f > 0 {
+        let density = 1.0 + (f % 3) as f32;
+        let heavy = level.box_colliders[(f / 7) % BOXES];
+        world.set_collider_density(heavy, density).unwrap();
+    }
+    if f % 9 == 4 {
+        let kinds = [BodyKind::Kinematic, BodyKind::Fixed, BodyKind::Dynamic];
+        world.set_body_kind(level.ball, kinds[(f / 9) % 3]).unwrap();
+    }
+    match f {
+        16 => world
+            .set_body_kind(level.boxes[0], BodyKind::Fixed)
+            .unwrap(),
+        20 => world
+            .set_body_kind(level.boxes[0], BodyKind::Dynamic)
+            .unwrap(),
+        _ => {}
+    }
+    if f % 8 == 5 {
+        let locks = if (f / 8).is_multiple_of(2) {
+            Locks {
+                translation: Axes::NONE,
+                rotation: Axes::ALL,
+            }
+        } else {
+            Locks::default()
+        };
+        world.set_body_locks(level.boxes[1], locks).unwrap();
+    }
+    if f % 6 == 4 {
+        let b = &level.boxes;
+        world
+            .set_body_linear_damping(b[2], (f % 4) as f32 * 0.5)
+            .unwrap();
+        world
+            .set_body_angular_damping(b[3], (f % 5) as f32 * 0.3)
+            .unwrap();
+        let scale = [1.0, 0.4, -0.3][(f / 6) % 3];
+        world.set_body_gravity_scale(b[4], scale).unwrap();
+    }
+    if f % 10 == 8 {
+        let heavy = level.boxes[5];
+        if (f / 10).is_multiple_of(2) {
+            world.set_body_mass(heavy, 2.0 + (f / 10) as f32).unwrap();
+        } else {
+            world.reset_body_mass(heavy).unwrap();
+        }
+    }
+    if f.is_multiple_of(3) {
+        let mut body = world.body_mut(level.boxes[f % BOXES]).unwrap();
+        if body.kind() == BodyKind::Dynamic {
+            let side = if f.is_multiple_of(2) { 1.0 } else { -1.0 };
+            let mass = body.mass();
+            body.apply_impulse_at_center(D::v(side, 3.0) * mass)
+                .unwrap();
+        }
+    }
+    let mut ball = world.body_mut(level.ball).unwrap();
+    if ball.kind() == BodyKind::Kinematic {
+        let at = D::v(-3.0 + 0.1 * f as f32, 0.6);
+        ball.set_kinematic_target(at, D::tilt(0.05 * f as f32))
+            .unwrap();
+    }
+}
+
+/// Every body's and collider's controls as the game reads them back, in
+/// the bodies' order (Debug prints each f32 in the shortest form that
+/// reads back to the same bits).
+fn controls_of<D: Scene>(world: &tumble::World<D>) -> Vec<String> {
+    let mut controls = Vec::new();
+    for (_, b) in world.bodies() {
+        controls.push(format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            b.kind(),
+            b.locks(),
+            b.linear_damping(),
+            b.angular_damping(),
+            b.gravity_scale(),
+            b.mass(),
+            b.center_of_mass()
+        ));
+        for c in b.colliders() {
+            controls.push(format!(
+                "{:?} {} {:?} {:?} {:?}",
+                c.filter(),
+                c.is_sensor(),
+                c.friction(),
+                c.restitution(),
+                c.density()
+            ));
+        }
+    }
+    controls
+}
+
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// The game's frames `frames` from where `world` is: the input, the step,
+/// the state hash after it.
+fn play<D: Scene>(
+    world: &mut tumble::World<D>,
+    level: &Arcade,
+    frames: std::ops::Range<usize>,
+) -> Vec<u64> {
+    frames
+        .map(|frame| {
+            arcade_input(world, level, frame);
+            world.step(DT);
+            world.state_hash()
+        })
+        .collect()
+}
+
+/// The bar of issue 34 item 9 in `D` on `threads` threads: a state saved
+/// at [`SAVE_FRAME`], the game run to [`END_FRAME`] and [`AHEAD`] frames
+/// on with every control changed and changed back at various frames;
+/// restored, the controls read back as they were at the save, and the same
+/// inputs give each frame's hash of the first run, in the world itself and
+/// in a copy loaded from its bytes. Returns the first run's hashes.
+fn controls_roll_back<D: Scene>(threads: usize) -> Vec<u64> {
+    in_pool(threads, || {
+        let (mut world, level) = arcade::<D>();
+        play(&mut world, &level, 0..SAVE_FRAME);
+        let state = world.save_state();
+        let saved = controls_of(&world);
+        let straight = play(&mut world, &level, SAVE_FRAME..END_FRAME);
+        play(&mut world, &level, END_FRAME..END_FRAME + AHEAD);
+        assert_ne!(
+            controls_of(&world),
+            saved,
+            "{}: the controls moved on",
+            D::NAME
+        );
+        let bytes = world.to_bytes();
+        let mut loaded = tumble::World::<D>::from_bytes(&bytes).unwrap();
+        for (world, how) in [(&mut world, "in place"), (&mut loaded, "loaded copy")] {
+            let name = format!("{} on {threads} threads, {how}", D::NAME);
+            assert_eq!(world.restore_state(&state), Ok(()), "{name}");
+            assert_eq!(controls_of(world), saved, "{name}: the controls");
+            let again = play(world, &level, SAVE_FRAME..END_FRAME);
+            let first = straight.iter().zip(&again).position(|(a, b)| a != b);
+            assert_eq!(
+                first, None,
+                "{name}: first frame after the save that differs"
+            );
+        }
+        straight
+    })
+}
+
+/// Issue 34 item 9: a rollback takes back filters, sensor flags, friction,
+/// restitution, density, mass, kinds, locks, damping and gravity scale
+/// changed (and changed back) since the state, restores into a copy of
+/// its world loaded from bytes, and the world goes on as the run that
+/// never rolled back, in 2D and 3D, on 1 and 2 threads alike.
+#[test]
+fn a_rollback_takes_back_filters_sensors_materials_and_kinds() {
+    let one = controls_roll_back::<tumble::D2>(1);
+    assert_eq!(controls_roll_back::<tumble::D2>(2), one, "2D: threads");
+    let one = controls_roll_back::<tumble::D3>(1);
+    assert_eq!(controls_roll_back::<tumble::D3>(2), one, "3D: threads");
+}
+
+/// One frame of the arcade's game loop, saving into `ring`: the
+/// controls of odd frames are called before the frame's save (the state
+/// holds them waiting for their step) unless `restored` (the state
+/// restored holds them already), those of even frames after it.
+fn arcade_frame<D: Scene>(
+    world: &mut tumble::World<D>,
+    level: &Arcade,
+    ring: &mut [WorldState<D>],
+    frame: usize,
+    restored: bool,
+) {
+    let odd = frame % 2 == 1;
+    if odd && !restored {
+        arcade_input(world, level, frame);
+    }
+    world.save_state_into(&mut ring[frame % ring.len()]);
+    if !odd {
+        arcade_input(world, level, frame);
+    }
+    world.step(DT);
+}
+
+/// The game loop of [`run`] in the arcade level, every control changing
+/// ([`arcade_frame`]): rolling back [`ROLLBACK`] steps after every step
+/// and simulating them again ends every frame in the bits of the plain
+/// run, also where the state rolled back to holds controls waiting for
+/// their step.
+fn arcade_rolls_back<D: Scene>(frames: usize) {
+    let run = |rollback: bool| {
+        let (mut world, level) = arcade::<D>();
+        let mut ring: Vec<WorldState<D>> = (0..=ROLLBACK).map(|_| WorldState::default()).collect();
+        let mut hashes = Vec::with_capacity(frames);
+        for frame in 0..frames {
+            arcade_frame(&mut world, &level, &mut ring, frame, false);
+            if rollback && frame >= ROLLBACK {
+                let from = frame - ROLLBACK;
+                let state = ring[from % ring.len()].clone();
+                world.restore_state(&state).unwrap();
+                for again in from..=frame {
+                    arcade_frame(&mut world, &level, &mut ring, again, again == from);
+                }
+            }
+            hashes.push(world.state_hash());
+        }
+        hashes
+    };
+    let (plain, rolled) = (run(false), run(true));
+    let first = plain.iter().zip(&rolled).position(|(a, b)| a != b);
+    assert_eq!(first, None, "{}: first frame that differs", D::NAME);
+}
+
+#[test]
+fn rolling_back_eight_steps_across_controls_gives_the_plain_run() {
+    arcade_rolls_back::<tumble::D2>(150);
+    arcade_rolls_back::<tumble::D3>(150);
 }

@@ -185,6 +185,31 @@ impl<D: Dim> MassOverride<D> {
         }
     }
 
+    /// True when `other` is the same override with the same bits.
+    pub(crate) fn same_bits(&self, other: &Self) -> bool {
+        match (self, other) {
+            (MassOverride::Shapes, MassOverride::Shapes) => true,
+            (MassOverride::Mass(a), MassOverride::Mass(b)) => a.to_bits() == b.to_bits(),
+            (
+                MassOverride::Full {
+                    mass,
+                    local_center,
+                    inertia,
+                },
+                MassOverride::Full {
+                    mass: other_mass,
+                    local_center: other_center,
+                    inertia: other_inertia,
+                },
+            ) => {
+                mass.to_bits() == other_mass.to_bits()
+                    && crate::math::same_bits(*local_center, *other_center)
+                    && D::same_inertia_bits(*inertia, *other_inertia)
+            }
+            _ => false,
+        }
+    }
+
     /// The body's mass properties given its shapes' `shapes`.
     fn apply(self, shapes: MassProperties<D>) -> MassProperties<D> {
         match self {
@@ -554,7 +579,7 @@ pub(crate) struct BodyRecord<D: Dim> {
     /// body, those its box now meets.
     pub(crate) teleported: bool,
     /// Where its mass properties come from.
-    mass_override: MassOverride<D>,
+    pub(crate) mass_override: MassOverride<D>,
     /// Swept against dynamic bodies too when fast (`BodyDesc::bullet`).
     pub(crate) bullet: bool,
     /// [`BodyRecord::extent`] and [`BodyRecord::thinnest`], set with the mass.
@@ -808,6 +833,75 @@ pub(crate) fn new_body<D: Dim>(
     Ok((record, sim))
 }
 
+/// A body's mass properties as [`mass_parts`] makes them: what
+/// [`BodyMut::set_mass_parts`] writes on its record and sim.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct MassParts<D: Dim> {
+    local_center: D::Vector,
+    /// 0 unless dynamic, as `inv_mass` and `inv_inertia_local`.
+    mass: f32,
+    inv_mass: f32,
+    inv_inertia_local: D::Inertia,
+    reach: f32,
+    thinnest: f32,
+}
+
+/// The mass properties of a body of `kind` with `colliders`, collider `i`
+/// taken at density `density(i)`, and `mass_override`: the centre of mass
+/// from every collider; mass and inertia too for a dynamic body (the
+/// others have none), then the override ([`BodyDesc::mass`] scales the
+/// colliders' mass and inertia to its mass, [`BodyDesc::mass_properties`]
+/// replaces all three). A pure function of its arguments, so that a
+/// rollback that gives a body back its kind, densities and override gives
+/// it back the same bits (`world/state.rs`). Errors as
+/// [`BodyMut::update_mass`] does.
+pub(crate) fn mass_parts<D: Dim>(
+    colliders: &[Collider<D>],
+    density: impl Fn(usize) -> f32,
+    mass_override: MassOverride<D>,
+    kind: BodyKind,
+) -> Result<MassParts<D>, WorldError> {
+    let dynamic = kind == BodyKind::Dynamic;
+    if dynamic && colliders.iter().any(|c| c.shape.is_massless()) {
+        return Err(WorldError::SurfaceOnDynamicBody);
+    }
+    let parts: Vec<(MassProperties<D>, Pose<D>)> = colliders
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.shape.mass_properties(density(i)), c.local_pose))
+        .collect();
+    let props = mass_override.apply(MassProperties::combine(&parts));
+    let out_of_range = |what, value| WorldError::MassOutOfRange { what, value };
+    let inv_mass = 1.0 / props.mass;
+    if dynamic && !(props.mass.is_finite() && props.mass > 0.0 && inv_mass.is_finite()) {
+        return Err(out_of_range("mass", props.mass));
+    }
+    let inv_inertia_local = if dynamic {
+        D::usable_inverse_inertia(props.inertia)
+            .map_err(|moment| out_of_range("rotational inertia", moment))?
+    } else {
+        D::zero_inertia()
+    };
+    if !props.local_center.is_finite() {
+        return Err(out_of_range("centre of mass", props.local_center.length()));
+    }
+    let local_center = props.local_center;
+    let reach = |c: &Collider<D>| {
+        (c.local_pose.translation - local_center).length() + c.shape.bounding_radius()
+    };
+    Ok(MassParts {
+        local_center,
+        mass: if dynamic { props.mass } else { 0.0 },
+        inv_mass: if dynamic { inv_mass } else { 0.0 },
+        inv_inertia_local,
+        reach: colliders.iter().map(reach).fold(0.0, f32::max),
+        thinnest: colliders
+            .iter()
+            .map(|c| c.shape.thickness())
+            .fold(f32::INFINITY, f32::min),
+    })
+}
+
 impl<'w, D: Dim> BodyMut<'w, D> {
     body_reads!();
 
@@ -845,58 +939,36 @@ impl<'w, D: Dim> BodyMut<'w, D> {
         attached
     }
 
-    /// Centre of mass from every collider; mass and inertia too for a
-    /// dynamic body (the others have none). A mass override then applies:
-    /// [`BodyDesc::mass`] scales the colliders' mass and inertia to its
-    /// mass, [`BodyDesc::mass_properties`] replaces all three. Errors,
-    /// changing nothing, with [`WorldError::SurfaceOnDynamicBody`] for a
-    /// dynamic body with a surface, and with
-    /// [`WorldError::MassOutOfRange`] when f32 cannot hold what the solver
-    /// needs: a dynamic body's mass or inertia not finite and positive with
-    /// a finite, non-zero inverse, or any body's centre of mass not finite.
-    /// That happens only when the shapes are far too large or too small for
-    /// their density (a ball of radius 1e13 or 1e-14 at density 1).
+    /// The body's mass properties from its colliders, kind and override
+    /// ([`mass_parts`]). Errors, changing nothing, with
+    /// [`WorldError::SurfaceOnDynamicBody`] for a dynamic body with a
+    /// surface, and with [`WorldError::MassOutOfRange`] when f32 cannot
+    /// hold what the solver needs: a dynamic body's mass or inertia not
+    /// finite and positive with a finite, non-zero inverse, or any body's
+    /// centre of mass not finite. That happens only when the shapes are far
+    /// too large or too small for their density (a ball of radius 1e13 or
+    /// 1e-14 at density 1).
     fn update_mass(&mut self) -> Result<(), WorldError> {
-        let record = &mut *self.record;
-        let sim = &mut *self.sim;
-        let dynamic = sim.kind == BodyKind::Dynamic;
-        if dynamic && record.colliders.iter().any(|c| c.shape.is_massless()) {
-            return Err(WorldError::SurfaceOnDynamicBody);
-        }
-        let parts: Vec<(MassProperties<D>, Pose<D>)> = record
-            .colliders
-            .iter()
-            .map(|c| (c.shape.mass_properties(c.density), c.local_pose))
-            .collect();
-        let props = record.mass_override.apply(MassProperties::combine(&parts));
-        let out_of_range = |what, value| WorldError::MassOutOfRange { what, value };
-        let inv_mass = 1.0 / props.mass;
-        if dynamic && !(props.mass.is_finite() && props.mass > 0.0 && inv_mass.is_finite()) {
-            return Err(out_of_range("mass", props.mass));
-        }
-        let inv_inertia_local = if dynamic {
-            D::usable_inverse_inertia(props.inertia)
-                .map_err(|moment| out_of_range("rotational inertia", moment))?
-        } else {
-            D::zero_inertia()
-        };
-        if !props.local_center.is_finite() {
-            return Err(out_of_range("centre of mass", props.local_center.length()));
-        }
-        sim.local_center = props.local_center;
-        record.mass = if dynamic { props.mass } else { 0.0 };
-        sim.inv_mass = if dynamic { inv_mass } else { 0.0 };
-        sim.inv_inertia_local = inv_inertia_local;
-        let reach = |c: &Collider<D>| {
-            (c.local_pose.translation - sim.local_center).length() + c.shape.bounding_radius()
-        };
-        record.reach = record.colliders.iter().map(reach).fold(0.0, f32::max);
-        record.thinnest = record
-            .colliders
-            .iter()
-            .map(|c| c.shape.thickness())
-            .fold(f32::INFINITY, f32::min);
+        let record = &*self.record;
+        let density = |i: usize| record.colliders[i].density;
+        let parts = mass_parts(
+            &record.colliders,
+            density,
+            record.mass_override,
+            self.sim.kind,
+        )?;
+        self.set_mass_parts(&parts);
         Ok(())
+    }
+
+    /// Gives the body the mass properties `parts` (of [`mass_parts`]).
+    pub(crate) fn set_mass_parts(&mut self, parts: &MassParts<D>) {
+        self.sim.local_center = parts.local_center;
+        self.record.mass = parts.mass;
+        self.sim.inv_mass = parts.inv_mass;
+        self.sim.inv_inertia_local = parts.inv_inertia_local;
+        self.record.reach = parts.reach;
+        self.record.thinnest = parts.thinnest;
     }
 
     /// Applies `change` and recomputes the mass properties; when those are

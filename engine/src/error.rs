@@ -51,9 +51,11 @@ pub enum WorldError {
     /// kinematic bodies only.
     SurfaceOnDynamicBody,
     /// A rollback state ([`World::restore_state`](crate::World::restore_state))
-    /// taken from another world, or from this one before a body or
-    /// collider was added or removed or a kind, filter or sensor flag
-    /// changed: it no longer fits, and the world is left as it was.
+    /// taken from a world of other bodies, colliders or shapes, or from
+    /// this one before a body or collider was added or removed: it no
+    /// longer fits, and the world is left as it was. (Controls such as
+    /// filters, sensor flags and kinds do not make it refused: the state
+    /// takes them back.)
     StateMismatch,
     /// A joint between a body and itself.
     JointToItself,
@@ -96,7 +98,7 @@ impl fmt::Display for WorldError {
             }
             WorldError::StateMismatch => write!(
                 f,
-                "the saved state does not fit this world: it comes from another world, or bodies, colliders, kinds or filters changed since"
+                "the saved state does not fit this world: it comes from a world of other bodies, colliders or shapes, or bodies or colliders were added or removed since"
             ),
             WorldError::LastCollider => write!(
                 f,

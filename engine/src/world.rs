@@ -521,10 +521,12 @@ pub struct World<D: Dim> {
     /// went).
     awake_joints: Vec<JointHandle>,
     pub(crate) awake_joints_stale: bool,
-    /// Changes whenever a body or collider is added or removed, or a kind,
-    /// filter or sensor flag changes: a rollback state fits only the stamp
-    /// it was saved with (`world/state.rs`).
-    structure: u64,
+    /// A hash of the structural changes the world went through since it
+    /// was new (bodies and colliders added, with their shapes, and
+    /// removed): a rollback state fits only the stamp it was saved with.
+    /// Saved with the world, so a loaded copy takes the original's states
+    /// (`world/state.rs`).
+    pub(crate) structure: u64,
     /// The recording running, if any (`world/replay.rs`).
     recorder: Option<Box<replay::Recorder<D>>>,
     /// The last rollback state's chunks, for the next to share.
@@ -708,7 +710,7 @@ impl<D: Dim> World<D> {
             joint_handles: Vec::new(),
             awake_joints: Vec::new(),
             awake_joints_stale: true,
-            structure: state::new_structure_stamp(),
+            structure: state::EMPTY_STRUCTURE,
             recorder: None,
             save_cache: state::SaveCache::default(),
         }
@@ -790,7 +792,6 @@ impl<D: Dim> World<D> {
 
     /// Gives a body's collider its handle and broad-phase proxy.
     fn register_collider(&mut self, body: BodyHandle, index: usize) -> ColliderHandle {
-        self.structure = state::new_structure_stamp();
         let owner = &self.bodies[body];
         let aabb = bounds_of(
             &owner.colliders[index],
@@ -809,6 +810,7 @@ impl<D: Dim> World<D> {
             }
         });
         self.bodies[body].colliders[index].handle = handle;
+        self.stamp_collider(body, index);
         handle
     }
 
@@ -831,7 +833,7 @@ impl<D: Dim> World<D> {
         let record = self.bodies.remove(handle)?;
         let sim = self.sims.remove(record.sim, &mut self.bodies);
         let body = RemovedBody { record, sim };
-        self.structure = state::new_structure_stamp();
+        self.stamp_removal(state::change::BODY_REMOVED, handle.data().as_ffi());
         self.remove_joints_of(handle);
         self.buffers.index_stale = true;
         let mut keys = Vec::new();
@@ -1291,8 +1293,8 @@ impl<D: Dim> World<D> {
     /// Gives every broad-phase proxy its collider's filter as groups, the
     /// pairs left as they are: for a loaded world, whose broad phase is
     /// saved without its groups (they follow from the colliders) and whose
-    /// pairs were found with them.
-    #[cfg(feature = "serde")]
+    /// pairs were found with them, and for a world whose filters a
+    /// rollback gave back (`world/state.rs`).
     fn regroup_proxies(&mut self) {
         let (colliders, bodies) = (&self.colliders, &self.bodies);
         self.broad_phase.regroup(|key| {

@@ -264,6 +264,9 @@ pub trait MathDim: Copy + Clone + Debug + Default + PartialEq + Send + Sync + 's
     fn add_inertia(a: Self::Inertia, b: Self::Inertia) -> Self::Inertia;
     /// The zero inertia (inverse of a body that cannot turn).
     fn zero_inertia() -> Self::Inertia;
+    /// True when two inertias have the same bits in every entry (unlike
+    /// `==`, which takes -0.0 for 0.0): what a saved copy may stand for.
+    fn same_inertia_bits(a: Self::Inertia, b: Self::Inertia) -> bool;
     /// The inverse of an inertia (zero stays zero: a body that cannot turn).
     fn invert_inertia(inertia: Self::Inertia) -> Self::Inertia;
     /// The inverse of a dynamic body's inertia, if the solver can use it:
@@ -406,6 +409,9 @@ impl MathDim for D2 {
     }
     fn zero_inertia() -> f32 {
         0.0
+    }
+    fn same_inertia_bits(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits()
     }
     fn invert_inertia(inertia: f32) -> f32 {
         if inertia > 0.0 {
@@ -605,6 +611,10 @@ impl MathDim for D3 {
     }
     fn zero_inertia() -> Mat3 {
         Mat3::ZERO
+    }
+    fn same_inertia_bits(a: Mat3, b: Mat3) -> bool {
+        let (a, b) = (a.to_cols_array(), b.to_cols_array());
+        a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits())
     }
     fn invert_inertia(inertia: Mat3) -> Mat3 {
         // The determinant is a product of three moments: for a body of a

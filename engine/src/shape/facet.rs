@@ -259,6 +259,12 @@ pub(crate) fn clip_to_sides<V: Vector>(
     polygon[..len].iter().for_each(|&p| found(p));
 }
 
+/// The word a facet's fingerprint feeds for each kind of [`Join`]: any
+/// values, as long as they differ.
+const JOIN_FREE_TAG: u32 = 1;
+const JOIN_CONVEX_TAG: u32 = 2;
+const JOIN_INACTIVE_TAG: u32 = 3;
+
 /// What lies across one boundary feature of a facet.
 #[derive(Copy, Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -340,6 +346,27 @@ pub trait FacetGeometry: Vector {
 }
 
 impl<V: FacetGeometry> Facet<V> {
+    /// Feeds `eat` the bits of the facet's corners, normal and joins
+    /// ([`Shape::fingerprint`](super::Shape::fingerprint)); what it keeps
+    /// beside follows from those.
+    pub(crate) fn fingerprint(&self, eat: &mut dyn FnMut(u32)) {
+        let vector = super::fingerprint_vector::<V>;
+        for &corner in &self.corners {
+            vector(corner, eat);
+        }
+        vector(self.normal, eat);
+        for join in &self.joins {
+            match *join {
+                Join::Free => eat(JOIN_FREE_TAG),
+                Join::Convex(normal) => {
+                    eat(JOIN_CONVEX_TAG);
+                    vector(normal, eat);
+                }
+                Join::Inactive => eat(JOIN_INACTIVE_TAG),
+            }
+        }
+    }
+
     /// The facet with these corners (only the first `FACET_CORNERS` are
     /// read) and free borders, or `None` when it spans no length or area.
     pub(crate) fn new(corners: [V; 3]) -> Option<Self> {

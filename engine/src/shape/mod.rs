@@ -169,6 +169,24 @@ pub enum ShapeKind<D: ShapeDim> {
     Facet(Facet<D::Vector>),
 }
 
+/// The first word of a shape's fingerprint ([`Shape::fingerprint`]), one
+/// per kind: any values, as long as they differ.
+mod shape_tag {
+    pub(super) const BALL: u32 = 1;
+    pub(super) const CUBOID: u32 = 2;
+    pub(super) const CAPSULE: u32 = 3;
+    pub(super) const HULL: u32 = 4;
+    pub(super) const SURFACE: u32 = 5;
+    pub(super) const FACET: u32 = 6;
+}
+
+/// Feeds `eat` the bits of a vector's components (for fingerprints).
+pub(crate) fn fingerprint_vector<V: crate::math::SimdWord>(v: V, eat: &mut dyn FnMut(u32)) {
+    for x in v.to_word().to_array() {
+        eat(x.to_bits());
+    }
+}
+
 /// A validated convex shape in its own local frame.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
@@ -280,6 +298,48 @@ impl<D: ShapeDim> Shape<D> {
         match &self.kind {
             ShapeKind::Surface(surface) => Some(surface),
             _ => None,
+        }
+    }
+
+    /// Feeds `eat` the bits of what the shape is made of: its kind and
+    /// sizes, a hull's vertices, a surface's or facet's corners, normals
+    /// and joins. Two shapes feed the same words when they are the same
+    /// shape, bit for bit (what follows from those, a surface's tree or a
+    /// hull's faces, is built from them alike); a world's structure stamp
+    /// is made of them (`world/state.rs`). Costs a pass over the shape.
+    pub(crate) fn fingerprint(&self, eat: &mut dyn FnMut(u32)) {
+        let vector = fingerprint_vector::<D::Vector>;
+        match &self.kind {
+            ShapeKind::Ball { radius } => {
+                eat(shape_tag::BALL);
+                eat(radius.to_bits());
+            }
+            ShapeKind::Cuboid { half_extents } => {
+                eat(shape_tag::CUBOID);
+                vector(*half_extents, eat);
+            }
+            ShapeKind::Capsule {
+                half_height,
+                radius,
+            } => {
+                eat(shape_tag::CAPSULE);
+                eat(half_height.to_bits());
+                eat(radius.to_bits());
+            }
+            ShapeKind::ConvexHull(hull) => {
+                eat(shape_tag::HULL);
+                for &v in hull.vertices() {
+                    vector(v, eat);
+                }
+            }
+            ShapeKind::Surface(surface) => {
+                eat(shape_tag::SURFACE);
+                surface.fingerprint(eat);
+            }
+            ShapeKind::Facet(facet) => {
+                eat(shape_tag::FACET);
+                facet.fingerprint(eat);
+            }
         }
     }
 

@@ -116,7 +116,45 @@ pub struct Surface<D: ShapeDim> {
     dropped: usize,
 }
 
+/// The word a surface's fingerprint starts with for each source: any
+/// values, as long as they differ.
+const MESH_TAG: u32 = 1;
+const HEIGHTFIELD_TAG: u32 = 2;
+const CHAIN_TAG: u32 = 3;
+
 impl<D: ShapeDim> Surface<D> {
+    /// Feeds `eat` the bits of what the surface is made of: its source and
+    /// its facets with their joins ([`Shape::fingerprint`](super::Shape::fingerprint));
+    /// its tree and boxes follow from the facets.
+    pub(crate) fn fingerprint(&self, eat: &mut dyn FnMut(u32)) {
+        let long = |n: usize, eat: &mut dyn FnMut(u32)| {
+            let n = n as u64;
+            eat(n as u32);
+            eat((n >> u32::BITS) as u32);
+        };
+        match self.source {
+            SurfaceSource::TriangleMesh => eat(MESH_TAG),
+            SurfaceSource::HeightField {
+                rows,
+                columns,
+                scale,
+            } => {
+                eat(HEIGHTFIELD_TAG);
+                long(rows, eat);
+                long(columns, eat);
+                super::fingerprint_vector(scale, eat);
+            }
+            SurfaceSource::Chain { closed } => {
+                eat(CHAIN_TAG);
+                eat(u32::from(closed));
+            }
+        }
+        long(self.facets.len(), eat);
+        for facet in &self.facets {
+            facet.fingerprint(eat);
+        }
+    }
+
     /// The surface of these linked `facets` (step 4 of the module docs), each
     /// given what its joins make of it (`Facet::owned`, `smooth`, `gentle`).
     fn assemble(

@@ -56,7 +56,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         friction: f32,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::Friction(collider, friction));
+        self.control(Control::Friction(collider, friction));
         check_friction(friction)?;
         self.collider_mut(collider)?.friction = friction;
         self.wake_pairs_of(collider);
@@ -71,7 +71,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         restitution: f32,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::Restitution(collider, restitution));
+        self.control(Control::Restitution(collider, restitution));
         check_restitution(restitution)?;
         self.collider_mut(collider)?.restitution = restitution;
         self.wake_pairs_of(collider);
@@ -89,13 +89,12 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         filter: CollisionFilter,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::Filter(collider, filter));
+        self.control(Control::Filter(collider, filter));
         let target = self.collider_mut(collider)?;
         let changed = target.filter != filter;
         target.filter = filter;
         if changed {
             self.refiltered.push(collider);
-            self.structure = super::state::new_structure_stamp();
         }
         Ok(())
     }
@@ -110,13 +109,12 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         sensor: bool,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::Sensor(collider, sensor));
+        self.control(Control::Sensor(collider, sensor));
         let target = self.collider_mut(collider)?;
         let changed = target.sensor != sensor;
         target.sensor = sensor;
         if changed {
             self.refiltered.push(collider);
-            self.structure = super::state::new_structure_stamp();
         }
         Ok(())
     }
@@ -133,7 +131,7 @@ impl<D: Dim> World<D> {
         collider: ColliderHandle,
         density: f32,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::Density(collider, density));
+        self.control(Control::Density(collider, density));
         check_density(density)?;
         let slot = *self
             .colliders
@@ -174,7 +172,7 @@ impl<D: Dim> World<D> {
             .enumerate()
             .map(|(i, c)| (c.handle, slot.index + i))
             .collect();
-        self.structure = super::state::new_structure_stamp();
+        self.stamp_removal(super::state::change::COLLIDER_REMOVED, key_of(collider));
         let ended = self.pair_keys_of(collider, slot.proxy);
         self.colliders.remove(collider);
         self.broad_phase.remove(slot.proxy);
@@ -213,11 +211,10 @@ impl<D: Dim> World<D> {
     /// Errors, changing nothing, on a stale handle or mass properties f32
     /// cannot hold.
     pub fn set_body_kind(&mut self, body: BodyHandle, kind: BodyKind) -> Result<(), WorldError> {
-        self.record_control(Control::Kind(body, kind));
+        self.control(Control::Kind(body, kind));
         let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         let (before, changed) = (target.kind(), target.kind() != kind);
         target.set_kind(kind)?;
-        self.structure = super::state::new_structure_stamp();
         // Only dynamic bodies are in islands (`sleep.rs`): a body made
         // fixed or kinematic leaves its island (which may come apart) and
         // unlinks its pairs; one made dynamic starts an island of its own
@@ -258,7 +255,7 @@ impl<D: Dim> World<D> {
     /// does not move along or turn about the locked world axes, and its
     /// velocities there stop now. Errors on a stale handle.
     pub fn set_body_locks(&mut self, body: BodyHandle, locks: Locks) -> Result<(), WorldError> {
-        self.record_control(Control::Locks(body, locks));
+        self.control(Control::Locks(body, locks));
         let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         target.set_locks(locks);
         self.touched.push(body);
@@ -308,7 +305,7 @@ impl<D: Dim> World<D> {
         body: BodyHandle,
         damping: f32,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::LinearDamping(body, damping));
+        self.control(Control::LinearDamping(body, damping));
         crate::body::check_damping("linear damping", damping)?;
         let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         target.sim.linear_damping = damping;
@@ -324,7 +321,7 @@ impl<D: Dim> World<D> {
         body: BodyHandle,
         damping: f32,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::AngularDamping(body, damping));
+        self.control(Control::AngularDamping(body, damping));
         crate::body::check_damping("angular damping", damping)?;
         let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         target.sim.angular_damping = damping;
@@ -341,7 +338,7 @@ impl<D: Dim> World<D> {
         body: BodyHandle,
         scale: f32,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::GravityScale(body, scale));
+        self.control(Control::GravityScale(body, scale));
         crate::body::check_gravity_scale(scale)?;
         let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         target.sim.gravity_scale = scale;
@@ -355,12 +352,20 @@ impl<D: Dim> World<D> {
         body: BodyHandle,
         mass: MassOverride<D>,
     ) -> Result<(), WorldError> {
-        self.record_control(Control::Mass(body, mass));
+        self.control(Control::Mass(body, mass));
         let mass = mass.validate()?;
         let mut target = self.body_parts_mut(body).ok_or(WorldError::StaleHandle)?;
         target.set_mass_override(mass)?;
         self.touched.push(body);
         Ok(())
+    }
+
+    /// Before each control: the call is recorded when recording
+    /// (`world/replay.rs`), and the next rollback state saved takes the
+    /// controls' values anew (`world/state.rs`).
+    fn control(&mut self, control: Control<D>) {
+        self.controls_changed();
+        self.record_control(control);
     }
 
     /// The collider to change, its body woken; `StaleHandle` if it is gone.

@@ -8,8 +8,9 @@
 //! impulses, lever arms and last queries, the islands (awake and
 //! sleeping, with each pair's link bit: `sleep.rs`), the
 //! solver's body order and awake pairs (and their stale flags), the bodies
-//! and colliders the game touched since the last step, and the events of
-//! the last step. Left out, as [`Default`], are the arrays kept between
+//! and colliders the game touched since the last step, the events of
+//! the last step, and the structure stamp (`world/state.rs`), so that the
+//! rollback states saved in a world restore into its loaded copy. Left out, as [`Default`], are the arrays kept between
 //! steps only for their allocations (the contact and joint solvers', the
 //! narrow phase's inputs, a surface pair's scratch lists) and the profile.
 //!
@@ -316,6 +317,7 @@ struct State<'w, D: Dim> {
     joints: Slots<'w, JointHandle, Joint<D>>,
     joint_events: &'w [JointEvent],
     unpaired: Entries<'w, (BodyHandle, BodyHandle), u32>,
+    structure: u64,
 }
 
 /// [`State`], loaded.
@@ -342,6 +344,7 @@ struct LoadedState<D: Dim> {
     joint_events: Vec<JointEvent>,
     #[serde(deserialize_with = "entries::deserialize")]
     unpaired: HashMap<(BodyHandle, BodyHandle), u32>,
+    structure: u64,
 }
 
 impl<'w, D: Dim> State<'w, D> {
@@ -363,6 +366,7 @@ impl<'w, D: Dim> State<'w, D> {
             joints: Slots(&world.joints),
             joint_events: &world.joint_events,
             unpaired: Entries(&world.unpaired),
+            structure: world.structure,
         }
     }
 }
@@ -387,6 +391,7 @@ impl<D: Dim> LoadedState<D> {
             joints: self.joints,
             joint_events: self.joint_events,
             unpaired: self.unpaired,
+            structure: self.structure,
             ..World::new(self.settings)
         }
     }

@@ -316,8 +316,8 @@ impl<D: Dim> Input<D> {
 }
 
 /// FNV-1a, 64 bits: the offset basis and the prime.
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x100_0000_01b3;
+pub(super) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+pub(super) const FNV_PRIME: u64 = 0x100_0000_01b3;
 
 impl<D: Dim> World<D> {
     /// A hash of every body's pose, velocities and sleep, bit for bit, in
@@ -524,8 +524,9 @@ impl<D: Dim> World<D> {
                 self.settings = **settings;
                 true
             }
-            // The replay's structure stamps are its own: the recording
-            // vouches that its structure is the saved state's.
+            // A replay on another start (`replay_on`) may have other
+            // structure stamps: the recording vouches that its structure
+            // is the saved state's.
             Input::Restore(state) => self.restore_state_of_structure(state, false).is_ok(),
             Input::Step { dt, hash } => {
                 let _ = self.try_step(*dt);

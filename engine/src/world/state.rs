@@ -3,10 +3,11 @@
 //!
 //! A fighting game or a networked game saves its physics every step and,
 //! when a late input arrives, restores the state of some steps back and
-//! simulates them again; the steps simulated again must give the same bits
-//! as if the input had come in time. [`World::save_state`] copies what a
-//! step changes into a [`WorldState`], [`World::restore_state`] writes it
-//! back:
+//! simulates them again with the inputs; the steps simulated again must
+//! give the same bits as if the input had come in time, whatever the game
+//! changed through the controls meanwhile. [`World::save_state`] copies
+//! what a step or a control changes into a [`WorldState`],
+//! [`World::restore_state`] writes it back:
 //! 1. Each body's motion, in the bodies' order: pose, velocities, rest
 //!    time, the sleeping and placed flags; force, torque, kinematic
 //!    target and whether a target was just reached (the next step stops
@@ -18,8 +19,11 @@
 //!    each pair's manifold without the points (normal, last query, what it
 //!    pushed) with the points in use (warm-start impulses, anchors, lever
 //!    arms); a pair with a surface keeps its facet and cluster manifolds
-//!    whole (`FacetManifolds::kept`), and a pair whose collider was
-//!    removed since the last step (it ends at the next) is kept whole.
+//!    whole (`FacetManifolds::kept`). A pair the colliders as they are
+//!    cannot make is kept whole: one whose collider was removed since the
+//!    last step (it ends at the next), or whose collider's filter, sensor
+//!    flag or body kind changed since (the next step decides it again,
+//!    `World::refilter_pairs`).
 //! 4. The islands, awake and sleeping, and each pair's link bit (islands
 //!    are split only as the sleep candidate, so they depend on history:
 //!    `sleep.rs`), the solver's orders of bodies and pairs where
@@ -27,57 +31,175 @@
 //!    come after the others), the joints with their impulses and the pairs
 //!    they keep apart, and the bodies and colliders the game reached since
 //!    the last step.
-//! 5. What rests is shared: the body motions and the pairs' manifolds are
-//!    kept in chunks of [`CHUNK`], and a chunk equal bit for bit to the one
-//!    at its place in the world's last saved state is that chunk, shared;
-//!    the islands are shared until they change. A ring of states
-//!    over a settled level holds it about once
+//! 5. The controls' values (`world/controls.rs`): each body's kind, locks,
+//!    damping and gravity scale, each collider's filter, sensor flag,
+//!    friction, restitution and density, and the mass override of each
+//!    body that has one. Games change them every few frames (a one-way
+//!    platform's filter, a pick-up's sensor flag, a power-up's material or
+//!    mass), and frame 10's state gives back frame 10's. A body's mass
+//!    properties are not kept: where a restore changes a kind, a density
+//!    or an override, `body::mass_parts`, a pure function of those, makes
+//!    them again, to the bits the control made.
+//! 6. What rests is shared: the body motions, the pairs' manifolds and the
+//!    controls are kept in chunks of [`CHUNK`], and a chunk equal bit for
+//!    bit to the one at its place in the world's last saved state is that
+//!    chunk, shared; the controls are shared whole, unread, while no
+//!    control was called since the last state saved or restored (each
+//!    control tells the save cache: `World::controls_changed`); the
+//!    islands are shared until they change. A ring of states over a
+//!    settled level holds it about once
 //!    (`a_ring_of_states_shares_what_rests`).
 //!
-//! Restoring rebuilds the pairs' fixed parts (bodies, colliders, sensor
-//! flag) from a live pair of the same key or from the colliders, the
-//! solver's index from its order, and refits the broad phase's tree.
-//! Guarded by `tests/rollback.rs`
-//! (`rolling_back_eight_steps_every_step_gives_the_plain_run`).
+//! Restoring:
+//! 1. checks the structure stamp (below) and the count of bodies;
+//! 2. checks the state's controls against the bodies and colliders, and
+//!    makes the mass properties of the bodies whose kind, densities or
+//!    override they change, writing nothing: a state that does not fit is
+//!    refused whole (skipped when the world's controls are the state's);
+//! 3. gives the broad phase its boxes, pairs and move buffer back and
+//!    refits its tree;
+//! 4. writes the motions and the controls back; where a filter changed,
+//!    or a control called since the last step waits for the next, gives
+//!    every proxy its collider's filter as its groups
+//!    (`World::regroup_proxies`), as the step would have;
+//! 5. puts the pairs back, in place when the live pairs have the state's
+//!    keys and no filter, sensor flag or kind changed (nor waits); else
+//!    each is made anew from the state's whole pair, a live pair of the
+//!    same key, or the colliders (whose sides and sensor flag now follow
+//!    the controls restored);
+//! 6. puts back the islands, the solver's orders (or marks them for the
+//!    next step to rebuild), the joints and the reached bodies, and clears
+//!    the events.
+//!
+//! The structure stamp says which worlds a state fits: a hash (FNV-1a, 64
+//! bits) of every structural change since the world was new: each
+//! collider added (its handle and its body's, its place on the body, its
+//! pose there and its shape bit for bit, and what of the body no control
+//! changes: sleep allowed, bullet, fast share) and each body or collider
+//! removed. Controls leave it as it is. It is saved with the world
+//! (`world/persist.rs`), so a clone, a copy loaded from bytes and a world
+//! built by the same calls share it and take each other's states: they
+//! have the same bodies and colliders in the same slots, and every index a
+//! state holds means the same in each.
+//!
+//! Guarded by `tests/rollback.rs`:
+//! `rolling_back_eight_steps_every_step_gives_the_plain_run` and
+//! `rollback_keeps_joints_surfaces_bullets_and_kinematic_bodies`
+//! (motions, pairs, islands, joints), `a_rollback_takes_back_filters_sensors_materials_and_kinds`
+//! (the controls, in 2D and 3D, on 1 and 2 threads, and into a loaded
+//! copy), `rolling_back_eight_steps_across_controls_gives_the_plain_run`
+//! (states holding controls that wait for their step: whole pairs,
+//! groups, pairs made anew), `a_state_that_no_longer_fits_is_refused`
+//! (the stamp) and `a_ring_of_states_shares_what_rests`.
 //!
 //! Limits: the state holds no bodies, colliders or shapes. Adding or
-//! removing a body or collider, or changing a body's kind or a collider's
-//! filter or sensor flag, gives the world a new *structure stamp*, and a
-//! state saved before that is refused with [`WorldError::StateMismatch`]
-//! (a game that rolls back over a spawn keeps a clone of the world, or a
-//! serialised one, for that). What the state does not hold, restore does
-//! not undo: masses, materials, damping, locks, gravity scales, user data
-//! and the settings stay as the game last set them. The events of the step
-//! before the save are not kept: restore clears them. Where every body
-//! moves, nothing is shared, and every pair in the broad phase's reach
-//! keeps its last query whether or not it has points: 1000 awake mixed
-//! bodies take about 400 bytes a body (`benches/RESULTS.md`).
+//! removing a body or collider (also adding one and removing it again:
+//! the slot maps' free lists, and so the handles of the next bodies
+//! added, differ) makes the states saved before it refused with
+//! [`WorldError::StateMismatch`] (a game that rolls back over a spawn
+//! keeps a clone of the world, or a serialised one, for that). Two
+//! histories give one stamp about once in 2^64; a world loaded from bytes
+//! other code wrote has the stamp they hold. What no control changes and
+//! the state does not hold, restore does not undo: user data and the
+//! world's settings ([`World::settings_mut`]: gravity and the rest) stay
+//! as the game last set them. The events of the step before the save are
+//! not kept: restore clears them. The controls cost every state 44 bytes
+//! a body of one collider (20 for the body, 24 for the collider) and 2 of
+//! chunk handles, shared across a ring until a control is called; a save
+//! after a control walks every body and collider, as a restore does that
+//! changes controls. Where every body moves, nothing is shared, and every
+//! pair in the broad phase's reach keeps its last query whether or not it
+//! has points: 1000 awake mixed bodies take about 440 bytes a body
+//! (`benches/RESULTS.md`).
 
 use std::mem::{size_of, size_of_val};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use slotmap::SlotMap;
+use slotmap::{Key, SlotMap};
 
 use super::joints::Unpaired;
+use super::replay::{FNV_OFFSET, FNV_PRIME};
 use super::surface_pairs::SurfaceContacts;
-use super::{collider_of, in_solver, ContactPair, World, ASLEEP};
-use crate::body::{Body, BodyHandle};
-use crate::collider::ColliderHandle;
+use super::{collider_of, in_solver, key_of, ContactPair, World, ASLEEP};
+use crate::body::{
+    mass_parts, Body, BodyHandle, BodyKind, BodyMut, BodySim, Locks, MassOverride, MassParts,
+};
+use crate::collider::{Collider, ColliderHandle, CollisionFilter};
 use crate::dim::Dim;
 use crate::error::WorldError;
 use crate::joint::{Joint, JointHandle};
 use crate::math::{same_bits, Pose, Vector};
 use crate::pipeline::broad_phase::BroadPhaseState;
 use crate::pipeline::manifold::{ManifoldHead, ManifoldPoint};
+use crate::shape::fingerprint_vector;
 use crate::sleep::{AwakeIslands, SleepingIslands};
 
-/// A stamp no world has had yet in this process: worlds get a new one
-/// whenever their bodies, colliders, kinds or filters change, and a state
-/// fits only the stamp it was saved with.
-pub(super) fn new_structure_stamp() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+/// The structure stamp of a world with no bodies: where the hash of its
+/// structural changes starts (FNV-1a's offset basis).
+pub(super) const EMPTY_STRUCTURE: u64 = FNV_OFFSET;
+
+/// The first word of each structural change in a stamp: any values, as
+/// long as they differ.
+pub(super) mod change {
+    /// A collider added, with its body (`World::stamp_collider`).
+    pub(crate) const COLLIDER: u32 = 1;
+    pub(crate) const BODY_REMOVED: u32 = 2;
+    pub(crate) const COLLIDER_REMOVED: u32 = 3;
+}
+
+/// A structure stamp in the making: the stamp before and the words of one
+/// change, FNV-1a over their little-endian bytes (the same on every
+/// target, so that a saved world's stamp goes on alike where it loads).
+struct Stamp(u64);
+
+impl Stamp {
+    fn after(stamp: u64, change: u32) -> Self {
+        let mut made = Self(stamp);
+        made.word(change);
+        made
+    }
+
+    fn word(&mut self, word: u32) {
+        for byte in word.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    fn long(&mut self, long: u64) {
+        self.word(long as u32);
+        self.word((long >> u32::BITS) as u32);
+    }
+}
+
+impl<D: Dim> World<D> {
+    /// The structure stamp after collider `index` of `body` was added
+    /// (with the body, for its first): the handles, what of the body the
+    /// step reads and no control changes (sleep allowed, bullet, fast
+    /// share), the collider's place on it and its shape, bit for bit.
+    pub(super) fn stamp_collider(&mut self, body: BodyHandle, index: usize) {
+        let record = &self.bodies[body];
+        let collider = &record.colliders[index];
+        let mut stamp = Stamp::after(self.structure, change::COLLIDER);
+        stamp.long(body.data().as_ffi());
+        stamp.long(key_of(collider.handle));
+        stamp.long(index as u64);
+        stamp.word(u32::from(record.can_sleep));
+        stamp.word(u32::from(record.bullet));
+        stamp.word(record.fast_share.to_bits());
+        let mut eat = |word| stamp.word(word);
+        fingerprint_vector(collider.local_pose.translation, &mut eat);
+        fingerprint_vector(collider.local_pose.rotation, &mut eat);
+        collider.shape.fingerprint(&mut eat);
+        self.structure = stamp.0;
+    }
+
+    /// The structure stamp after a removal (`change`) of the body or
+    /// collider of handle bits `key`.
+    pub(super) fn stamp_removal(&mut self, change: u32, key: u64) {
+        let mut stamp = Stamp::after(self.structure, change);
+        stamp.long(key);
+        self.structure = stamp.0;
+    }
 }
 
 /// What a body's motion is between two steps (its flags are kept in bit
@@ -112,6 +234,147 @@ struct BodyExtras<D: Dim> {
     torque: D::AngularVector,
     kinematic_target: Option<Pose<D>>,
     target_reached: bool,
+}
+
+/// What the game may change of a body while it runs, through the
+/// controls (`world/controls.rs`), but for its mass override (few bodies
+/// have one: [`Controls::masses`]).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug)]
+struct BodyControls {
+    kind: BodyKind,
+    locks: Locks,
+    linear_damping: f32,
+    angular_damping: f32,
+    gravity_scale: f32,
+}
+
+impl BodyControls {
+    fn of<D: Dim>(sim: &BodySim<D>) -> Self {
+        Self {
+            kind: sim.kind,
+            locks: sim.locks,
+            linear_damping: sim.linear_damping,
+            angular_damping: sim.angular_damping,
+            gravity_scale: sim.gravity_scale,
+        }
+    }
+
+    fn same_bits(&self, other: &Self) -> bool {
+        self.kind == other.kind
+            && self.locks == other.locks
+            && self.linear_damping.to_bits() == other.linear_damping.to_bits()
+            && self.angular_damping.to_bits() == other.angular_damping.to_bits()
+            && self.gravity_scale.to_bits() == other.gravity_scale.to_bits()
+    }
+}
+
+/// What the game may change of a collider while it runs, through the
+/// controls (`world/controls.rs`).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Copy, Clone, Debug)]
+struct ColliderControls {
+    filter: CollisionFilter,
+    friction: f32,
+    restitution: f32,
+    density: f32,
+    sensor: bool,
+}
+
+impl ColliderControls {
+    fn of<D: Dim>(collider: &Collider<D>) -> Self {
+        Self {
+            filter: collider.filter,
+            friction: collider.friction,
+            restitution: collider.restitution,
+            density: collider.density,
+            sensor: collider.sensor,
+        }
+    }
+
+    fn same_bits(&self, other: &Self) -> bool {
+        self.filter == other.filter
+            && self.sensor == other.sensor
+            && self.friction.to_bits() == other.friction.to_bits()
+            && self.restitution.to_bits() == other.restitution.to_bits()
+            && self.density.to_bits() == other.density.to_bits()
+    }
+}
+
+/// The controls' values of every body and collider (step 5 of the module
+/// docs), in the bodies' order, each body's colliders in its order, kept
+/// in shared chunks of [`CHUNK`] as the motions are.
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "")
+)]
+#[derive(Clone, Debug)]
+struct Controls<D: Dim> {
+    /// The structure stamp of the world they were taken from.
+    structure: u64,
+    bodies: Chunked<[BodyControls]>,
+    colliders: Chunked<[ColliderControls]>,
+    body_count: usize,
+    collider_count: usize,
+    /// The bodies whose mass override is not their shapes', by their place
+    /// in the bodies' order.
+    masses: Vec<(u32, MassOverride<D>)>,
+}
+
+impl<D: Dim> Default for Controls<D> {
+    fn default() -> Self {
+        Self {
+            structure: 0,
+            bodies: Chunked::default(),
+            colliders: Chunked::default(),
+            body_count: 0,
+            collider_count: 0,
+            masses: Vec::new(),
+        }
+    }
+}
+
+impl<D: Dim> Controls<D> {
+    fn bytes(&self) -> usize {
+        size_of::<Self>()
+            + self.body_count * size_of::<BodyControls>()
+            + self.collider_count * size_of::<ColliderControls>()
+            + (self.bodies.chunks.len() + self.colliders.chunks.len()) * CHUNK_HANDLE_BYTES
+            + self.masses.len() * size_of::<(u32, MassOverride<D>)>()
+    }
+}
+
+/// Takes `items` into `chunked` in chunks of [`CHUNK`], each the chunk at
+/// its place in `last` when equal to it by `same`; returns the bytes kept
+/// anew.
+fn take_chunks<T: Copy>(
+    items: impl Iterator<Item = T>,
+    last: &[Arc<[T]>],
+    same: impl Fn(&T, &T) -> bool,
+    chunked: &mut Chunked<[T]>,
+) -> usize {
+    let mut fresh = 0;
+    let mut chunk = Vec::with_capacity(CHUNK);
+    let mut take = |chunk: &mut Vec<T>, chunked: &mut Chunked<[T]>| {
+        fresh += chunked.push(
+            last,
+            chunk.as_slice(),
+            |a: &[T], b: &[T]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y)),
+            |made| (Arc::from(made), size_of_val(made) + CHUNK_HANDLE_BYTES),
+        );
+        chunk.clear();
+    };
+    for item in items {
+        chunk.push(item);
+        if chunk.len() == CHUNK {
+            take(&mut chunk, chunked);
+        }
+    }
+    if !chunk.is_empty() {
+        take(&mut chunk, chunked);
+    }
+    fresh
 }
 
 /// Items per chunk of a state's body motions and pairs: a chunk equal bit
@@ -235,6 +498,11 @@ struct LastChunks<D: Dim> {
     pairs: Vec<Arc<PairChunk<D>>>,
     islands: Option<Arc<SleepingIslands>>,
     awake_islands: Option<Arc<AwakeIslands>>,
+    /// The controls of the last state saved or restored, and whether the
+    /// world's are still those: no control was called since (a structural
+    /// change gives the world another stamp than theirs).
+    controls: Option<Arc<Controls<D>>>,
+    controls_current: bool,
 }
 
 impl<D: Dim> Default for SaveCache<D> {
@@ -244,7 +512,23 @@ impl<D: Dim> Default for SaveCache<D> {
             pairs: Vec::new(),
             islands: None,
             awake_islands: None,
+            controls: None,
+            controls_current: false,
         }))
+    }
+}
+
+impl<D: Dim> SaveCache<D> {
+    fn last(&mut self) -> &mut LastChunks<D> {
+        self.0.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<D: Dim> World<D> {
+    /// A control was called (`world/controls.rs`): the next save takes
+    /// the controls anew rather than share the last state's.
+    pub(super) fn controls_changed(&mut self) {
+        self.save_cache.last().controls_current = false;
     }
 }
 
@@ -291,9 +575,13 @@ impl Bits {
 /// The part of a [`World`] that changes while a game runs, for rolling
 /// back: each body's motion, the broad phase's boxes and pairs, the
 /// contact manifolds with their warm-start impulses, the sleeping islands,
-/// the joints and what the game reached since the last step; not the
-/// bodies, colliders, shapes or settings, which it shares with the world.
-/// Taken by [`World::save_state`] (or [`World::save_state_into`], which
+/// the joints, what the game reached since the last step, and the values
+/// of the controls (filters, sensor flags, materials, densities, masses,
+/// kinds, locks, damping, gravity scales); not the bodies, colliders,
+/// shapes or settings, which it shares with the world. It fits the world
+/// it was saved in, a clone of it, a copy loaded from its bytes and a
+/// world built by the same calls, until a body or collider is added or
+/// removed (`world/state.rs`). Taken by [`World::save_state`] (or [`World::save_state_into`], which
 /// reuses a state's memory), given back by [`World::restore_state`]; what
 /// rests between two saves is shared between their states. The README's
 /// "Rollback" section has an example.
@@ -334,6 +622,9 @@ pub struct WorldState<D: Dim> {
     solver_orders: Option<(Vec<BodyHandle>, Option<Vec<u32>>)>,
     touched: Vec<BodyHandle>,
     refiltered: Vec<ColliderHandle>,
+    /// The controls' values, shared with the state saved before while no
+    /// control was called between the two.
+    controls: Arc<Controls<D>>,
     /// With their free list, so that a joint added after a restore gets
     /// the handle it got in the run recorded, also through a saved
     /// recording (`random_joints_levels_bullets_and_rollbacks_never_panic_or_leak_nan_2d`).
@@ -367,6 +658,7 @@ impl<D: Dim> Default for WorldState<D> {
             solver_orders: None,
             touched: Vec::new(),
             refiltered: Vec::new(),
+            controls: Arc::default(),
             joints: SlotMap::with_key(),
             unpaired: Unpaired::new(),
             fresh_bytes: 0,
@@ -411,6 +703,7 @@ impl<D: Dim> WorldState<D> {
             + orders
             + self.touched.len() * size_of::<BodyHandle>()
             + self.refiltered.len() * size_of::<ColliderHandle>()
+            + self.controls.bytes()
             + self.joints.len() * size_of::<(JointHandle, Joint<D>)>()
             + self.unpaired.len() * size_of::<((BodyHandle, BodyHandle), u32)>()
     }
@@ -450,6 +743,8 @@ impl<D: Dim> World<D> {
             pairs: last_pairs,
             islands: last_islands,
             awake_islands: last_awake,
+            controls: last_controls,
+            controls_current,
         } = &mut *last;
         let mut fresh = 0;
         state.structure = self.structure;
@@ -516,6 +811,13 @@ impl<D: Dim> World<D> {
         state.linked.clear();
         state.surfaces.clear();
         state.orphans.clear();
+        // The colliders whose pairs the next step decides again: their
+        // pairs are kept whole, as those of removed colliders are.
+        let mut pending = self.refiltered.clone();
+        pending.sort_unstable();
+        let as_made = |c: &ColliderHandle| {
+            self.colliders.contains_key(*c) && pending.binary_search(c).is_err()
+        };
         let mut chunk = PairChunk::default();
         let mut take_pairs = |chunk: &mut PairChunk<D>, pairs: &mut Chunked<PairChunk<D>>| {
             fresh += pairs.push(last_pairs, chunk, PairChunk::same_bits, |made| {
@@ -525,8 +827,7 @@ impl<D: Dim> World<D> {
             chunk.points.clear();
         };
         for (k, pair) in self.pairs.iter().enumerate() {
-            let colliders = [pair.collider_a, pair.collider_b];
-            if !colliders.iter().all(|&c| self.colliders.contains_key(c)) {
+            if !(as_made(&pair.collider_a) && as_made(&pair.collider_b)) {
                 state.orphans.push((k as u32, pair.clone()));
             }
             chunk.heads.push(pair.manifold.head());
@@ -560,6 +861,19 @@ impl<D: Dim> World<D> {
         state.refiltered.clone_from(&self.refiltered);
         state.joints.clone_from(&self.joints);
         state.unpaired.clone_from(&self.unpaired);
+        let unchanged = last_controls
+            .as_ref()
+            .filter(|c| *controls_current && c.structure == self.structure);
+        match unchanged {
+            Some(controls) => state.controls = Arc::clone(controls),
+            None => {
+                let (controls, kept) = self.take_controls(last_controls.as_deref());
+                fresh += kept;
+                state.controls = Arc::new(controls);
+                *last_controls = Some(Arc::clone(&state.controls));
+                *controls_current = true;
+            }
+        }
         let shared: usize = (state.bodies.chunks.iter().map(|c| size_of_val(&**c)))
             .chain(state.pairs.chunks.iter().map(|c| c.bytes()))
             .sum::<usize>()
@@ -573,7 +887,47 @@ impl<D: Dim> World<D> {
         } else {
             0
         };
-        state.fresh_bytes = state.bytes() - shared - islands + fresh;
+        // The controls are counted whole as shared; what of them is new
+        // is in `fresh`.
+        let controls = state.controls.bytes();
+        state.fresh_bytes = state.bytes() - shared - islands - controls + fresh;
+    }
+
+    /// The controls' values of every body and collider, each chunk shared
+    /// with `last`'s at its place when equal to it; and the bytes kept
+    /// anew.
+    fn take_controls(&self, last: Option<&Controls<D>>) -> (Controls<D>, usize) {
+        let mut made = Controls {
+            structure: self.structure,
+            ..Controls::default()
+        };
+        let bodies = self.view();
+        let last_bodies = last.map_or(&[][..], |c| &c.bodies.chunks[..]);
+        let last_colliders = last.map_or(&[][..], |c| &c.colliders.chunks[..]);
+        let mut fresh = size_of::<Controls<D>>();
+        fresh += take_chunks(
+            bodies.iter().map(|(_, b)| BodyControls::of(b.sim)),
+            last_bodies,
+            BodyControls::same_bits,
+            &mut made.bodies,
+        );
+        let colliders = bodies.iter().flat_map(|(_, b)| b.record.colliders.iter());
+        fresh += take_chunks(
+            colliders.map(ColliderControls::of),
+            last_colliders,
+            ColliderControls::same_bits,
+            &mut made.colliders,
+        );
+        made.body_count = made.bodies.chunks.iter().map(|c| c.len()).sum();
+        made.collider_count = made.colliders.chunks.iter().map(|c| c.len()).sum();
+        made.masses = bodies
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, b))| !matches!(b.record.mass_override, MassOverride::Shapes))
+            .map(|(i, (_, b))| (i as u32, b.record.mass_override))
+            .collect();
+        fresh += made.masses.len() * size_of::<(u32, MassOverride<D>)>();
+        (made, fresh)
     }
 
     /// The solver's orders, unless the next step would rebuild them the
@@ -609,11 +963,14 @@ impl<D: Dim> World<D> {
     }
 
     /// Writes `state` back: the world continues from where it was saved,
-    /// bit for bit, as if the steps since had not been taken (see
+    /// bit for bit, as if the steps since had not been taken, the controls
+    /// called since (filters, sensor flags, materials, densities, masses,
+    /// kinds, locks, damping, gravity scales) undone with them (see
     /// [`WorldState`] for what that covers). Errors, changing nothing, with
-    /// [`WorldError::StateMismatch`] when the state comes from another
-    /// world, or from this one before a body or collider was added or
-    /// removed or a kind, filter or sensor flag changed.
+    /// [`WorldError::StateMismatch`] when the state comes from a world of
+    /// another structure: another world (not a clone or a loaded copy of
+    /// this one, nor one built by the same calls), or this one before a
+    /// body or collider was added or removed.
     pub fn restore_state(&mut self, state: &WorldState<D>) -> Result<(), WorldError> {
         // What the game reached before the rollback is recorded first, as
         // before any call.
@@ -624,7 +981,7 @@ impl<D: Dim> World<D> {
     }
 
     /// [`World::restore_state`], the structure stamp checked or not (a
-    /// replay's world has stamps of its own).
+    /// replay on another start may have stamps of its own).
     pub(super) fn restore_state_of_structure(
         &mut self,
         state: &WorldState<D>,
@@ -632,10 +989,29 @@ impl<D: Dim> World<D> {
     ) -> Result<(), WorldError> {
         if (check_stamp && state.structure != self.structure)
             || state.body_count != self.bodies.len()
-            || !self.broad_phase.restore_state(&state.broad_phase)
         {
             return Err(WorldError::StateMismatch);
         }
+        // Colliders whose filter, sensor flag or body kind changed since
+        // the last step have broad-phase groups and pairs that do not
+        // follow from them yet.
+        let pending = !self.refiltered.is_empty();
+        let controls = self.controls_to_restore(&state.controls)?;
+        if !self.broad_phase.restore_state(&state.broad_phase) {
+            return Err(WorldError::StateMismatch);
+        }
+        let (mut regroup, mut pairs_anew) = (pending, pending);
+        if let Some(changes) = controls {
+            regroup |= changes.filters;
+            pairs_anew |= changes.pairs;
+            self.write_controls(&state.controls, &changes.masses);
+        }
+        if regroup {
+            self.regroup_proxies();
+        }
+        let last = self.save_cache.last();
+        last.controls = Some(Arc::clone(&state.controls));
+        last.controls_current = true;
         let mut extras = state.extras.iter().peekable();
         let motions = state.bodies.chunks.iter().flat_map(|c| c.iter());
         for (i, (body, motion)) in self.bodies.values_mut().zip(motions).enumerate() {
@@ -664,7 +1040,7 @@ impl<D: Dim> World<D> {
                 }
             }
         }
-        self.restore_pairs(state);
+        self.restore_pairs(state, pairs_anew);
         self.sleep_islands = Arc::clone(&state.sleep_islands);
         self.islands = Arc::clone(&state.awake_islands);
         self.restore_solver_orders(state);
@@ -679,12 +1055,107 @@ impl<D: Dim> World<D> {
         Ok(())
     }
 
+    /// What restoring `controls` changes, or `None` when the world's
+    /// controls are theirs already (none was called since they were saved
+    /// or restored). Reads only: errors with [`WorldError::StateMismatch`]
+    /// when they do not fit the world's bodies and colliders or give a
+    /// body mass properties it cannot have (neither happens to a state of
+    /// this structure: its values were the world's).
+    fn controls_to_restore(
+        &mut self,
+        controls: &Arc<Controls<D>>,
+    ) -> Result<Option<ControlChanges<D>>, WorldError> {
+        let last = self.save_cache.last();
+        let current = last.controls_current
+            && last
+                .controls
+                .as_ref()
+                .is_some_and(|c| Arc::ptr_eq(c, controls));
+        if current {
+            return Ok(None);
+        }
+        if controls.body_count != self.bodies.len()
+            || controls.collider_count != self.colliders.len()
+        {
+            return Err(WorldError::StateMismatch);
+        }
+        let mut changes = ControlChanges {
+            masses: Vec::new(),
+            filters: false,
+            pairs: false,
+        };
+        let saved_bodies = controls.bodies.chunks.iter().flat_map(|c| c.iter());
+        let mut overrides = controls.masses.iter().peekable();
+        let mut first_collider = 0;
+        for (i, ((_, body), saved)) in self.view().iter().zip(saved_bodies).enumerate() {
+            let colliders = &body.record.colliders;
+            let saved_collider = |k: usize| item(&controls.colliders, first_collider + k);
+            let mass_override = overrides
+                .next_if(|(at, _)| *at as usize == i)
+                .map_or(MassOverride::Shapes, |&(_, m)| m);
+            let mut mass_changed =
+                saved.kind != body.sim.kind || !mass_override.same_bits(&body.record.mass_override);
+            for (k, collider) in colliders.iter().enumerate() {
+                let saved = saved_collider(k).ok_or(WorldError::StateMismatch)?;
+                mass_changed |= saved.density.to_bits() != collider.density.to_bits();
+                changes.filters |= saved.filter != collider.filter;
+                changes.pairs |= saved.filter != collider.filter || saved.sensor != collider.sensor;
+            }
+            changes.pairs |= saved.kind != body.sim.kind;
+            if mass_changed {
+                // Every collider's saved value was found just above.
+                let density =
+                    |k: usize| saved_collider(k).map_or(colliders[k].density, |c| c.density);
+                let parts = mass_parts(colliders, density, mass_override, saved.kind)
+                    .map_err(|_| WorldError::StateMismatch)?;
+                changes.masses.push((i, parts));
+            }
+            first_collider += colliders.len();
+        }
+        Ok(Some(changes))
+    }
+
+    /// Gives every body and collider its value in `controls` (which
+    /// [`World::controls_to_restore`] found to fit), and the bodies of
+    /// `masses` (by place) their mass properties.
+    fn write_controls(&mut self, controls: &Controls<D>, masses: &[(usize, MassParts<D>)]) {
+        let saved_bodies = controls.bodies.chunks.iter().flat_map(|c| c.iter());
+        let mut saved_colliders = controls.colliders.chunks.iter().flat_map(|c| c.iter());
+        let mut overrides = controls.masses.iter().peekable();
+        let mut masses = masses.iter().peekable();
+        for (i, (body, saved)) in self.bodies.values_mut().zip(saved_bodies).enumerate() {
+            let sim = self.sims.get_mut(body.sim);
+            sim.kind = saved.kind;
+            sim.locks = saved.locks;
+            sim.linear_damping = saved.linear_damping;
+            sim.angular_damping = saved.angular_damping;
+            sim.gravity_scale = saved.gravity_scale;
+            body.mass_override = overrides
+                .next_if(|(at, _)| *at as usize == i)
+                .map_or(MassOverride::Shapes, |&(_, m)| m);
+            for (collider, saved) in body.colliders.iter_mut().zip(&mut saved_colliders) {
+                collider.filter = saved.filter;
+                collider.friction = saved.friction;
+                collider.restitution = saved.restitution;
+                collider.density = saved.density;
+                collider.sensor = saved.sensor;
+            }
+            if let Some((_, parts)) = masses.next_if(|(at, _)| *at == i) {
+                BodyMut { record: body, sim }.set_mass_parts(parts);
+            }
+        }
+    }
+
     /// The contact pairs of `state`. Each keeps its place in the live
     /// pairs when the live pairs have the same keys (a short rollback
-    /// usually finds them so) and is written in place; otherwise the pairs
-    /// are made anew, each taking its fixed parts (bodies, colliders,
-    /// sensor flag) from a live pair of the same key or from the colliders.
-    fn restore_pairs(&mut self, state: &WorldState<D>) {
+    /// usually finds them so) and is written in place; otherwise, or
+    /// `anew` (a filter, sensor flag or kind changed: the live pairs'
+    /// sides and sensor flags may not be the state's), the pairs are made
+    /// anew, each taking its fixed parts (bodies, colliders, sensor flag)
+    /// from the state's whole pairs, a live pair of the same key or the
+    /// colliders. The state's whole pairs always take their places: the
+    /// colliders as they are cannot make them.
+    fn restore_pairs(&mut self, state: &WorldState<D>, anew: bool) {
         let candidates = self.broad_phase.pairs();
         let keys = || {
             candidates
@@ -693,18 +1164,31 @@ impl<D: Dim> World<D> {
                 .filter(|&(c, _)| state.paired.get(c))
                 .map(|(_, &key)| key)
         };
-        let same_keys = self.pairs.len() == state.pair_count
+        let same_keys = !anew
+            && self.pairs.len() == state.pair_count
             && self.pairs.iter().map(ContactPair::key).eq(keys());
-        if !same_keys {
-            let mut live = std::mem::take(&mut self.pairs).into_iter().peekable();
+        if same_keys {
+            for (k, whole) in &state.orphans {
+                if let Some(pair) = self.pairs.get_mut(*k as usize) {
+                    pair.clone_from(whole);
+                }
+            }
+        } else {
+            let live = if anew {
+                Vec::new()
+            } else {
+                std::mem::take(&mut self.pairs)
+            };
+            let mut live = live.into_iter().peekable();
             let mut orphans = state.orphans.iter().peekable();
             let mut pairs = Vec::with_capacity(state.pair_count);
             for (k, key) in keys().enumerate() {
                 while live.next_if(|p| p.key() < key).is_some() {}
                 let kept = live.next_if(|p| p.key() == key);
                 let orphan = orphans.next_if(|(at, _)| *at as usize == k);
-                let made = kept
-                    .or_else(|| orphan.map(|(_, pair)| pair.clone()))
+                let made = orphan
+                    .map(|(_, pair)| pair.clone())
+                    .or(kept)
                     .or_else(|| self.pair_of_colliders(key));
                 // A state of this structure names only pairs that can be
                 // made; should one not be, the heads would be read
@@ -790,6 +1274,23 @@ impl<D: Dim> World<D> {
         }
         buffers.awake_pairs_stale = false;
     }
+}
+
+/// What restoring a state's controls changes beyond their values
+/// ([`World::controls_to_restore`]).
+struct ControlChanges<D: Dim> {
+    /// The bodies whose kind, densities or mass override change, by
+    /// place, with their mass properties as those make them.
+    masses: Vec<(usize, MassParts<D>)>,
+    /// A filter changes: the broad phase's groups follow.
+    filters: bool,
+    /// A filter, sensor flag or kind changes: the pairs are made anew.
+    pairs: bool,
+}
+
+/// Item `i` of `chunked`, whose chunks but the last hold [`CHUNK`] items.
+fn item<T>(chunked: &Chunked<[T]>, i: usize) -> Option<&T> {
+    chunked.chunks.get(i / CHUNK)?.get(i % CHUNK)
 }
 
 /// `slot` holds `items` when `keep`, else nothing (its memory kept).
