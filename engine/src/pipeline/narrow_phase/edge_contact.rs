@@ -22,6 +22,10 @@
 //!    `-tolerance`. The shapes then share no more than a sliver of
 //!    `tolerance` by `tolerance` along the edge where those faces meet.
 //!
+//! Two boxes take the separations along their axes from their extents
+//! (the separating-axis test's projections, nine dot products in 3D); a
+//! hull takes them from support queries along its faces' normals.
+//!
 //! Such a pair is treated as apart. Once it overlaps by more than
 //! `tolerance` across one of the faces (a column sinking beside its
 //! neighbour), it has a contact with area, along the face it overlaps least
@@ -50,6 +54,14 @@ pub(crate) fn meets_at_edges_only<D: NarrowPhaseDim>(
     let near = -exact.depth <= tolerance;
     if !(is_polytope(a) && is_polytope(b) && near) {
         return false;
+    }
+    if let (ShapeKind::Cuboid { half_extents: ha }, ShapeKind::Cuboid { half_extents: hb }) =
+        (a.kind(), b.kind())
+    {
+        return boxes_meet_at_edges_only::<D>(
+            [(*ha, &pair.pose_a), (*hb, &pair.pose_b)],
+            tolerance,
+        );
     }
     // The gap between the shapes' support planes along `m`, from A to B.
     let gap = |m: D::Vector| {
@@ -89,6 +101,47 @@ fn two_faces_touch<D: NarrowPhaseDim>(
         }
     });
     second
+}
+
+/// Step 2 for two boxes, from the boxes' extents along each box's axes
+/// (the separating-axis test's projections) rather than support queries:
+/// a box's opposite faces share an axis, along which the pair's gap is
+/// `|centres' offset| - the other box's reach - the half extent`.
+fn boxes_meet_at_edges_only<D: NarrowPhaseDim>(
+    boxes: [(D::Vector, &Pose<D>); 2],
+    tolerance: f32,
+) -> bool {
+    let units = D::Vector::axes();
+    let axes_of = |pose: &Pose<D>| {
+        let mut world = [D::Vector::ZERO; 3];
+        for (w, &e) in world.iter_mut().zip(units) {
+            *w = D::rotate(pose.rotation, e);
+        }
+        world
+    };
+    let [(half_a, pose_a), (half_b, pose_b)] = boxes;
+    let (axes_a, axes_b) = (axes_of(pose_a), axes_of(pose_b));
+    let offset = pose_b.translation - pose_a.translation;
+    let touching_faces = |own: &[D::Vector; 3],
+                          own_half: D::Vector,
+                          other: &[D::Vector; 3],
+                          other_half: D::Vector| {
+        let mut count = 0;
+        for (w, &e) in own.iter().zip(units) {
+            let reach: f32 = other
+                .iter()
+                .zip(units)
+                .map(|(o, &f)| w.dot(*o).abs() * other_half.dot(f))
+                .sum();
+            // NaN compares false: a pose gone bad has no face touching.
+            if offset.dot(*w).abs() - reach - own_half.dot(e) >= -tolerance {
+                count += 1;
+            }
+        }
+        count
+    };
+    touching_faces(&axes_a, half_a, &axes_b, half_b) >= 2
+        || touching_faces(&axes_b, half_b, &axes_a, half_a) >= 2
 }
 
 /// True for a box or hull: flat faces and no rounding.
