@@ -547,6 +547,23 @@ pub fn mixed_shapes_3d() -> Scene<D3> {
 /// The user number that marks [`player_2d`]'s player.
 pub const PLAYER: u64 = 0x504c_4159;
 
+/// The player of [`player_2d`] and [`tile_map_2d`]: a capsule 1.6 m tall
+/// of 100 kg/m³ standing at x = -6 with its rotation locked, its user
+/// number [`PLAYER`], its collider's friction `friction`.
+fn add_player_2d(world: &mut World<D2>, friction: f32) -> BodyHandle {
+    world
+        .add_body(
+            d2::BodyDesc::dynamic()
+                .position(Vec2::new(-6.0, 0.8))
+                .fixed_rotation()
+                .user_data(PLAYER),
+            d2::ColliderDesc::new(d2::Shape::capsule(0.45, 0.35).expect("valid capsule"))
+                .density(100.0)
+                .friction(friction),
+        )
+        .expect("valid player")
+}
+
 /// 2D, sleeping on: a small level for a player. A capsule 1.6 m tall with
 /// its rotation locked (it never tips, whatever it shoves), on a ground
 /// with a step, a ramp and a ledge, beside a stack of light crates and a
@@ -568,17 +585,7 @@ pub fn player_2d() -> Scene<D2> {
     fixed(&mut world, Vec2::new(4.0, 0.15), Vec2::new(1.0, 0.15), 0.0);
     fixed(&mut world, Vec2::new(9.0, 0.6), Vec2::new(3.0, 0.1), 0.2);
     fixed(&mut world, Vec2::new(14.0, 1.1), Vec2::new(2.0, 0.2), 0.0);
-    let player = world
-        .add_body(
-            d2::BodyDesc::dynamic()
-                .position(Vec2::new(-6.0, 0.8))
-                .fixed_rotation()
-                .user_data(PLAYER),
-            d2::ColliderDesc::new(d2::Shape::capsule(0.45, 0.35).expect("valid capsule"))
-                .density(100.0)
-                .friction(0.4),
-        )
-        .expect("valid player");
+    let player = add_player_2d(&mut world, 0.4);
     let mut bodies = vec![player];
     let crate_ = d2::Shape::cuboid(Vec2::splat(0.3)).expect("valid crate");
     for row in 0..4 {
@@ -635,17 +642,7 @@ pub fn tile_map_2d() -> Scene<D2> {
     for i in 0..6 {
         lay(i as f32 + 20.0, 2.5);
     }
-    let player = world
-        .add_body(
-            d2::BodyDesc::dynamic()
-                .position(Vec2::new(-6.0, 0.8))
-                .fixed_rotation()
-                .user_data(PLAYER),
-            d2::ColliderDesc::new(d2::Shape::capsule(0.45, 0.35).expect("valid capsule"))
-                .density(100.0)
-                .friction(0.6),
-        )
-        .expect("valid player");
+    let player = add_player_2d(&mut world, 0.6);
     let mut bodies = vec![player];
     let crate_ = d2::Shape::cuboid(Vec2::splat(0.3)).expect("valid crate");
     for i in 0..3 {
