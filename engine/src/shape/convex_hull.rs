@@ -422,12 +422,6 @@ impl ConvexHull {
         }
     }
 
-    /// Each face's outward unit normal, local frame (coplanar triangles
-    /// are one face).
-    pub(crate) fn face_normals(&self) -> &[Vec3] {
-        &self.faces.normals
-    }
-
     /// Mass (`density × volume`), centroid in the local frame and inertia
     /// tensor about the centroid (kg·m²) for a uniform `density` in kg/m³.
     ///

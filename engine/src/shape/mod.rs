@@ -53,8 +53,6 @@ pub trait PolytopeShape<V>: SupportMap<V> {
     /// support): a polygon's edge (2D), or each of the triangles a
     /// polyhedron's face is made of.
     fn for_each_support_face(&self, dir: V, top: V, found: &mut dyn FnMut(&[V]));
-    /// Hands `found` each face's outward unit normal, local frame.
-    fn for_each_face_normal(&self, found: &mut dyn FnMut(V));
 }
 
 impl PolytopeShape<Vec2> for ConvexPolygon {
@@ -92,16 +90,6 @@ impl PolytopeShape<Vec2> for ConvexPolygon {
             found(&[here, next]);
         }
     }
-    fn for_each_face_normal(&self, found: &mut dyn FnMut(Vec2)) {
-        let vertices = ConvexPolygon::vertices(self);
-        for (i, &a) in vertices.iter().enumerate() {
-            let b = vertices[(i + 1) % vertices.len()];
-            let d = b - a;
-            if let Some(n) = Vec2::new(d.y, -d.x).try_normalize() {
-                found(n);
-            }
-        }
-    }
 }
 
 impl PolytopeShape<Vec3> for ConvexHull {
@@ -119,11 +107,6 @@ impl PolytopeShape<Vec3> for ConvexHull {
     }
     fn for_each_support_face(&self, dir: Vec3, top: Vec3, found: &mut dyn FnMut(&[Vec3])) {
         ConvexHull::for_each_support_face(self, dir, top, found);
-    }
-    fn for_each_face_normal(&self, found: &mut dyn FnMut(Vec3)) {
-        for &n in self.face_normals() {
-            found(n);
-        }
     }
 }
 
@@ -424,23 +407,6 @@ impl<D: ShapeDim> Shape<D> {
             }
             ShapeKind::ConvexHull(hull) => hull.for_each_support_face(dir, top, found),
             ShapeKind::Surface(_) | ShapeKind::Facet(_) => return false,
-        }
-        true
-    }
-
-    /// Calls `f` with each face's outward unit normal (local frame) of a
-    /// box or hull (a polygon's edges in 2D); false, calling nothing, for
-    /// any other shape.
-    pub(crate) fn for_each_face_normal(&self, mut f: impl FnMut(D::Vector)) -> bool {
-        match &self.kind {
-            ShapeKind::Cuboid { .. } => {
-                for &axis in D::Vector::axes() {
-                    f(axis);
-                    f(-axis);
-                }
-            }
-            ShapeKind::ConvexHull(hull) => hull.for_each_face_normal(&mut f),
-            _ => return false,
         }
         true
     }
