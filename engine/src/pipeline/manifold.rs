@@ -1325,14 +1325,21 @@ mod tests {
         );
     }
 
+    /// The manifold of `pair`, its first point carrying a normal impulse
+    /// of 5 N·s and tangent impulses of 1 and -1 N·s.
+    fn warm_manifold(pair: &PairView<'_, D3>) -> Manifold<D3> {
+        let mut m = Manifold::default();
+        m.update(pair, TUNING);
+        m.points_mut()[0].normal_impulse = 5.0;
+        m.points_mut()[0].tangent_impulse = [1.0, -1.0];
+        m
+    }
+
     #[test]
     fn merge_keeps_a_near_point_impulses_and_adds_a_far_one() {
         let (ground, cube) = (ground_3d(), cube());
         let pair = resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0));
-        let mut m = Manifold::default();
-        m.update(&pair, TUNING);
-        m.points_mut()[0].normal_impulse = 5.0;
-        m.points_mut()[0].tangent_impulse = [1.0, -1.0];
+        let mut m = warm_manifold(&pair);
         let (pa, pb) = m.world_points(&pair.pose_a, &pair.pose_b, 0);
         let near = ShapeContact {
             depth: 0.002,
@@ -1371,10 +1378,7 @@ mod tests {
     fn turning_the_normal_turns_the_kept_impulses() {
         let (ground, cube) = (ground_3d(), cube());
         let pair = resting(&ground, &cube, Vec3::new(0.0, 0.499, 0.0));
-        let mut m = Manifold::default();
-        m.update(&pair, TUNING);
-        m.points_mut()[0].normal_impulse = 5.0;
-        m.points_mut()[0].tangent_impulse = [1.0, -1.0];
+        let mut m = warm_manifold(&pair);
         let applied = |m: &Manifold<D3>| {
             let p = m.points()[0];
             let [t1, t2] = <D3 as crate::math::MathDim>::tangents(m.normal);
