@@ -1140,6 +1140,9 @@ fn solve_normals_together<D: SolverDim>(
 
 /// Friction likewise: every point's tangent rows from the velocities the
 /// normal rows left, each within `friction * normal impulse`, then applied.
+/// Both tangents' rows act together, so in 3D a manifold's friction masses
+/// are lowered where they would overshoot its twist about the normal
+/// (`prepare::twist_scale`).
 fn solve_friction_together<D: SolverDim>(
     c: &ManifoldBundle<D>,
     points: &mut [PointLanes<D>],

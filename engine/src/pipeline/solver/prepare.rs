@@ -343,6 +343,72 @@ fn set_masses<D: SolverDim>(
                 only(used[i], inverse(friction[i][i]) / share(friction, i, true));
         }
     }
+    if D::TANGENTS == 2 {
+        let scale = twist_scale(bundle, rows, used, &masses, points);
+        for point in points.iter_mut().take(D::MAX_MANIFOLD_POINTS) {
+            for k in 0..D::TANGENTS {
+                point.tangent_shared_mass[k] *= scale;
+            }
+        }
+    }
+}
+
+/// How far a manifold's friction rows, acting together at their shared
+/// masses, may overshoot its twist about the normal (see [`twist_scale`]):
+/// not at all. Rows acting together converge while they overshoot no mode
+/// twice; at one a twist is stopped in one pass.
+const TWIST_GAIN: f32 = 1.0;
+
+/// Per lane, the factor on every friction mass of a 3D manifold that keeps
+/// its rows, acting together, from overshooting its twist about the normal
+/// by more than [`TWIST_GAIN`]: one where they do not, else just enough
+/// below one. A row's share counts only the rows along its own tangent,
+/// but a twist moves every point along both, so both directions push it
+/// back: two planks 1.2 x 1 m stacked squarely overshot it past twice and
+/// twisted by themselves, the yaw rate growing 34-fold a step
+/// (`two_stacked_planks_stay_square_and_fall_asleep_3d`). The overshoot is
+/// the Rayleigh quotient of the twist's impulses `x` (each row's share of
+/// a turn about the normal through the points' centre): `xᵀKx` over
+/// `Σ x² / m`. One factor for all of a manifold's rows keeps a symmetric
+/// manifold's friction symmetric.
+#[inline]
+fn twist_scale<D: SolverDim>(
+    bundle: &ManifoldBundle<D>,
+    rows: Rows<'_, D>,
+    used: &[BVec4A; POINTS],
+    masses: &PairMasses<D>,
+    points: &[PointLanes<D>],
+) -> Vec4 {
+    let n = D::MAX_MANIFOLD_POINTS;
+    let count = (0..n).fold(Vec4::ZERO, |sum, i| sum + only(used[i], Vec4::ONE));
+    // Unused points' arms are zero.
+    let centre =
+        (0..n).fold(D::VectorLanes::default(), |sum, i| sum + points[i].anchor_b) * inverse(count);
+    // The normal as an angular vector: the tangents' cross product.
+    let axis = D::cross_lanes(&bundle.tangents[0], &bundle.tangents[1]);
+    let mut turn_a = D::AngularLanes::default();
+    let mut turn_b = D::AngularLanes::default();
+    let mut weight = Vec4::ZERO;
+    for k in 0..D::TANGENTS {
+        let about_centre = D::cross_lanes(&centre, &bundle.tangents[k]);
+        for i in 0..n {
+            let row = &rows.tangent[k][i];
+            // `((r_b - centre) × t) · n`: the row's velocity in a unit
+            // twist about the normal through the centre.
+            let x = only(used[i], (row.b - about_centre).dot(&axis));
+            turn_a += row.a * x;
+            turn_b += row.b * x;
+            weight += x * x * inverse(points[i].tangent_shared_mass[k]);
+        }
+    }
+    // The twist's impulses sum to no net force (the centre is the points'
+    // mean), so only the bodies' turns take its energy.
+    let energy = turn_a.dot(&masses.inv_inertia_a.mul(&turn_a))
+        + turn_b.dot(&masses.inv_inertia_b.mul(&turn_b));
+    let limited = Vec4::splat(TWIST_GAIN) * weight / energy;
+    // Fewer than three points, no mass or no twist: a NaN or an infinite
+    // `limited` fails the test and leaves the masses as they are.
+    Vec4::select(limited.cmplt(Vec4::ONE), limited, Vec4::ONE)
 }
 
 /// A bundle's rows: along the normal, and along each tangent, a row per point.
