@@ -67,8 +67,8 @@ use crate::pipeline::manifold::Manifold;
 use crate::shape::SupportMap;
 use slotmap::Key;
 
-/// How far a collider may rise above a neighbour's support plane and still
-/// count as level with it, as a share of the linear slop: a tenth (0.5 mm
+/// How far a support's piece (module docs, step 2) may rise above a
+/// neighbour's support plane and still count as level with it, as a share of the linear slop: a tenth (0.5 mm
 /// at the default 5 mm slop). Tiles placed by hand or by float arithmetic
 /// are level to far less, and a step that low is below what the solver
 /// resolves anyway: resting bodies sink by up to the slop.
