@@ -415,12 +415,13 @@ fn a_ball_rolls_over_gently_bent_triangles_without_a_dip() {
 }
 
 /// What a slide across a tile map did: the largest vertical speed, the
-/// largest share by which the speed strayed from the start's, and how far
-/// the slider got along X, metres.
+/// largest share by which the speed strayed from the start's, how far the
+/// slider got along X and how low its centre went, metres.
 struct TileRun {
     vertical: f32,
     speed_off: f32,
     reach: f32,
+    lowest: f32,
 }
 
 /// How many unit tiles the tile maps have, each its own fixed body, laid
@@ -436,20 +437,52 @@ fn tile_top(i: usize, raised: usize, step: f32) -> f32 {
     }
 }
 
+/// Tile `i` of a tile map as a fixed unit box, its top at `top`.
+fn box_tile<D: Scene>(world: &mut tumble::World<D>, i: usize, top: f32) {
+    let at = D::v(i as f32, top - 0.5);
+    let tile = ColliderDesc::new(D::cube(0.5)).friction(0.0);
+    world
+        .add_body(BodyDesc::fixed().position(at), tile)
+        .unwrap();
+}
+
+/// Tile `i` of a tile map as a one-segment chain on its own fixed body,
+/// at height `top`, its front `front` of its direction (+X): `Left` is up.
+fn chain_tile(world: &mut d2::World, i: usize, top: f32, front: ChainFront) {
+    let x = i as f32;
+    let segment = [Vec2::new(x - 0.5, top), Vec2::new(x + 0.5, top)];
+    let chain = Shape::one_sided_chain(&segment, front).unwrap();
+    world
+        .add_body(BodyDesc::fixed(), ColliderDesc::new(chain).friction(0.0))
+        .unwrap();
+}
+
+/// Tile `i` as a chain facing up when `i` is even and a box when odd: a
+/// tile map of both.
+fn mixed_tile(world: &mut d2::World, i: usize, top: f32) {
+    if i.is_multiple_of(2) {
+        chain_tile(world, i, top, ChainFront::Left);
+    } else {
+        box_tile(world, i, top);
+    }
+}
+
 /// Slides a frictionless 0.5 m box (2D) or cube (3D) at `speed` m/s along
-/// a tile map (tile `raised` lifted by `step`) until it reaches the last
-/// tile or 20 s pass.
-fn slide_tiles<D: Scene>(speed: f32, raised: usize, step: f32) -> TileRun {
+/// a tile map of [`TILES`] tiles, `tile` laying each (its index and top:
+/// tile `raised` lifted by `step`), until it reaches the last tile or 20 s
+/// pass.
+fn slide_tiles<D: Scene>(
+    speed: f32,
+    raised: usize,
+    step: f32,
+    tile: impl Fn(&mut tumble::World<D>, usize, f32),
+) -> TileRun {
     let mut world = tumble::World::<D>::new(Settings {
         sleep: false,
         ..Settings::default()
     });
     for i in 0..TILES {
-        let at = D::v(i as f32, tile_top(i, raised, step) - 0.5);
-        let tile = ColliderDesc::new(D::cube(0.5)).friction(0.0);
-        world
-            .add_body(BodyDesc::fixed().position(at), tile)
-            .unwrap();
+        tile(&mut world, i, tile_top(i, raised, step));
     }
     let half = 0.25;
     let slider = world
@@ -464,6 +497,7 @@ fn slide_tiles<D: Scene>(speed: f32, raised: usize, step: f32) -> TileRun {
         vertical: 0.0,
         speed_off: 0.0,
         reach: 0.0,
+        lowest: half,
     };
     for _ in 0..1200 {
         world.step(DT);
@@ -472,6 +506,7 @@ fn slide_tiles<D: Scene>(speed: f32, raised: usize, step: f32) -> TileRun {
         run.vertical = run.vertical.max(D::height(v).abs());
         run.speed_off = run.speed_off.max((D::len(v) - speed).abs() / speed);
         run.reach = run.reach.max(D::dot(body.position(), D::v(1.0, 0.0)));
+        run.lowest = run.lowest.min(D::height(body.position()));
         if run.reach > TILES as f32 - 3.0 {
             break;
         }
@@ -479,33 +514,58 @@ fn slide_tiles<D: Scene>(speed: f32, raised: usize, step: f32) -> TileRun {
     run
 }
 
+/// The bar for a slide across a flush tile map: it reaches the end with
+/// no vertical speed above 1 cm/s and its speed within 1%.
+fn assert_slides_as_across_one(map: &str, run: TileRun) {
+    println!(
+        "{map}: largest vertical speed {:.2e} m/s, speed off by {:.2e}, reached x = {:.1}",
+        run.vertical, run.speed_off, run.reach
+    );
+    assert!(
+        run.reach > TILES as f32 - 3.0,
+        "{map}: caught at x = {}",
+        run.reach
+    );
+    assert!(
+        run.vertical < 1e-2,
+        "{map}: vertical speed {}",
+        run.vertical
+    );
+    assert!(
+        run.speed_off < 0.01,
+        "{map}: speed off by {}",
+        run.speed_off
+    );
+}
+
+/// The bar for a slide into a raised tile: the box gets to the step (not
+/// caught before it) and hits it, losing most of its speed, rather than
+/// glide up, and stops before its far side.
+fn assert_stops_at_the_step(map: &str, raised: usize, run: TileRun) {
+    println!(
+        "{map} step: reached x = {:.3}, speed off by up to {:.2}",
+        run.reach, run.speed_off
+    );
+    assert!(
+        run.reach > raised as f32 - 1.0,
+        "{map}: caught at x = {}",
+        run.reach
+    );
+    assert!(run.speed_off > 0.5, "{map}: glided over the step");
+    assert!(run.reach < raised as f32 + 1.0, "{map}: x = {}", run.reach);
+}
+
 #[test]
 fn a_box_slides_across_a_row_of_flush_boxes_as_across_one() {
     // No tile raised: 100 separate fixed boxes, flush.
-    for (dim, run) in [
-        ("2D", slide_tiles::<tumble::D2>(5.0, TILES, 0.0)),
-        ("3D", slide_tiles::<tumble::D3>(5.0, TILES, 0.0)),
-    ] {
-        println!(
-            "{dim} tile map: largest vertical speed {:.2e} m/s, speed off by {:.2e}, reached x = {:.1}",
-            run.vertical, run.speed_off, run.reach
-        );
-        assert!(
-            run.reach > TILES as f32 - 3.0,
-            "{dim}: caught at x = {}",
-            run.reach
-        );
-        assert!(
-            run.vertical < 1e-2,
-            "{dim}: vertical speed {}",
-            run.vertical
-        );
-        assert!(
-            run.speed_off < 0.01,
-            "{dim}: speed off by {}",
-            run.speed_off
-        );
-    }
+    assert_slides_as_across_one(
+        "2D tile map",
+        slide_tiles::<tumble::D2>(5.0, TILES, 0.0, box_tile),
+    );
+    assert_slides_as_across_one(
+        "3D tile map",
+        slide_tiles::<tumble::D3>(5.0, TILES, 0.0, box_tile),
+    );
 }
 
 #[test]
@@ -513,17 +573,62 @@ fn a_box_stops_at_a_step_between_flush_boxes() {
     // Tile 10 stands 2 cm higher: a real step (four times the slop), which
     // the box must hit, losing most of its speed, rather than glide up.
     let raised = 10;
-    for (dim, run) in [
-        ("2D", slide_tiles::<tumble::D2>(2.0, raised, 0.02)),
-        ("3D", slide_tiles::<tumble::D3>(2.0, raised, 0.02)),
-    ] {
-        println!(
-            "{dim} step: reached x = {:.3}, speed off by up to {:.2}",
-            run.reach, run.speed_off
-        );
-        assert!(run.speed_off > 0.5, "{dim}: glided over the step");
-        assert!(run.reach < raised as f32 + 1.0, "{dim}: x = {}", run.reach);
+    assert_stops_at_the_step(
+        "2D",
+        raised,
+        slide_tiles::<tumble::D2>(2.0, raised, 0.02, box_tile),
+    );
+    assert_stops_at_the_step(
+        "3D",
+        raised,
+        slide_tiles::<tumble::D3>(2.0, raised, 0.02, box_tile),
+    );
+}
+
+/// A one-segment chain facing up as a tile.
+fn up_chain_tile(world: &mut d2::World, i: usize, top: f32) {
+    chain_tile(world, i, top, ChainFront::Left);
+}
+
+#[test]
+fn a_box_slides_across_flush_one_segment_chains_and_boxes_as_across_one_2d() {
+    // Each chain's free ends are corners to what slides over them; their
+    // seams are smoothed as boxes' are (`world::seams`).
+    let chains = slide_tiles::<tumble::D2>(5.0, TILES, 0.0, up_chain_tile);
+    assert_slides_as_across_one("one-segment chains", chains);
+    let mixed = slide_tiles::<tumble::D2>(5.0, TILES, 0.0, mixed_tile);
+    assert_slides_as_across_one("chains and boxes by turns", mixed);
+}
+
+#[test]
+fn a_box_stops_at_a_step_between_flush_one_segment_chains_2d() {
+    // As between boxes: a chain 2 cm above its neighbours is a step, among
+    // chains, a chain among boxes (tile 10 of the mixed map) and a box
+    // among chains (tile 11).
+    let raised = 10;
+    let chains = slide_tiles::<tumble::D2>(2.0, raised, 0.02, up_chain_tile);
+    assert_stops_at_the_step("chains", raised, chains);
+    for raised in [10, 11] {
+        let mixed = slide_tiles::<tumble::D2>(2.0, raised, 0.02, mixed_tile);
+        assert_stops_at_the_step("chains and boxes by turns", raised, mixed);
     }
+}
+
+#[test]
+fn a_box_falls_through_flush_one_segment_chains_seen_from_behind_2d() {
+    // Flush boxes up to tile 9, then chains facing down: the box sliding
+    // off the last box meets their backs, free ends and all, and falls
+    // through (the seam rule turns only contacts a chain's front made).
+    let tile = |world: &mut d2::World, i: usize, top: f32| {
+        if i < 10 {
+            box_tile(world, i, top);
+        } else {
+            chain_tile(world, i, top, ChainFront::Right);
+        }
+    };
+    let run = slide_tiles::<tumble::D2>(2.0, TILES, 0.0, tile);
+    println!("onto chains facing down: lowest at y = {:.2}", run.lowest);
+    assert!(run.lowest < -5.0, "held up at y = {}", run.lowest);
 }
 
 #[test]

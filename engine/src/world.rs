@@ -575,9 +575,9 @@ pub(crate) struct SolveBuffers<D: Dim> {
     /// One per awake pair (`awake_pairs`), taken in the narrow phase.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) inputs: Vec<Option<ManifoldInput<D>>>,
-    /// One per awake pair: true for a convex pair of a dynamic body and a
-    /// fixed or kinematic one with points, which may be a seam
-    /// (`world::seams`).
+    /// One per awake pair: true for a pair of a dynamic body and a fixed
+    /// or kinematic one with points (its own, or with a surface its facet
+    /// and cluster manifolds'), which may be a seam (`world::seams`).
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) supports: Vec<bool>,
     /// The pairs whose touching or link (`ContactPair::linked`) changed in
@@ -1440,18 +1440,18 @@ impl<D: Dim> World<D> {
                     merge: merge_radius(tuning.merge, a, b),
                     ..tuning
                 };
+                let kinds = [body_a.sim.kind, body_b.sim.kind];
+                let supporting = kinds.contains(&BodyKind::Dynamic)
+                    && kinds.iter().any(|&kind| kind != BodyKind::Dynamic);
                 if pair.surface.is_some() {
                     let bodies = pair.solver_bodies(index);
                     pair.update_surface(colliders, tuning, surface_buffers, |normal, points| {
                         Some(manifold_input(bodies?, colliders, normal, points))
                     });
-                    return (None, false);
+                    return (None, supporting && pair.has_points());
                 }
                 pair.manifold.update(&view, tuning);
-                let kinds = [body_a.sim.kind, body_b.sim.kind];
-                let supports = !pair.manifold.points().is_empty()
-                    && kinds.contains(&BodyKind::Dynamic)
-                    && kinds.iter().any(|&kind| kind != BodyKind::Dynamic);
+                let supports = supporting && !pair.manifold.points().is_empty();
                 (pair.solver_input(index, colliders), supports)
             })
             .unzip_into_vecs(&mut buffers.inputs, &mut buffers.supports);

@@ -848,6 +848,13 @@ impl<D: ManifoldDim> FacetManifolds<D> {
         }
     }
 
+    /// The facet of the `k`th manifold (of [`FacetManifolds::manifolds`])
+    /// when it is that facet's own, which holds its points all on it;
+    /// `None` for a cluster's, whose points may lie on several facets.
+    pub(crate) fn facet_of(&self, k: usize) -> Option<u32> {
+        self.manifolds.get(k).map(|&(facet, _)| facet)
+    }
+
     /// The `k`th manifold, to store its impulses.
     pub(crate) fn manifold_mut(&mut self, k: usize) -> Option<&mut Manifold<D>> {
         let facets = self.manifolds.len();

@@ -8,7 +8,8 @@
 //! 1. The narrow phase updates the pair's manifolds and takes their inputs
 //!    into the pair (`ContactPair::update_surface`), while the pair is in
 //!    the cache; the pair's own slot among the solver's inputs stays
-//!    empty.
+//!    empty. A manifold on a seam with another collider is turned after
+//!    it, and the pair's inputs are taken again (`world::seams`).
 //! 2. Taking them ([`SurfaceContacts::take_inputs`]), the facets'
 //!    manifolds in facet order and then the clusters', each manifold with
 //!    points joins the first input whose first normal is within
