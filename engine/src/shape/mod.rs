@@ -44,6 +44,9 @@ pub trait PolytopeShape<V>: SupportMap<V> {
     fn bounding_radius(&self) -> f32;
     /// Smallest width across a face (an edge in 2D), metres.
     fn thickness(&self) -> f32;
+    /// How deep the local point `p` lies: its least distance to a face's
+    /// plane (an edge's line in 2D), metres; negative outside.
+    fn depth_of(&self, p: V) -> f32;
     /// The vertices, in the local frame.
     fn vertices(&self) -> &[V];
     /// A point well inside, in the local frame.
@@ -61,6 +64,19 @@ impl PolytopeShape<Vec2> for ConvexPolygon {
     }
     fn thickness(&self) -> f32 {
         ConvexPolygon::thickness(self)
+    }
+    fn depth_of(&self, p: Vec2) -> f32 {
+        let vertices = ConvexPolygon::vertices(self);
+        let n = vertices.len();
+        (0..n)
+            .map(|i| {
+                let (a, b) = (vertices[i], vertices[(i + 1) % n]);
+                // Counter-clockwise: the outward normal is the edge turned
+                // clockwise.
+                let d = (b - a).normalize_or_zero();
+                Vec2::new(d.y, -d.x).dot(a - p)
+            })
+            .fold(f32::INFINITY, f32::min)
     }
     fn vertices(&self) -> &[Vec2] {
         ConvexPolygon::vertices(self)
@@ -98,6 +114,17 @@ impl PolytopeShape<Vec3> for ConvexHull {
     }
     fn thickness(&self) -> f32 {
         ConvexHull::thickness(self)
+    }
+    fn depth_of(&self, p: Vec3) -> f32 {
+        let vertices = ConvexHull::vertices(self);
+        self.triangles()
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|i| vertices[i as usize]);
+                // Counter-clockwise seen from outside: the outward normal.
+                (b - a).cross(c - a).normalize_or_zero().dot(a - p)
+            })
+            .fold(f32::INFINITY, f32::min)
     }
     fn vertices(&self) -> &[Vec3] {
         ConvexHull::vertices(self)
@@ -463,6 +490,28 @@ impl<D: ShapeDim> Shape<D> {
             ShapeKind::Cuboid { half_extents } => 2.0 * half_extents.min_element(),
             ShapeKind::ConvexHull(hull) => hull.thickness(),
             ShapeKind::Surface(_) | ShapeKind::Facet(_) => f32::INFINITY,
+        }
+    }
+
+    /// How deep the local point `p` lies inside the shape: its least
+    /// distance to the surface, metres (a box's, hull's or polygon's least
+    /// distance to a face's plane); 0 or less outside, 0 for a surface or
+    /// facet, which has no inside. A body turning about a point this deep
+    /// in one of its shapes keeps the ball of this radius about it covered
+    /// (`world/continuous.rs`).
+    pub(crate) fn depth_of(&self, p: D::Vector) -> f32 {
+        match &self.kind {
+            ShapeKind::Ball { radius } => radius - p.length(),
+            ShapeKind::Capsule {
+                half_height,
+                radius,
+            } => {
+                let along = p.dot(D::Vector::unit_y()).clamp(-half_height, *half_height);
+                radius - (p - D::Vector::unit_y() * along).length()
+            }
+            ShapeKind::Cuboid { half_extents } => (*half_extents - p.abs()).min_element(),
+            ShapeKind::ConvexHull(hull) => hull.depth_of(p),
+            ShapeKind::Surface(_) | ShapeKind::Facet(_) => 0.0,
         }
     }
 
