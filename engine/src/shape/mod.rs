@@ -685,6 +685,32 @@ mod tests {
     }
 
     #[test]
+    fn depth_of_is_the_distance_to_the_surface_inside() {
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+        let ball = Shape::<D3>::ball(1.0).unwrap();
+        assert!(close(ball.depth_of(Vec3::new(0.25, 0.0, 0.0)), 0.75));
+        let capsule = Shape::<D2>::capsule(0.5, 0.25).unwrap();
+        let off = Vec2::new(0.1, 0.2).length();
+        assert!(close(capsule.depth_of(Vec2::new(0.1, 0.7)), 0.25 - off));
+        let cuboid = Shape::<D3>::cuboid(Vec3::new(0.5, 1.0, 2.0)).unwrap();
+        assert!(close(cuboid.depth_of(Vec3::new(0.1, 0.2, -0.3)), 0.4));
+        let corners: Vec<Vec3> = (0..8)
+            .map(|i| {
+                Vec3::new(1.0, 1.0, 1.0)
+                    - 2.0 * Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32)
+            })
+            .collect();
+        let hull = Shape::<D3>::convex_hull(&corners).unwrap();
+        assert!(close(hull.depth_of(Vec3::new(0.5, 0.0, 0.0)), 0.5));
+        assert!(hull.depth_of(Vec3::new(1.5, 0.0, 0.0)) < 0.0);
+        let square =
+            [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| Vec2::new(x, y));
+        let polygon = Shape::<D2>::convex_polygon(&square).unwrap();
+        assert!(close(polygon.depth_of(Vec2::new(0.0, 0.25)), 0.75));
+        assert!(polygon.depth_of(Vec2::new(0.0, 1.25)) < 0.0);
+    }
+
+    #[test]
     fn rounded_support_adds_radius() {
         let capsule = Shape::<D3>::capsule(0.5, 0.25).unwrap();
         let s = capsule.support(Vec3::new(0.0, 2.0, 0.0));
