@@ -582,8 +582,10 @@ pub(crate) struct BodyRecord<D: Dim> {
     pub(crate) mass_override: MassOverride<D>,
     /// Swept against dynamic bodies too when fast (`BodyDesc::bullet`).
     pub(crate) bullet: bool,
-    /// [`BodyRecord::extent`] and [`BodyRecord::thinnest`], set with the mass.
+    /// [`BodyRecord::extent`], [`BodyRecord::spin_reach`] and
+    /// [`BodyRecord::thinnest`], set with the mass.
     reach: f32,
+    spin_reach: f32,
     thinnest: f32,
     /// Share of its thickness it may move in a step before it is swept
     /// (`BodyDesc::fast_share`).
@@ -596,6 +598,17 @@ impl<D: Dim> BodyRecord<D> {
     /// (kept from the last change of colliders or mass).
     pub(crate) fn extent(&self) -> f32 {
         self.reach
+    }
+
+    /// How far beyond where it stands the body can reach by turning about
+    /// its centre of mass, whatever the angle, metres (kept likewise): its
+    /// extent less the radius of the ball about its centre of mass that
+    /// one of its shapes holds (a point turned stays within the extent,
+    /// and the ball is covered at every angle). 0 for a ball turning about
+    /// its centre, which covers the same space at every angle; the extent
+    /// when the centre of mass lies in none of its shapes.
+    pub(crate) fn spin_reach(&self) -> f32 {
+        self.spin_reach
     }
 
     /// Its thinnest collider's thickness, metres (kept likewise).
@@ -799,6 +812,7 @@ pub(crate) fn new_body<D: Dim>(
         bullet: desc.bullet,
         fast_share: desc.fast_share,
         reach: 0.0,
+        spin_reach: 0.0,
         thinnest: f32::INFINITY,
     };
     let mut sim = BodySim {
@@ -843,6 +857,7 @@ pub(crate) struct MassParts<D: Dim> {
     inv_mass: f32,
     inv_inertia_local: D::Inertia,
     reach: f32,
+    spin_reach: f32,
     thinnest: f32,
 }
 
@@ -889,12 +904,22 @@ pub(crate) fn mass_parts<D: Dim>(
     let reach = |c: &Collider<D>| {
         (c.local_pose.translation - local_center).length() + c.shape.bounding_radius()
     };
+    let reach = colliders.iter().map(reach).fold(0.0, f32::max);
+    // The deepest the centre of mass lies in one of the shapes.
+    let held = colliders
+        .iter()
+        .map(|c| {
+            c.shape
+                .depth_of(c.local_pose.inverse_transform_point(local_center))
+        })
+        .fold(0.0, f32::max);
     Ok(MassParts {
         local_center,
         mass: if dynamic { props.mass } else { 0.0 },
         inv_mass: if dynamic { inv_mass } else { 0.0 },
         inv_inertia_local,
-        reach: colliders.iter().map(reach).fold(0.0, f32::max),
+        reach,
+        spin_reach: (reach - held).max(0.0),
         thinnest: colliders
             .iter()
             .map(|c| c.shape.thickness())
@@ -968,6 +993,7 @@ impl<'w, D: Dim> BodyMut<'w, D> {
         self.sim.inv_mass = parts.inv_mass;
         self.sim.inv_inertia_local = parts.inv_inertia_local;
         self.record.reach = parts.reach;
+        self.record.spin_reach = parts.spin_reach;
         self.record.thinnest = parts.thinnest;
     }
 

@@ -1615,7 +1615,7 @@ impl<D: Dim> World<D> {
                 }
             }
         }
-        self.continuous_pass(&order, &states, contacts.body_states());
+        self.continuous_pass(&order, &index, &states, contacts.body_states());
         self.contacts = contacts;
         self.buffers = SolveBuffers {
             index,

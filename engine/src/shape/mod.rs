@@ -44,6 +44,9 @@ pub trait PolytopeShape<V>: SupportMap<V> {
     fn bounding_radius(&self) -> f32;
     /// Smallest width across a face (an edge in 2D), metres.
     fn thickness(&self) -> f32;
+    /// How deep the local point `p` lies: its least distance to a face's
+    /// plane (an edge's line in 2D), metres; negative outside.
+    fn depth_of(&self, p: V) -> f32;
     /// The vertices, in the local frame.
     fn vertices(&self) -> &[V];
     /// A point well inside, in the local frame.
@@ -61,6 +64,19 @@ impl PolytopeShape<Vec2> for ConvexPolygon {
     }
     fn thickness(&self) -> f32 {
         ConvexPolygon::thickness(self)
+    }
+    fn depth_of(&self, p: Vec2) -> f32 {
+        let vertices = ConvexPolygon::vertices(self);
+        let n = vertices.len();
+        (0..n)
+            .map(|i| {
+                let (a, b) = (vertices[i], vertices[(i + 1) % n]);
+                // Counter-clockwise: the outward normal is the edge turned
+                // clockwise.
+                let d = (b - a).normalize_or_zero();
+                Vec2::new(d.y, -d.x).dot(a - p)
+            })
+            .fold(f32::INFINITY, f32::min)
     }
     fn vertices(&self) -> &[Vec2] {
         ConvexPolygon::vertices(self)
@@ -98,6 +114,17 @@ impl PolytopeShape<Vec3> for ConvexHull {
     }
     fn thickness(&self) -> f32 {
         ConvexHull::thickness(self)
+    }
+    fn depth_of(&self, p: Vec3) -> f32 {
+        let vertices = ConvexHull::vertices(self);
+        self.triangles()
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|i| vertices[i as usize]);
+                // Counter-clockwise seen from outside: the outward normal.
+                (b - a).cross(c - a).normalize_or_zero().dot(a - p)
+            })
+            .fold(f32::INFINITY, f32::min)
     }
     fn vertices(&self) -> &[Vec3] {
         ConvexHull::vertices(self)
@@ -466,6 +493,28 @@ impl<D: ShapeDim> Shape<D> {
         }
     }
 
+    /// How deep the local point `p` lies inside the shape: its least
+    /// distance to the surface, metres (a box's, hull's or polygon's least
+    /// distance to a face's plane); 0 or less outside, 0 for a surface or
+    /// facet, which has no inside. A body turning about a point this deep
+    /// in one of its shapes keeps the ball of this radius about it covered
+    /// (`world/continuous.rs`).
+    pub(crate) fn depth_of(&self, p: D::Vector) -> f32 {
+        match &self.kind {
+            ShapeKind::Ball { radius } => radius - p.length(),
+            ShapeKind::Capsule {
+                half_height,
+                radius,
+            } => {
+                let along = p.dot(D::Vector::unit_y()).clamp(-half_height, *half_height);
+                radius - (p - D::Vector::unit_y() * along).length()
+            }
+            ShapeKind::Cuboid { half_extents } => (*half_extents - p.abs()).min_element(),
+            ShapeKind::ConvexHull(hull) => hull.depth_of(p),
+            ShapeKind::Surface(_) | ShapeKind::Facet(_) => 0.0,
+        }
+    }
+
     /// The core's support point: the ball's centre, the capsule's segment end,
     /// or the polytope's or facet's farthest vertex along `dir` (local
     /// frame). A surface, not being convex, answers with its bounding
@@ -633,6 +682,32 @@ mod tests {
             Err(ShapeError::NonPositiveSize { .. })
         ));
         assert!(Shape::<D3>::capsule(0.5, 0.25).is_ok());
+    }
+
+    #[test]
+    fn depth_of_is_the_distance_to_the_surface_inside() {
+        let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
+        let ball = Shape::<D3>::ball(1.0).unwrap();
+        assert!(close(ball.depth_of(Vec3::new(0.25, 0.0, 0.0)), 0.75));
+        let capsule = Shape::<D2>::capsule(0.5, 0.25).unwrap();
+        let off = Vec2::new(0.1, 0.2).length();
+        assert!(close(capsule.depth_of(Vec2::new(0.1, 0.7)), 0.25 - off));
+        let cuboid = Shape::<D3>::cuboid(Vec3::new(0.5, 1.0, 2.0)).unwrap();
+        assert!(close(cuboid.depth_of(Vec3::new(0.1, 0.2, -0.3)), 0.4));
+        let corners: Vec<Vec3> = (0..8)
+            .map(|i| {
+                Vec3::new(1.0, 1.0, 1.0)
+                    - 2.0 * Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32)
+            })
+            .collect();
+        let hull = Shape::<D3>::convex_hull(&corners).unwrap();
+        assert!(close(hull.depth_of(Vec3::new(0.5, 0.0, 0.0)), 0.5));
+        assert!(hull.depth_of(Vec3::new(1.5, 0.0, 0.0)) < 0.0);
+        let square =
+            [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(|(x, y)| Vec2::new(x, y));
+        let polygon = Shape::<D2>::convex_polygon(&square).unwrap();
+        assert!(close(polygon.depth_of(Vec2::new(0.0, 0.25)), 0.75));
+        assert!(polygon.depth_of(Vec2::new(0.0, 1.25)) < 0.0);
     }
 
     #[test]

@@ -1,49 +1,89 @@
 //! Continuous collision against fixed and kinematic geometry (Box2D v3's
 //! continuous pass): a body that moves far in a step is moved back to where
 //! it first touches the level, so it lands on a wall or floor, never behind
-//! it.
+//! it; the bodies joined to it by joints are moved back with it, so the
+//! pass never undoes what the joints hold.
 //!
-//! 1. After the solve, an awake dynamic body is *fast* when its farthest
-//!    point moved more than its share (`BodyDesc::fast_share`, default
-//!    [`FAST_SHARE`]) of its thinnest collider's thickness in the step: the speculative contacts may have missed
-//!    something it passed.
+//! 1. After the solve, an awake dynamic body is *fast* when the space it
+//!    reaches in the step goes further than its share
+//!    (`BodyDesc::fast_share`, default [`FAST_SHARE`]) of its thinnest
+//!    collider's thickness: the speculative contacts may have missed
+//!    something it passed. It reaches as far as its centre of mass moved,
+//!    plus what its turn about that centre adds: its farthest point's arc
+//!    (Box2D v3's rule), but never more than its spin reach
+//!    (`BodyRecord::spin_reach`: its extent less the ball about its centre
+//!    of mass one of its shapes holds, which it covers at every angle). A
+//!    ball rolling turns without reaching anywhere new: a wheel is fast by
+//!    its speed, not by its spin
+//!    (`a_wheel_on_a_hinge_rolls_on_a_box_as_without_continuous_collision_*`
+//!    in `tests/machines.rs`); a stick's ends reach far when it spins
+//!    (`a_spinning_stick_never_passes_the_ground_*`).
 //! 2. Each of its colliders sweeps from its pose at the step's start to its
 //!    pose at the end (centre of mass in a line, turning steadily); the
 //!    fixed and kinematic colliders in the swept box are its candidates.
 //! 3. Each candidate's time of impact (`narrow_phase::toi`) with a target
-//!    separation of the linear slop: the earliest, if any, becomes the
-//!    body's pose (its velocity is kept: the next step's speculative
-//!    contact meets the surface it now faces). A candidate already within
+//!    separation of the linear slop: the earliest, if any, is where the
+//!    body stops (its velocity is kept: the next step's speculative
+//!    contact meets the surface it now faces;
+//!    `a_fast_ball_never_passes_a_thin_wall_*`). A candidate already within
 //!    the target at the start (the floor a fast body slides on, the ground
 //!    a spinning stick's end touches) has no first touch to find: there the
 //!    body stops at the latest time its overlap with the candidate is no
-//!    deeper than at the start plus the slop (bisection on EPA's depth), so
-//!    a stick landing on one end cannot swing its other end through the
-//!    ground (`a_spinning_stick_never_passes_the_ground_2d`). The overlap
+//!    deeper than at the start plus the slop or its core's radius (below),
+//!    whichever is more (bisection on EPA's depth), so a stick landing on
+//!    one end cannot swing its other end through the ground
+//!    (`a_spinning_stick_never_passes_the_ground_*`). Deeper by less than
+//!    its core's radius, its core stays clear and the next step's contacts
+//!    take the overlap back: a fast wheel rolling on the ground it touches
+//!    goes on (Box2D v3 likewise skips a chain segment its centroid closes
+//!    on by less than its core distance;
+//!    `a_fast_wheel_on_a_hinge_rolls_over_hills_as_without_continuous_collision_3d`).
+//!    The overlap
 //!    is read where the sweep ends, and a body that goes right through a
 //!    solid collider has none there: against a solid collider the body
 //!    also stops where its core (a ball at its inner point, [`CORE_SHARE`]
 //!    of its thickness in radius; Box2D v3's fallback to a circle at the
 //!    centroid) comes within the target, or half its gap if nearer, and
 //!    loses its centre's velocity into the collider
-//!    (`thin_fast_bodies_never_get_their_centres_into_a_solid_box_2d`).
-//!
-//! Against a surface at rest (mesh, heightfield, chain) step 3's time of
-//! impact and overlap search run over the facets the sweep can reach
-//! (`narrow_phase::surface_sweep`), not the whole surface at every
-//! advance: a body landing on a terrain costs a few facet queries
-//! (`benches/RESULTS.md`, level geometry).
-//!
-//! Each body reads only fixed geometry and its own sweep, and the bodies
-//! are visited in solver order: the result does not depend on threads.
-//! Guarded by `tests/continuous.rs`.
-//!
+//!    (`thin_fast_bodies_never_get_their_centres_into_a_solid_box_*`).
+//!    Against a surface at rest (mesh, heightfield, chain) the time of
+//!    impact and overlap search run over the facets the sweep can reach
+//!    (`narrow_phase::surface_sweep`), not the whole surface at every
+//!    advance: a body landing on a terrain costs a few facet queries
+//!    (`benches/RESULTS.md`, level geometry).
 //! 4. Bullets (`BodyDesc::bullet`) go after the other fast bodies, swept
 //!    also against every dynamic body where it ended the step and against
 //!    other fast bullets along their own sweeps, so two bullets meeting
-//!    head on stop where they touch (Box2D skips bullet pairs).
+//!    head on stop where they touch (Box2D skips bullet pairs;
+//!    `a_bullet_hits_the_first_box_it_meets_*`,
+//!    `two_bullets_meeting_head_on_collide_*`).
+//! 5. The bodies that stop (in step 3, then in step 4) take with them every
+//!    dynamic body joined to them through awake joints: each such group
+//!    stops at the earliest share of the step any of its bodies stops at,
+//!    every body of it at that share of its own sweep from its start to
+//!    where it is. The joints held at the start and after the solve, and
+//!    hold between (to the chord of each body's arc): a wheel stopped
+//!    alone would be torn off its axle by up to its step's motion, and
+//!    the joint solver pulling it back next step throws the machine
+//!    (`a_car_drives_over_a_bump_with_its_wheels_on_*`,
+//!    `a_ragdoll_dropped_from_5_m_keeps_its_joints_*`). Box2D v3 moves
+//!    each body alone. The groups are found (union-find over the solver's
+//!    bodies) only in a step where a body stops and joints are awake.
 //!
-//! Limits: a kinematic collider is taken where it ends the step.
+//! Each body reads only fixed geometry, its own sweep and its joints, and
+//! the bodies are visited in solver order: the result does not depend on
+//! threads. Guarded by `tests/continuous.rs` and `tests/machines.rs`.
+//!
+//! Limits: a kinematic collider is taken where it ends the step. A group
+//! is held back as a whole, so a machine whose one part meets the level
+//! loses the rest of that step's motion with it (the next step's contacts
+//! go on from there). A body joined to a fixed or kinematic one is not
+//! held with it, and joints are followed only between awake dynamic
+//! bodies. A body's fast test reads the space it reaches, not what it
+//! might meet: a wheel faster than half its thickness a step is swept,
+//! and the overlap rule of step 3 may still hold it (its group with it)
+//! back now and then (at 30 m/s a wheel travels 0.5-1 % less than with
+//! continuous collision off).
 
 use super::{collider_of, World};
 use crate::body::{Body, BodyHandle, BodyKind};
@@ -54,10 +94,11 @@ use crate::pipeline::narrow_phase::surface_sweep::SurfaceSweep;
 use crate::pipeline::narrow_phase::toi::{time_of_impact, Impact, Sweep};
 use crate::pipeline::narrow_phase::{contact, distance, speculative_contact};
 use crate::shape::{Aabb, Shape};
+use slotmap::SecondaryMap;
 
-/// A body is fast, unless its own share is set, when its farthest point
-/// moves more than this share of its thinnest collider's thickness in a
-/// step (Box2D v3's safety factor):
+/// A body is fast, unless its own share is set, when it reaches more than
+/// this share of its thinnest collider's thickness beyond where it stood
+/// in a step (step 1; Box2D v3's safety factor):
 /// below it the speculative margin, which grows with the closing speed,
 /// keeps the body out of anything it approaches.
 pub(crate) const FAST_SHARE: f32 = 0.5;
@@ -66,7 +107,8 @@ pub(crate) const FAST_SHARE: f32 = 0.5;
 /// 1/1024 of itself, under a millimetre for anything slower than 60 m/s.
 const OVERLAP_BISECTIONS: usize = 10;
 
-/// The radius of a shape's core (`core_impact`), as a share of its
+/// The radius of a shape's core (`core_impact`, and the overlap a body
+/// touching a collider may gain in its sweep, step 3), as a share of its
 /// thickness: Box2D v3's core is a quarter of the least distance from the
 /// centroid to the surface, about half the thickness.
 const CORE_SHARE: f32 = 0.125;
@@ -80,13 +122,14 @@ const CORE_GAP_SHARE: f32 = 0.5;
 const TOLERANCE_SHARE: f32 = 0.25;
 
 impl<D: Dim> World<D> {
-    /// Steps 1 to 4 (module docs) for the solved bodies `order`, whose
-    /// poses at the step's start are `starts` (centres of mass and
-    /// rotations) and whose motions over the step are `solved`, in the
-    /// same order.
+    /// Steps 1 to 5 (module docs) for the solved bodies `order` (their
+    /// places in it `index`), whose poses at the step's start are `starts`
+    /// (centres of mass and rotations) and whose motions over the step are
+    /// `solved`, in the same order.
     pub(crate) fn continuous_pass(
         &mut self,
         order: &[BodyHandle],
+        index: &SecondaryMap<BodyHandle, usize>,
         starts: &[SolverBody<D>],
         solved: &[D::BodyState],
     ) {
@@ -102,23 +145,21 @@ impl<D: Dim> World<D> {
                 continue;
             }
             let allowed = record.fast_share * record.thinnest();
-            let extent = record.extent();
+            let (extent, spin_reach) = (record.extent(), record.spin_reach());
             // Most bodies are slow: a bound from the solver's own record of
             // the step's motion first (the centre's displacement, the
             // turn's chord, which is at least 2/π of its angle).
             let (moved_centre, turn) = solved.motion();
             let chord = D::turn_chord(D::identity(), turn);
-            let bound = moved_centre.length() + chord * core::f32::consts::FRAC_PI_2 * extent;
+            let bound = moved_centre.length()
+                + (chord * core::f32::consts::FRAC_PI_2 * extent).min(spin_reach);
             if bound <= allowed {
                 continue;
             }
-            let start_pose = Pose {
-                translation: start.center - D::rotate(start.rotation, sim.local_center),
-                rotation: start.rotation,
-            };
+            let start_pose = start_pose(start, sim.local_center);
             let sweep = Sweep::between(&start_pose, &sim.pose, sim.local_center);
             let moved = (sweep.center[1] - sweep.center[0]).length()
-                + D::turn_angle(sweep.rotation[0], sweep.rotation[1]) * extent;
+                + (D::turn_angle(sweep.rotation[0], sweep.rotation[1]) * extent).min(spin_reach);
             if moved.is_nan() || moved <= allowed {
                 continue;
             }
@@ -131,18 +172,27 @@ impl<D: Dim> World<D> {
         // bullets, against that and every dynamic body where it ended,
         // other fast bullets along their sweeps (Box2D v3's order).
         for bullets in [false, true] {
-            let mut moves = Vec::new();
-            for (handle, start, sweep) in &fast {
+            let mut stops = Vec::new();
+            for (handle, start, _) in &fast {
                 if self.bodies[*handle].bullet != bullets {
                     continue;
                 }
                 if let Some(stop) = self.first_impact(*handle, start, &fast, target, tolerance) {
-                    moves.push((*handle, sweep.pose_at(stop.at), stop.core));
+                    stops.push((*handle, stop));
                 }
             }
-            for (handle, pose, core) in moves {
+            let stops = self.joined_stops(stops, order, index);
+            for (handle, Stop { at, core }) in stops {
+                let Some(&i) = index.get(handle) else {
+                    continue;
+                };
                 if let Some(body) = self.body_parts_mut(handle) {
-                    body.sim.pose = pose;
+                    // Along its sweep from its start to where it is now
+                    // (where the solve left it, or where a bullet's group
+                    // stopped it before).
+                    let start = start_pose(&starts[i], body.sim.local_center);
+                    let sweep = Sweep::between(&start, &body.sim.pose, body.sim.local_center);
+                    body.sim.pose = sweep.pose_at(at);
                     if let Some(CoreStop {
                         normal,
                         other_velocity,
@@ -157,6 +207,68 @@ impl<D: Dim> World<D> {
                 }
             }
         }
+    }
+
+    /// Step 5 (module docs): the bodies `stops` stop, each at its share of
+    /// its sweep, with every dynamic body joined to one of them through
+    /// awake joints (`order` and `index` being the solver's bodies and
+    /// their places in it): each group at its earliest share. Groups are
+    /// found only when a body stops and joints are awake.
+    fn joined_stops(
+        &self,
+        mut stops: Vec<(BodyHandle, Stop<D>)>,
+        order: &[BodyHandle],
+        index: &SecondaryMap<BodyHandle, usize>,
+    ) -> Vec<(BodyHandle, Stop<D>)> {
+        if stops.is_empty() || self.awake_joints.is_empty() {
+            return stops;
+        }
+        // Union-find over the solver's places, each group named by its
+        // least place (the same groups whatever the joints' order).
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let mut parent: Vec<usize> = (0..order.len()).collect();
+        let bodies = self.view();
+        let place = |h: BodyHandle| {
+            let body = bodies.get(h)?;
+            let moving = body.sim.kind == BodyKind::Dynamic && !body.record.sleeping;
+            moving.then(|| index.get(h).copied()).flatten()
+        };
+        for &handle in &self.awake_joints {
+            let Some(joint) = self.joints.get(handle) else {
+                continue;
+            };
+            if let (Some(a), Some(b)) = (place(joint.body_a), place(joint.body_b)) {
+                let (a, b) = (root(&mut parent, a), root(&mut parent, b));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+        let mut earliest = vec![1.0f32; order.len()];
+        let mut stopped = vec![false; order.len()];
+        for (handle, stop) in &stops {
+            if let Some(&i) = index.get(*handle) {
+                let group = root(&mut parent, i);
+                earliest[group] = earliest[group].min(stop.at);
+                stopped[i] = true;
+            }
+        }
+        for (handle, stop) in &mut stops {
+            if let Some(&i) = index.get(*handle) {
+                stop.at = earliest[root(&mut parent, i)];
+            }
+        }
+        for (i, &handle) in order.iter().enumerate() {
+            let at = earliest[root(&mut parent, i)];
+            if !stopped[i] && at < 1.0 {
+                stops.push((handle, Stop { at, core: None }));
+            }
+        }
+        stops
     }
 
     /// The earliest time of impact of `body`'s colliders, sweeping from
@@ -260,14 +372,19 @@ impl<D: Dim> World<D> {
                         if moving.is_some() {
                             continue;
                         }
+                        // Deeper by less than its core's radius, its core
+                        // stays clear and the contacts take the overlap
+                        // back (Box2D v3 skips a chain segment the centroid
+                        // closes on by less than its core distance).
+                        let slack = target.max(CORE_SHARE * collider.shape.thickness());
                         let deeper = match &surface {
-                            Some(surface) => deepening(|t| surface.depth_at(t), target),
+                            Some(surface) => deepening(|t| surface.depth_at(t), slack),
                             None => deepening(
                                 |t| {
                                     contact(&other.shape, &pose, &collider.shape, &own.pose_at(t))
                                         .map_or(0.0, |c| c.depth.max(0.0))
                                 },
-                                target,
+                                slack,
                             ),
                         }
                         .map(|at| Stop { at, core: None });
@@ -309,6 +426,15 @@ impl<D: Dim> World<D> {
             }
         }
         first
+    }
+}
+
+/// A body's pose at the step's start, from the solver's record of it
+/// (centre of mass and rotation) and its centre of mass, local.
+fn start_pose<D: Dim>(start: &SolverBody<D>, local_center: D::Vector) -> Pose<D> {
+    Pose {
+        translation: start.center - D::rotate(start.rotation, local_center),
+        rotation: start.rotation,
     }
 }
 
