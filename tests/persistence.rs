@@ -21,6 +21,8 @@
 
 mod common;
 
+use common::in_pool;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -613,14 +615,6 @@ fn wake_the_pile(world: &mut World<D3>, step: usize) {
     if step == SAVE_STEP + 20 {
         drop_balls(world, 5);
     }
-}
-
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
 }
 
 fn thousand() -> &'static Thousand {

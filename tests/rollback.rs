@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::Scene;
+use common::{in_pool, Scene};
 use tumble::{BodyHandle, BodyKind, WorldError, WorldState};
 use tumble_scenes as scenes;
 
@@ -644,14 +644,6 @@ fn controls_of<D: Scene>(world: &tumble::World<D>) -> Vec<String> {
         }
     }
     controls
-}
-
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
 }
 
 /// The game's frames `frames` from where `world` is: the input, the step,

@@ -342,3 +342,12 @@ pub fn awake<D: Dim>() -> Settings<D> {
         ..Settings::default()
     }
 }
+
+/// `f` run on a rayon pool of `threads` threads.
+pub fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
