@@ -8,16 +8,6 @@ use tumble::{BodyDesc, BodyHandle, ColliderDesc, JointDesc, Settings, World};
 
 const DT: f32 = 1.0 / 60.0;
 
-/// A fixed body at `at` (a small cube nobody touches).
-fn pivot<D: Scene>(world: &mut World<D>, at: D::Vector) -> BodyHandle {
-    world
-        .add_body(
-            BodyDesc::fixed().position(at),
-            ColliderDesc::new(D::cube(0.05)),
-        )
-        .unwrap()
-}
-
 /// A pendulum: a 5 cm ball on a rigid 1 m distance joint, released at 10
 /// degrees; its period and the share of its amplitude it keeps over 10
 /// swings.
@@ -88,36 +78,19 @@ fn a_pendulum_keeps_its_period_and_amplitude_3d() {
 fn hanging_chain<D: Scene>(end_mass: f32) -> f32 {
     let mut world = World::<D>::new(awake::<D>());
     let top = pivot(&mut world, D::v(0.0, 10.0));
-    let (links, half) = (20, 0.25);
-    let mut previous = top;
-    let mut joints = Vec::new();
-    for i in 0..links {
-        let density = if i == links - 1 { end_mass } else { 1.0 };
-        let center = D::v(0.0, 10.0 - (2 * i + 1) as f32 * half);
-        let link = world
-            .add_body(
-                BodyDesc::dynamic().position(center),
-                ColliderDesc::new(D::cuboid(0.05, half)).density(density),
-            )
-            .unwrap();
-        let anchor = D::v(0.0, 10.0 - 2.0 * i as f32 * half);
-        joints.push(
-            world
-                .add_joint(JointDesc::revolute(previous, link, anchor))
-                .unwrap(),
-        );
-        previous = link;
-    }
+    let (_, joints) = hinged_chain(
+        &mut world,
+        top,
+        D::v(0.0, 10.0),
+        D::v(0.0, -0.5),
+        20,
+        &D::cuboid(0.05, 0.25),
+        end_mass,
+    );
     for _ in 0..600 {
         world.step(DT);
     }
-    joints
-        .iter()
-        .map(|&j| {
-            let [a, b] = world.joint_anchors(j).unwrap();
-            D::len(b - a)
-        })
-        .sum()
+    anchors_apart(&world, &joints)
 }
 
 fn check_hanging_chain<D: Scene>() {
@@ -146,50 +119,21 @@ fn a_chain_of_twenty_links_holds_together_3d() {
 fn released_chain<D: Scene>() -> (Vec<f32>, f32) {
     let mut world = World::<D>::new(awake::<D>());
     let top = pivot(&mut world, D::v(0.0, 10.0));
-    let (links, half) = (20, 0.25);
-    let mut previous = top;
-    let (mut joints, mut bodies) = (Vec::new(), Vec::new());
-    for i in 0..links {
-        let link = world
-            .add_body(
-                BodyDesc::dynamic().position(D::v((2 * i + 1) as f32 * half, 10.0)),
-                ColliderDesc::new(D::cuboid(half, 0.05)),
-            )
-            .unwrap();
-        let anchor = D::v(2.0 * i as f32 * half, 10.0);
-        joints.push(
-            world
-                .add_joint(JointDesc::revolute(previous, link, anchor))
-                .unwrap(),
-        );
-        bodies.push(link);
-        previous = link;
-    }
-    let energy = |world: &World<D>| -> f32 {
-        bodies
-            .iter()
-            .map(|&h| {
-                let b = world.body(h).unwrap();
-                let v = b.linear_velocity();
-                0.5 * b.mass() * D::dot(v, v)
-                    + b.mass() * 9.81 * D::height(b.position())
-                    + D::rotational_energy(b)
-            })
-            .sum()
-    };
-    let mut energies = vec![energy(&world)];
+    let (bodies, joints) = hinged_chain(
+        &mut world,
+        top,
+        D::v(0.0, 10.0),
+        D::v(0.5, 0.0),
+        20,
+        &D::cuboid(0.25, 0.05),
+        1.0,
+    );
+    let mut energies = vec![energy(&world, &bodies)];
     let mut worst = 0.0f32;
     for _ in 0..600 {
         world.step(DT);
-        energies.push(energy(&world));
-        let apart: f32 = joints
-            .iter()
-            .map(|&j| {
-                let [a, b] = world.joint_anchors(j).unwrap();
-                D::len(b - a)
-            })
-            .sum();
-        worst = worst.max(apart);
+        energies.push(energy(&world, &bodies));
+        worst = worst.max(anchors_apart(&world, &joints));
     }
     (energies, worst)
 }

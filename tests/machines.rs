@@ -2,13 +2,20 @@
 //! default). A wheel rolling on a hinge, a car on four wheels over a bump,
 //! a ragdoll landing: the continuous pass never pulls a body back from
 //! what its joints hold (issue 35, item 1; `world/continuous.rs`).
+//!
+//! Composed machines against issue 35's bar for the joint solver: a welded
+//! fan driven on a hinge and at rest on a ball joint, chains released level
+//! with heavy ends, a flywheel's energy and a free pair's angular momentum,
+//! a rope bridge falling asleep. Those the solver does not meet yet are
+//! ignored with what they measure (run them with `--include-ignored`).
 
 mod common;
 
 use common::*;
+use std::time::Instant;
 use tumble::glam::{Vec2, Vec3};
 use tumble::shape::Shape;
-use tumble::{BodyDesc, BodyHandle, ColliderDesc, JointDesc, World, D2, D3};
+use tumble::{Angular, BodyDesc, BodyHandle, ColliderDesc, JointDesc, JointHandle, World, D2, D3};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -496,4 +503,656 @@ fn a_ragdoll_dropped_from_5_m_keeps_its_joints_2d() {
 #[test]
 fn a_ragdoll_dropped_from_5_m_keeps_its_joints_3d() {
     check_ragdoll::<D3>();
+}
+
+// ------------------------------------------------------------------------
+// Composed machines (issue 35's bar for the joint solver). Each measures
+// with default settings (`awake`: sleeping off, except the bridge, which
+// must fall asleep), 60 Hz steps and continuous collision on (every body's
+// default `fast_share`).
+
+/// Most a weld's two anchors may come apart, metres (issue 35).
+const WELD_GAP: f32 = 1e-3;
+
+/// Most a weld's two bodies may turn from their relative rotation as
+/// built, radians (issue 35).
+const WELD_TURN: f32 = 1e-3;
+
+/// A body's rotation.
+fn rotation<D: Machine>(world: &World<D>, body: BodyHandle) -> D::Rotation {
+    D::rotation_from_orientation(world.body(body).unwrap().rotation())
+}
+
+/// `b`'s rotation relative to `a`'s.
+fn relative<D: Machine>(world: &World<D>, a: BodyHandle, b: BodyHandle) -> D::Rotation {
+    D::compose(D::invert(rotation(world, a)), rotation(world, b))
+}
+
+/// A weld and its bodies' relative rotation as built.
+struct Weld<D: Machine> {
+    joint: JointHandle,
+    a: BodyHandle,
+    b: BodyHandle,
+    built: D::Rotation,
+}
+
+impl<D: Machine> Weld<D> {
+    /// Welds `a` and `b` at `anchor` (world) as they stand.
+    fn add(world: &mut World<D>, a: BodyHandle, b: BodyHandle, anchor: D::Vector) -> Self {
+        let joint = world.add_joint(JointDesc::weld(a, b, anchor)).unwrap();
+        let built = relative(world, a, b);
+        Weld { joint, a, b, built }
+    }
+    /// How far apart its anchors are, metres, and how far its bodies have
+    /// turned from their relative rotation as built, radians.
+    fn error(&self, world: &World<D>) -> (f32, f32) {
+        let [a, b] = world.joint_anchors(self.joint).unwrap();
+        let turned = D::turn_angle(self.built, relative(world, self.a, self.b));
+        (D::len(b - a), turned)
+    }
+}
+
+/// The fan's hub's mass, kg (issue 35's probe).
+const HUB_MASS: f32 = 13.5;
+
+/// The blades' mass in issue 35's probe, kg (0.57 of the hub's).
+const PROBE_BLADE_MASS: f32 = 7.7;
+
+/// Issue 35's fan, in the XY plane (vertical) around `centre`, its axle Z:
+/// a hub 0.6 x 0.6 m across and 0.3 m thick along the axle, 13.5 kg, and
+/// four blades 1.6 m long, 0.3 m wide and 0.05 m thick along the axle, of
+/// `blade_mass` each (their density scaled to it), welded by their inner
+/// ends to the middles of the hub's sides. The probe's fan turned by a
+/// quarter turn (its axle was Y); in 2D its outline in the plane.
+struct Fan<D: Machine> {
+    hub: BodyHandle,
+    welds: Vec<Weld<D>>,
+}
+
+impl<D: Machine> Fan<D> {
+    fn add(world: &mut World<D>, centre: D::Vector, blade_mass: f32) -> Self {
+        let hub = world
+            .add_body(
+                BodyDesc::dynamic().position(centre).mass(HUB_MASS),
+                ColliderDesc::new(D::cuboid_xyz(0.3, 0.3, 0.15)),
+            )
+            .unwrap();
+        let sides = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)];
+        let welds = sides
+            .into_iter()
+            .enumerate()
+            .map(|(k, (x, y))| {
+                let blade = world
+                    .add_body(
+                        BodyDesc::dynamic()
+                            .position(centre + D::v(1.1 * x, 1.1 * y))
+                            .rotation(D::tilt(k as f32 * std::f32::consts::FRAC_PI_2))
+                            .mass(blade_mass),
+                        ColliderDesc::new(D::cuboid_xyz(0.8, 0.15, 0.025)),
+                    )
+                    .unwrap();
+                Weld::add(world, hub, blade, centre + D::v(0.3 * x, 0.3 * y))
+            })
+            .collect();
+        Fan { hub, welds }
+    }
+    /// The widest any weld came apart, metres, and the most any turned,
+    /// radians.
+    fn worst_weld(&self, world: &World<D>) -> (f32, f32) {
+        self.welds.iter().fold((0.0f32, 0.0f32), |(gap, turn), w| {
+            let (g, t) = w.error(world);
+            (gap.max(g), turn.max(t))
+        })
+    }
+}
+
+/// A spin's size, rad/s.
+fn spin_size<D: Machine>(w: D::AngularVector) -> f32 {
+    w.dot(w).sqrt()
+}
+
+/// The fan's drive: 30 rad/s with at most 10 kN·m (enough to bring the
+/// 10:1 fan, 770 kg·m² about its axle, to speed in 2.3 s).
+const FAN_SPEED: f32 = 30.0;
+const FAN_TORQUE: f32 = 1e4;
+
+/// The fan with `blade_mass` blades on a hinge at its hub's centre (axle
+/// Z) to a fixed body, driven at 30 rad/s, gravity on, for 60 s: the
+/// widest a weld came apart at any step, metres, and the most one turned,
+/// radians, over the run and over its last 10 s, and the hub's spin at
+/// the end, rad/s.
+fn driven_fan<D: Machine>(blade_mass: f32) -> ([f32; 2], [f32; 2], f32) {
+    let mut world = World::<D>::new(awake::<D>());
+    let centre = D::v(0.0, 3.0);
+    let fixed = pivot(&mut world, centre);
+    let fan = Fan::add(&mut world, centre, blade_mass);
+    world
+        .add_joint(
+            JointDesc::revolute(fixed, fan.hub, centre)
+                .axis(D::axle())
+                .drive(FAN_SPEED, FAN_TORQUE),
+        )
+        .unwrap();
+    let (mut all, mut last) = ([0.0f32; 2], [0.0f32; 2]);
+    for step in 0..3600 {
+        world.step(DT);
+        let (g, t) = fan.worst_weld(&world);
+        all = [all[0].max(g), all[1].max(t)];
+        if step >= 3000 {
+            last = [last[0].max(g), last[1].max(t)];
+        }
+    }
+    let spin = D::spin_z(world.body(fan.hub).unwrap().angular_velocity());
+    (all, last, spin)
+}
+
+/// Issue 35's bar: the driven fan's welds within 1 mm and 1e-3 rad at
+/// every step of 60 s, blades `ratio` times the hub's mass.
+fn check_driven_fan<D: Machine>(ratio: f32) {
+    let clock = Instant::now();
+    let ([gap, turn], [late_gap, late_turn], spin) = driven_fan::<D>(ratio * HUB_MASS);
+    println!(
+        "{}: fan on a hinge driven at {FAN_SPEED} rad/s, blades:hub {ratio}:1, 60 s: \
+         welds apart at most {gap:.2e} m, turned at most {turn:.2e} rad (last 10 s: \
+         {late_gap:.2e} m, {late_turn:.2e} rad); hub spins {spin:.3} rad/s at the end \
+         ({:.2} s to run)",
+        D::NAME,
+        clock.elapsed().as_secs_f32()
+    );
+    assert!(gap <= WELD_GAP, "a weld came {gap} m apart");
+    assert!(turn <= WELD_TURN, "a weld turned {turn} rad");
+}
+
+#[test]
+#[ignore = "issue 35: welds 1.60e-2 m apart and turned 5.40e-2 rad at most in 60 s (bar 1e-3 m, 1e-3 rad)"]
+fn a_driven_fan_holds_its_welds_blades_half_the_hub_2d() {
+    check_driven_fan::<D2>(0.5);
+}
+
+#[test]
+#[ignore = "issue 35: welds 1.61e-2 m apart and turned 5.40e-2 rad at most in 60 s (bar 1e-3 m, 1e-3 rad)"]
+fn a_driven_fan_holds_its_welds_blades_half_the_hub_3d() {
+    check_driven_fan::<D3>(0.5);
+}
+
+#[test]
+#[ignore = "issue 35: welds 0.46 m apart and turned 2.59 rad at most in 60 s (bar 1e-3 m, 1e-3 rad); the hub ends at -4.3 rad/s"]
+fn a_driven_fan_holds_its_welds_blades_as_heavy_as_the_hub_2d() {
+    check_driven_fan::<D2>(1.0);
+}
+
+#[test]
+#[ignore = "issue 35: welds 1.30 m apart and turned 2.89 rad at most in 60 s (bar 1e-3 m, 1e-3 rad)"]
+fn a_driven_fan_holds_its_welds_blades_as_heavy_as_the_hub_3d() {
+    check_driven_fan::<D3>(1.0);
+}
+
+#[test]
+#[ignore = "issue 35: welds 1.68 m apart and turned 3.14 rad at most in 60 s (bar 1e-3 m, 1e-3 rad); the hub ends at -5.0 rad/s"]
+fn a_driven_fan_holds_its_welds_blades_ten_times_the_hub_2d() {
+    check_driven_fan::<D2>(10.0);
+}
+
+#[test]
+#[ignore = "issue 35: welds 6.36 m apart and turned 3.14 rad at most in 60 s (bar 1e-3 m, 1e-3 rad); the hub ends at -10.3 rad/s"]
+fn a_driven_fan_holds_its_welds_blades_ten_times_the_hub_3d() {
+    check_driven_fan::<D3>(10.0);
+}
+
+/// Most the fan at rest on its ball joint may spin (its hub, about any
+/// axis), rad/s. Built balanced on the joint (its centre of mass there,
+/// each blade's weight matched by the opposite one's), nothing turns it:
+/// the true spin is zero, and welds sagging alike under the blades'
+/// weight, as the weld bar allows, keep it balanced, its centre of mass
+/// straight below the joint. The bound lets a blade's tip (1.9 m out)
+/// move 1.9 mm/s, a twenty-sixth of the speed under which the engine
+/// counts a body at rest (`linear_sleep_tolerance`, 5 cm/s), and is a
+/// thirty-fifth of its rest spin (`angular_sleep_tolerance`, 2 degrees a
+/// second).
+const FAN_REST_SPIN: f32 = 1e-3;
+
+/// The fan with `blade_mass` blades on a ball joint at its hub's centre to
+/// a fixed body, vertical, released from rest under gravity with no
+/// motor, for 10 s: the widest a weld came apart, metres, the most one
+/// turned, radians, and the hub's fastest spin (about any axis), rad/s,
+/// at any step.
+fn resting_fan<D: Machine>(blade_mass: f32) -> (f32, f32, f32) {
+    let mut world = World::<D>::new(awake::<D>());
+    let centre = D::v(0.0, 3.0);
+    let fixed = pivot(&mut world, centre);
+    let fan = Fan::add(&mut world, centre, blade_mass);
+    world
+        .add_joint(JointDesc::spherical(fixed, fan.hub, centre))
+        .unwrap();
+    let (mut gap, mut turn, mut spin) = (0.0f32, 0.0f32, 0.0f32);
+    for _ in 0..600 {
+        world.step(DT);
+        let (g, t) = fan.worst_weld(&world);
+        gap = gap.max(g);
+        turn = turn.max(t);
+        spin = spin.max(spin_size::<D>(
+            world.body(fan.hub).unwrap().angular_velocity(),
+        ));
+    }
+    (gap, turn, spin)
+}
+
+/// Issue 35's bar for the fan at rest on a ball joint: still (hub spin
+/// under 1e-3 rad/s), welds within 1 mm and 1e-3 rad, for the probe's
+/// blades and each ratio of the driven fan.
+fn check_resting_fan<D: Machine>(blade_mass: f32) {
+    let (gap, turn, spin) = resting_fan::<D>(blade_mass);
+    println!(
+        "{}: fan on a ball joint at rest, {blade_mass} kg blades on a {HUB_MASS} kg hub, 10 s: \
+         hub spin at most {spin:.2e} rad/s, welds apart at most {gap:.2e} m, turned at most \
+         {turn:.2e} rad",
+        D::NAME
+    );
+    assert!(spin <= FAN_REST_SPIN, "the hub spun at {spin} rad/s");
+    assert!(gap <= WELD_GAP, "a weld came {gap} m apart");
+    assert!(turn <= WELD_TURN, "a weld turned {turn} rad");
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 71 rad/s (bar 1e-3), welds 0.154 m apart and turned 0.84 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_2d() {
+    check_resting_fan::<D2>(PROBE_BLADE_MASS);
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 70 rad/s (bar 1e-3), welds 0.154 m apart and turned 0.83 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_3d() {
+    check_resting_fan::<D3>(PROBE_BLADE_MASS);
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 55 rad/s (bar 1e-3), welds 0.141 m apart and turned 0.65 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_blades_half_the_hub_2d() {
+    check_resting_fan::<D2>(0.5 * HUB_MASS);
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 56 rad/s (bar 1e-3), welds 0.144 m apart and turned 0.65 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_blades_half_the_hub_3d() {
+    check_resting_fan::<D3>(0.5 * HUB_MASS);
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 137 rad/s (bar 1e-3), welds 0.43 m apart and turned 2.87 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_blades_as_heavy_as_the_hub_2d() {
+    check_resting_fan::<D2>(HUB_MASS);
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 144 rad/s (bar 1e-3), welds 1.43 m apart and turned 3.03 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_blades_as_heavy_as_the_hub_3d() {
+    check_resting_fan::<D3>(HUB_MASS);
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 254 rad/s (bar 1e-3), welds 1.78 m apart and turned 3.14 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_blades_ten_times_the_hub_2d() {
+    check_resting_fan::<D2>(10.0 * HUB_MASS);
+}
+
+#[test]
+#[ignore = "issue 35: the hub spins itself up to 236 rad/s (bar 1e-3), welds 3.45 m apart and turned 3.14 rad in 10 s"]
+fn a_fan_on_a_ball_joint_stays_at_rest_blades_ten_times_the_hub_3d() {
+    check_resting_fan::<D3>(10.0 * HUB_MASS);
+}
+
+/// A chain of 30 links (boxes 0.5 x 0.1 x 0.1 m) hinged end to end (about
+/// Z), the first to a fixed pivot, laid level along X and released from
+/// rest, its last link `end_density` times a link's density, for 10 s:
+/// the anchor separation summed over all joints, its largest at any step
+/// and at the end, metres.
+fn level_chain<D: Machine>(end_density: f32) -> (f32, f32) {
+    let mut world = World::<D>::new(awake::<D>());
+    let top = pivot(&mut world, D::v(0.0, 10.0));
+    let (_, joints) = hinged_chain(
+        &mut world,
+        top,
+        D::v(0.0, 10.0),
+        D::v(0.5, 0.0),
+        30,
+        &D::cuboid_xyz(0.25, 0.05, 0.05),
+        end_density,
+    );
+    let mut worst = 0.0f32;
+    for _ in 0..600 {
+        world.step(DT);
+        worst = worst.max(anchors_apart(&world, &joints));
+    }
+    (worst, anchors_apart(&world, &joints))
+}
+
+/// Issue 35's bar for the chain released level: summed anchor separation
+/// at most `bar` metres over the run.
+fn check_level_chain<D: Machine>(end_density: f32, bar: f32) {
+    let (worst, end) = level_chain::<D>(end_density);
+    println!(
+        "{}: chain of 30 released level, end link {end_density}:1, 10 s: anchors apart in all \
+         at most {worst:.2e} m, {end:.2e} m at the end (bar {bar:.0e})",
+        D::NAME
+    );
+    assert!(worst <= bar, "the chain came {worst} m apart in all");
+}
+
+#[test]
+#[ignore = "issue 35: its 30 joints 8.9e-2 m apart in all at most (bar 1e-3), 3.2e-2 m at 10 s"]
+fn a_chain_released_level_holds_together_2d() {
+    check_level_chain::<D2>(1.0, 1e-3);
+}
+
+#[test]
+#[ignore = "issue 35: its 30 joints 8.9e-2 m apart in all at most (bar 1e-3), 2.0e-2 m at 10 s"]
+fn a_chain_released_level_holds_together_3d() {
+    check_level_chain::<D3>(1.0, 1e-3);
+}
+
+#[test]
+#[ignore = "issue 35: its 30 joints 0.57 m apart in all at most (bar 1e-2), 2.8e-3 m at 10 s"]
+fn a_chain_released_level_holds_an_end_a_hundred_times_a_link_2d() {
+    check_level_chain::<D2>(100.0, 1e-2);
+}
+
+#[test]
+#[ignore = "issue 35: its 30 joints 0.57 m apart in all at most (bar 1e-2), 1.6e-2 m at 10 s"]
+fn a_chain_released_level_holds_an_end_a_hundred_times_a_link_3d() {
+    check_level_chain::<D3>(100.0, 1e-2);
+}
+
+#[test]
+#[ignore = "issue 35: the chain comes apart, its 30 joints 112 m apart in all at 10 s (bar 5e-2)"]
+fn a_chain_released_level_holds_an_end_a_thousand_times_a_link_2d() {
+    check_level_chain::<D2>(1000.0, 5e-2);
+}
+
+#[test]
+#[ignore = "issue 35: the chain comes apart, its 30 joints 115 m apart in all at 10 s (bar 5e-2)"]
+fn a_chain_released_level_holds_an_end_a_thousand_times_a_link_3d() {
+    check_level_chain::<D3>(1000.0, 5e-2);
+}
+
+/// Most a machine's energy or angular momentum may change, as a share of
+/// its start (issue 35).
+const KEPT: f32 = 0.01;
+
+/// A flywheel: a ball 0.5 m in radius (a disc in 2D) on a hinge (axle Z)
+/// to a fixed pivot at y = 0.05, its centre `offset` metres to the side,
+/// spun at 20 rad/s about the hinge, gravity on, no damping or friction,
+/// for 60 s: its energy at the start (kinetic plus potential from y = 0,
+/// its centre's lowest height 5 cm off centre, so that the bar is on the
+/// energy it can give), J, and the largest change at any step, J. Off
+/// centre, gravity pulls it round: its spin varies by 2.5% a turn.
+fn flywheel<D: Machine>(offset: f32) -> (f32, f32) {
+    let mut world = World::<D>::new(awake::<D>());
+    let at = D::v(0.0, 0.05);
+    let fixed = pivot(&mut world, at);
+    let (centre, spin) = (D::v(offset, 0.05), D::spin(20.0));
+    let wheel = world
+        .add_body(
+            BodyDesc::dynamic()
+                .position(centre)
+                .angular_velocity(spin)
+                .linear_velocity(D::angular_cross(spin, centre - at)),
+            ColliderDesc::new(Shape::ball(0.5).unwrap()),
+        )
+        .unwrap();
+    world
+        .add_joint(JointDesc::revolute(fixed, wheel, at).axis(D::axle()))
+        .unwrap();
+    let start = energy(&world, &[wheel]);
+    let mut change = 0.0f32;
+    for _ in 0..3600 {
+        world.step(DT);
+        change = change.max((energy(&world, &[wheel]) - start).abs());
+    }
+    (start, change)
+}
+
+/// Issue 35's bar: the flywheel 5 cm off centre keeps its energy within
+/// 1% over 60 s. Printed beside it, the same flywheel hinged at its
+/// centre.
+fn check_flywheel<D: Machine>() {
+    let (start, change) = flywheel::<D>(0.05);
+    let (centred, centred_change) = flywheel::<D>(0.0);
+    println!(
+        "{}: flywheel at 20 rad/s on a hinge 5 cm off its centre, gravity on, 60 s: energy \
+         {start:.3} J, changed by at most {change:.3e} J ({:.2}%; hinged at its centre \
+         {:.2}%)",
+        D::NAME,
+        100.0 * change / start,
+        100.0 * centred_change / centred
+    );
+    assert!(
+        change <= KEPT * start,
+        "its energy changed by {change} J of {start}"
+    );
+}
+
+#[test]
+#[ignore = "issue 35: loses 65% of its energy in 60 s (its spin 20 to 11 rad/s; bar 1%); hinged at its centre it keeps it all"]
+fn a_flywheel_on_an_off_centre_hinge_keeps_its_energy_2d() {
+    check_flywheel::<D2>();
+}
+
+#[test]
+#[ignore = "issue 35: loses 69% of its energy in 60 s (its spin 20 to 11 rad/s; bar 1%); hinged at its centre it keeps it all"]
+fn a_flywheel_on_an_off_centre_hinge_keeps_its_energy_3d() {
+    check_flywheel::<D3>();
+}
+
+/// A body's inertia about its centre of mass, world axes, kg·m²: its
+/// shape's, scaled to its mass and turned by its rotation.
+fn world_inertia<D: Machine>(body: tumble::Body<D>) -> D::Inertia {
+    let m = body.shape().mass_properties(1.0);
+    let local = D::scale_inertia(m.inertia, body.mass() / m.mass);
+    D::rotate_inertia(D::rotation_from_orientation(body.rotation()), local)
+}
+
+/// The bodies' angular momentum about their common centre of mass,
+/// kg·m²/s.
+fn angular_momentum<D: Machine>(world: &World<D>, bodies: &[BodyHandle]) -> D::AngularVector {
+    let (mut mass, mut moment, mut momentum) = (0.0, D::v(0.0, 0.0), D::v(0.0, 0.0));
+    for &h in bodies {
+        let b = world.body(h).unwrap();
+        mass += b.mass();
+        moment += b.center_of_mass() * b.mass();
+        momentum += b.linear_velocity() * b.mass();
+    }
+    let (centre, velocity) = (moment * (1.0 / mass), momentum * (1.0 / mass));
+    let mut total = D::AngularVector::default();
+    for &h in bodies {
+        let b = world.body(h).unwrap();
+        let (r, v) = (b.center_of_mass() - centre, b.linear_velocity() - velocity);
+        total += D::cross(r, v * b.mass());
+        total += D::mul_inertia(world_inertia(b), b.angular_velocity());
+    }
+    total
+}
+
+/// Two boxes (1 x 0.2 x 0.4 m and 0.6 x 0.5 x 0.3 m) end to end, on a
+/// ball joint (a hinge in 2D) between their ends when `joined` (else
+/// free, passing through each other), in zero gravity, spun at `spins`
+/// (each about its centre, the joint's point at rest), for 10 s: their
+/// angular momentum about their centre of mass at the start, kg·m²/s,
+/// and the largest change at any step.
+fn tumbling_pair<D: Machine>(spins: [D::AngularVector; 2], joined: bool) -> (f32, f32) {
+    let settings = tumble::Settings {
+        gravity: D::v(0.0, 0.0),
+        ..awake::<D>()
+    };
+    let mut world = World::<D>::new(settings);
+    let at = D::v(0.0, 5.0);
+    let parts = [
+        (D::v(-0.5, 5.0), D::cuboid_xyz(0.5, 0.1, 0.2)),
+        (D::v(0.3, 5.0), D::cuboid_xyz(0.3, 0.25, 0.15)),
+    ];
+    let bodies: Vec<BodyHandle> = parts
+        .into_iter()
+        .zip(spins)
+        .map(|((centre, shape), spin)| {
+            world
+                .add_body(
+                    BodyDesc::dynamic()
+                        .position(centre)
+                        .angular_velocity(spin)
+                        .linear_velocity(D::angular_cross(spin, centre - at) * -1.0),
+                    ColliderDesc::new(shape).filter(tumble::CollisionFilter {
+                        category: 1,
+                        mask: 0,
+                    }),
+                )
+                .unwrap()
+        })
+        .collect();
+    if joined {
+        world
+            .add_joint(JointDesc::spherical(bodies[0], bodies[1], at))
+            .unwrap();
+    }
+    let start = angular_momentum(&world, &bodies);
+    let mut change = 0.0f32;
+    for _ in 0..600 {
+        world.step(DT);
+        change = change.max(spin_size::<D>(angular_momentum(&world, &bodies) - start));
+    }
+    (spin_size::<D>(start), change)
+}
+
+/// Issue 35's bar: the pair on its joint keeps its angular momentum
+/// within 1% over 10 s. Printed beside it, the same two boxes unjoined:
+/// what the integrator alone keeps of it.
+fn check_tumbling_pair<D: Machine>(spins: [D::AngularVector; 2], how: &str) {
+    let (start, change) = tumbling_pair::<D>(spins, true);
+    let (_, apart) = tumbling_pair::<D>(spins, false);
+    println!(
+        "{}: two boxes on a ball joint tumbling {how} in zero gravity, 10 s: angular momentum \
+         {start:.4} kg m^2/s, changed by at most {change:.3e} ({:.2}%; unjoined {:.2}%)",
+        D::NAME,
+        100.0 * change / start,
+        100.0 * apart / start
+    );
+    assert!(
+        change <= KEPT * start,
+        "its angular momentum changed by {change} of {start}"
+    );
+}
+
+/// Spins about Z only (the pair turns in the XY plane).
+fn planar_spins<D: Machine>() -> [D::AngularVector; 2] {
+    [D::spin(3.0), D::spin(-4.0)]
+}
+
+#[test]
+#[ignore = "issue 35: its angular momentum changes by 13.1% in 10 s (bar 1%); unjoined, 0.00%"]
+fn a_free_jointed_pair_keeps_its_angular_momentum_2d() {
+    check_tumbling_pair::<D2>(planar_spins::<D2>(), "in its plane");
+}
+
+#[test]
+#[ignore = "issue 35: its angular momentum changes by 23.3% in 10 s (bar 1%); unjoined, 0.00%"]
+fn a_free_jointed_pair_keeps_its_angular_momentum_3d() {
+    check_tumbling_pair::<D3>(planar_spins::<D3>(), "in its plane");
+}
+
+#[test]
+#[ignore = "issue 35: its angular momentum changes by 94.6% in 10 s (bar 1%); unjoined, 43.6%, as the integrator keeps each body's spin, not its angular momentum (no gyroscopic term)"]
+fn a_free_jointed_pair_tumbling_about_every_axis_keeps_its_angular_momentum_3d() {
+    let spins = [Vec3::new(1.0, 2.0, 3.0), Vec3::new(-2.0, 1.0, -4.0)];
+    check_tumbling_pair::<D3>(spins, "about every axis");
+}
+
+/// A rope bridge as Box2D's sample lays it, sleeping on
+/// (`Settings::default`): 12 planks (0.9 x 0.12 x 1.6 m, density 20)
+/// hinged end to end (about Z) at their top edges, laid level between two
+/// fixed boxes 4 m tall standing on the ground 10.8 m apart, the end ones
+/// hinged exactly at the boxes' top inner edges, released from rest: when
+/// every plank was first asleep, seconds (none within 10 s), the widest a
+/// hinge came apart, metres, how far the deck sagged at the end (its
+/// lowest hinge below the boxes' tops), metres, and its fastest plank's
+/// speed at the end, m/s.
+fn rope_bridge<D: Machine>() -> (Option<f32>, f32, f32, f32) {
+    let mut world = World::<D>::new(tumble::Settings::default());
+    add_ground(&mut world, 0.0);
+    let (links, link, height) = (12, 0.9f32, 4.0);
+    let edge = 0.5 * links as f32 * link;
+    let post = (0.3, 0.5 * height, 1.0);
+    let posts = [-1.0, 1.0].map(|side| {
+        world
+            .add_body(
+                BodyDesc::fixed().position(D::v(side * (edge + post.0), post.1)),
+                ColliderDesc::new(D::cuboid_xyz(post.0, post.1, post.2)),
+            )
+            .unwrap()
+    });
+    let plank = D::cuboid_xyz(0.5 * link, 0.06, 0.8);
+    let hinge = |k: usize| D::v(-edge + k as f32 * link, height);
+    let mut joints = Vec::new();
+    let mut planks = Vec::new();
+    let mut previous = posts[0];
+    for k in 0..links {
+        let body = world
+            .add_body(
+                BodyDesc::dynamic().position(hinge(k) + D::v(0.5 * link, -0.06)),
+                ColliderDesc::new(plank.clone()).density(20.0),
+            )
+            .unwrap();
+        joints.push(
+            world
+                .add_joint(JointDesc::revolute(previous, body, hinge(k)).axis(D::axle()))
+                .unwrap(),
+        );
+        planks.push(body);
+        previous = body;
+    }
+    joints.push(
+        world
+            .add_joint(JointDesc::revolute(previous, posts[1], hinge(links)).axis(D::axle()))
+            .unwrap(),
+    );
+    let (mut asleep, mut gap) = (None, 0.0f32);
+    for step in 1..=600 {
+        world.step(DT);
+        for &j in &joints {
+            gap = gap.max(anchors_apart(&world, &[j]));
+        }
+        let all = planks.iter().all(|&p| world.body(p).unwrap().is_sleeping());
+        if all && asleep.is_none() {
+            asleep = Some(step as f32 * DT);
+        }
+    }
+    let lowest = joints
+        .iter()
+        .map(|&j| D::height(world.joint_anchors(j).unwrap()[0]))
+        .fold(height, f32::min);
+    let fastest = planks
+        .iter()
+        .map(|&p| D::len(world.body(p).unwrap().linear_velocity()))
+        .fold(0.0f32, f32::max);
+    (asleep, gap, height - lowest, fastest)
+}
+
+fn check_rope_bridge<D: Machine>() {
+    let (asleep, gap, sag, fastest) = rope_bridge::<D>();
+    println!(
+        "{}: rope bridge of 12 planks hinged at two boxes' edges: all asleep at {asleep:?} s; \
+         hinges apart at most {gap:.2e} m; at 10 s the deck sags {sag:.3} m, its fastest \
+         plank at {fastest:.3} m/s",
+        D::NAME
+    );
+    assert!(asleep.is_some(), "the bridge was still awake after 10 s");
+}
+
+#[test]
+#[ignore = "issue 35: still awake at 10 s (a plank at 0.59 m/s, the deck bouncing 0.2-0.4 m down, hinges 1.0e-2 m apart); all asleep at 46.8 s"]
+fn a_rope_bridge_falls_asleep_2d() {
+    check_rope_bridge::<D2>();
+}
+
+#[test]
+#[ignore = "issue 35: still awake at 10 s (a plank at 0.59 m/s, the deck bouncing 0.2-0.4 m down, hinges 1.0e-2 m apart); all asleep at 46.8 s"]
+fn a_rope_bridge_falls_asleep_3d() {
+    check_rope_bridge::<D3>();
 }

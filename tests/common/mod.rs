@@ -4,7 +4,8 @@
 
 use tumble::glam::{Quat, Vec2, Vec3};
 use tumble::shape::Shape;
-use tumble::{BodyDesc, ColliderDesc, Dim, Settings, World, D2, D3};
+use tumble::{BodyDesc, BodyHandle, ColliderDesc, Dim, JointDesc, JointHandle, Settings, World};
+use tumble::{D2, D3};
 
 /// What the tests need to say in either dimension. "Height" is Y; "sideways"
 /// is the distance from the Y axis.
@@ -226,6 +227,77 @@ pub fn add_ground<D: Scene>(world: &mut World<D>, top: f32) {
             ColliderDesc::new(D::cuboid(100.0, 0.5)),
         )
         .unwrap();
+}
+
+/// A fixed body at `at` (a small cube nobody touches).
+pub fn pivot<D: Scene>(world: &mut World<D>, at: D::Vector) -> BodyHandle {
+    world
+        .add_body(
+            BodyDesc::fixed().position(at),
+            ColliderDesc::new(D::cube(0.05)),
+        )
+        .unwrap()
+}
+
+/// A chain of `links` links of `shape` hinged end to end (revolute joints
+/// about Z), the first to `top` at `start`, each next hinge `step` further
+/// and each link's centre half a step past its first hinge; the last link
+/// of density `end_density`, the others 1. The links and the joints.
+pub fn hinged_chain<D: Scene>(
+    world: &mut World<D>,
+    top: BodyHandle,
+    start: D::Vector,
+    step: D::Vector,
+    links: usize,
+    shape: &Shape<D>,
+    end_density: f32,
+) -> (Vec<BodyHandle>, Vec<JointHandle>) {
+    let mut previous = top;
+    let (mut bodies, mut joints) = (Vec::new(), Vec::new());
+    for i in 0..links {
+        let density = if i == links - 1 { end_density } else { 1.0 };
+        let anchor = start + step * i as f32;
+        let link = world
+            .add_body(
+                BodyDesc::dynamic().position(anchor + step * 0.5),
+                ColliderDesc::new(shape.clone()).density(density),
+            )
+            .unwrap();
+        joints.push(
+            world
+                .add_joint(JointDesc::revolute(previous, link, anchor))
+                .unwrap(),
+        );
+        bodies.push(link);
+        previous = link;
+    }
+    (bodies, joints)
+}
+
+/// The distances between each joint's two anchors, summed, metres.
+pub fn anchors_apart<D: Scene>(world: &World<D>, joints: &[JointHandle]) -> f32 {
+    joints
+        .iter()
+        .map(|&j| {
+            let [a, b] = world.joint_anchors(j).unwrap();
+            D::len(b - a)
+        })
+        .sum()
+}
+
+/// The bodies' kinetic energy plus their potential energy in 9.81 m/s²
+/// of gravity down Y, from height 0, J.
+pub fn energy<D: Scene>(world: &World<D>, bodies: &[BodyHandle]) -> f32 {
+    bodies
+        .iter()
+        .map(|&h| {
+            let b = world.body(h).unwrap();
+            let v = b.linear_velocity();
+            0.5 * b.mass() * D::dot(v, v)
+                + b.mass() * 9.81 * D::height(b.position())
+                + D::rotational_energy(b)
+        })
+        .sum()
 }
 
 /// A 2D-style pyramid of unit boxes in the XY plane, `base` wide, resting on
