@@ -4,16 +4,19 @@
 //! in every substep beside the contacts, then position passes.
 //!
 //! 1. Prepare (once a step, `JointSolver::prepare`). The bodies joined
-//!    through moving bodies form groups; a group in which some joint's two
-//!    bodies' masses are more than `HEAVY_RATIO` apart is *heavy*, and
-//!    its joints keep their joint order. The other joints are coloured in
-//!    joint order in a constraint graph of their own (`constraint_graph`:
-//!    no two joints of a colour share a moving body). A colour's *plain*
-//!    joints (a revolute joint without limit, motor or spring, a ball
-//!    joint without cone or twist limit) go four to a bundle, one per SIMD
-//!    lane (`joints/point.rs`), with their bodies' inverse masses and
-//!    inertias and their anchors and hinge axes in world axes, turned four
-//!    lanes at a time; every other joint gets its lever arms and masses one
+//!    through moving bodies form groups. A group without a loop is a
+//!    *tree* (`tree`): its joints' rigid rows are solved directly, exactly,
+//!    in time linear in its size. In a group with a loop in which some
+//!    joint's two bodies' masses are more than `HEAVY_RATIO` apart, the
+//!    joints are *heavy* and keep their joint order. The other joints are
+//!    coloured in joint order in a constraint graph of their own
+//!    (`constraint_graph`: no two joints of a colour share a moving body).
+//!    A colour's *plain* joints (a revolute joint without limit, motor or
+//!    spring, a ball joint without cone or twist limit) go four to a
+//!    bundle, one per SIMD lane (`joints/point.rs`), with their bodies'
+//!    inverse masses and inertias and their anchors and hinge axes in
+//!    world axes, turned four lanes at a time; every other joint gets its
+//!    lever arms and masses one
 //!    by one. While the joints join the same bodies, of the same masses,
 //!    with the same kinds of joint as the step before, the groups and
 //!    colours stand (`same_layout`).
@@ -28,7 +31,10 @@
 //!    Gauss-Seidel sweeps colour by colour, a colour's blocks on any
 //!    thread; the heavy joints' `JOINT_ITERATIONS` sweeps run as one
 //!    more block of the first colour's stage (they share no moving body
-//!    with the others). A bundle's lever arms, point block inverse and
+//!    with the others), and so do the trees, a block for a few trees:
+//!    each tree's other rows (limits, motors, springs) by Gauss-Seidel,
+//!    then its rigid rows solved directly, `TREE_ITERATIONS` times. A
+//!    bundle's lever arms, point block inverse and
 //!    hinge rows are worked out where the bodies stand at the first relax
 //!    sweep, and read by every sweep until the bodies move again: the rest
 //!    of that relax pass and the next substep's warm start and solve (and
@@ -37,7 +43,9 @@
 //!    nonlinear Gauss-Seidel) move the bodies so that each rigid part of a
 //!    joint holds, their velocities untouched: `EASY_POSITION_PASSES`
 //!    colour by colour, alternating direction, and the heavy joints'
-//!    `POSITION_PASSES` in joint order, alternating direction. A part off
+//!    `POSITION_PASSES` in joint order, alternating direction; a tree's
+//!    `POSITION_PASSES` each take its limits back by Gauss-Seidel, then
+//!    solve its rigid rows' errors directly (a Newton step). A part off
 //!    by less than `LINEAR_TOLERANCE` or `ANGULAR_TOLERANCE` is left
 //!    alone, and a pass that moved nothing ends the passes. A soft push
 //!    instead (Box2D v3) leaves a loaded joint stretched by its load over
@@ -58,14 +66,18 @@
 //! and bodies alone, so the results do not depend on the thread count
 //! (`falling_hinges_give_one_hash_across_runs_and_threads`).
 //!
-//! Limits: a heavy group is solved on one thread, one joint at a time (a
-//! scene of many ragdolls, whose limbs are far lighter than their chests,
-//! solves them all there); Gauss-Seidel converges slowly down long chains
-//! with large mass ratios (a direct solver over the joint tree, Baraff's,
-//! would be exact); and a large grid of joints, two sweeps a pass and four
-//! position passes, leaves its most loaded joints centimetres apart
-//! (`joint_grid_2d` after 5 s: 0.31 m at most, beside the pins, 1.1 cm on
-//! average; rapier 0.62 m and 2.4 cm).
+//! Limits: a tree is solved on one thread, and so is the heavy group;
+//! a tree's limits, motors and springs are Gauss-Seidel rows around its
+//! direct solve, so a motor driving a heavy tree through a light body
+//! gains on it slowly (a fan of blades ten times its hub's mass, driven
+//! at 30 rad/s, turns at 19.4 after 60 s); a tree's position passes are
+//! Newton steps, which a chain pulled straight by a heavy end defeats (a
+//! 30-link chain with a 1000:1 end comes apart,
+//! `a_chain_released_level_holds_an_end_a_thousand_times_a_link_*`);
+//! Gauss-Seidel converges slowly over the loops left; and a large grid of
+//! joints, two sweeps a pass and four position passes, leaves its most
+//! loaded joints centimetres apart (`joint_grid_2d` after 5 s: 0.31 m at
+//! most, beside the pins, 1.1 cm on average; rapier 0.62 m and 2.4 cm).
 
 use core::ops::{Index, IndexMut, Range};
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -79,6 +91,7 @@ use crate::pipeline::stages::Shared;
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 
 mod point;
+mod tree;
 
 pub(crate) use point::PointDim;
 use point::{PointBundle, PointRows, StateLanes, LANES};
@@ -207,29 +220,34 @@ impl JointDim for D3 {
 /// a ball joint's axes that close are aligned.
 const SWING_EPSILON: f32 = 1e-6;
 
-/// Position passes over the heavy joints after each step (Box2D v2 took
-/// 3): each pass solves every joint exactly against the bodies as the
-/// passes before left them, alternating direction, so a chain's error
-/// falls with each pass.
+/// Position passes over the heavy joints, and over each tree, after each
+/// step (Box2D v2 took 3). A heavy group's pass solves every joint
+/// exactly against the bodies as the passes before left them, alternating
+/// direction, so a chain's error falls with each pass; a tree's pass is
+/// one Newton step over all its rigid rows. A pass that moved nothing
+/// ends them.
 const POSITION_PASSES: usize = 8;
 
 /// Gauss-Seidel sweeps over the heavy joints in each solve and relax pass:
 /// a sweep carries a correction about one link along a chain, and a chain
 /// bearing an end mass many times its links' needs several per substep
-/// to hold: with the eight position passes, a hanging chain of 20 with a
-/// 100:1 end mass ends 3.5 cm apart in all after 10 s with 1 sweep, 4 mm
-/// with 4 (`a_chain_of_twenty_links_holds_together_2d`), and a swinging
-/// 78:1 wrecking ball stays within 1 cm only with 4
-/// (`the_wrecking_ball_swings_through_the_boxes`, demos).
+/// (before trees were solved directly, a hanging chain of 20 with a 100:1
+/// end mass ended 3.5 cm apart in all after 10 s with 1 sweep, 4 mm with
+/// 4; `benches/RESULTS.md`).
 const JOINT_ITERATIONS: usize = 4;
 
+/// Sweeps of a tree's other rows, each followed by the direct solve of its
+/// rigid rows, in each solve and relax pass.
+const TREE_ITERATIONS: usize = 2;
+
 /// Above this ratio between the masses of a joint's two moving bodies, the
-/// joint's whole group (the bodies joined to it through moving bodies) is
-/// heavy: solved on one thread in joint order, [`JOINT_ITERATIONS`] sweeps
-/// a pass and [`POSITION_PASSES`] position passes. Gauss-Seidel carries a
-/// heavy body's load along a chain slowly, in colour order slower still: a
-/// chain of 20 with a 100:1 end mass ends 1.3 cm apart in all coloured
-/// with 4 sweeps and 8 passes, 4 mm in joint order.
+/// joint's whole group (the bodies joined to it through moving bodies),
+/// if it has a loop, is heavy: solved on one thread in joint order,
+/// [`JOINT_ITERATIONS`] sweeps a pass and [`POSITION_PASSES`] position
+/// passes. Gauss-Seidel carries a heavy body's load along a chain slowly,
+/// in colour order slower still (a chain of 20 with a 100:1 end mass
+/// ended 1.3 cm apart in all coloured with 4 sweeps and 8 passes, 4 mm in
+/// joint order).
 const HEAVY_RATIO: f32 = 10.0;
 
 /// Gauss-Seidel sweeps over the other joints in each solve and relax pass,
@@ -469,15 +487,15 @@ pub(crate) enum JointWork {
     Project { pass: usize },
 }
 
-/// One stage of joint work: a colour's joints, and with `heavy` the heavy
+/// One stage of joint work: a colour's joints, and with `lead` the heavy
 /// joints' whole pass (all their sweeps or position passes) as one more
-/// block.
+/// block and the trees' as more blocks.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct JointStage {
     work: JointWork,
-    /// The colour, or `None` for the heavy joints alone.
+    /// The colour, or `None` for the heavy joints and trees alone.
     colour: Option<usize>,
-    heavy: bool,
+    lead: bool,
 }
 
 /// Fewest bundles in a block of a colour's stage (as the contacts').
@@ -506,6 +524,10 @@ pub(crate) struct JointSolver<D: JointDim> {
     joints: Vec<Prepared<D>>,
     /// The heavy joints' share of `joints`.
     heavy: usize,
+    /// The trees' joints in `joints`, tree by tree, after the heavy ones.
+    trees: Vec<Range<usize>>,
+    /// The trees' nodes and factors.
+    forest: tree::Forest,
     /// The bodies' count: a bundle's bodies are below it, or at it (the
     /// all-zero state past the last body).
     body_count: usize,
@@ -524,6 +546,17 @@ pub(crate) struct JointSolver<D: JointDim> {
     group: Vec<u32>,
     ratio: Vec<f32>,
     is_heavy: Vec<bool>,
+    is_tree: Vec<bool>,
+    /// Per group root: its moving bodies, and the world if a joint joins
+    /// the group to a fixed body, less its joints (1 for a tree: a bridge
+    /// pinned at both ends is a loop through the world), whether it is
+    /// joined to the world, and its tree's place.
+    surplus: Vec<i64>,
+    anchored: Vec<bool>,
+    tree_of: Vec<u32>,
+    /// The trees' joints as inputs, tree by tree, and each tree's count.
+    tree_inputs: Vec<usize>,
+    tree_sizes: Vec<usize>,
     /// Each input's bodies, their inverse masses and whether it is plain,
     /// as last laid out.
     signature: Vec<Signature>,
@@ -536,6 +569,8 @@ impl<D: JointDim> Default for JointSolver<D> {
         Self {
             joints: Vec::new(),
             heavy: 0,
+            trees: Vec::new(),
+            forest: tree::Forest::default(),
             body_count: 0,
             bundles: Vec::new(),
             rows: Vec::new(),
@@ -546,6 +581,12 @@ impl<D: JointDim> Default for JointSolver<D> {
             group: Vec::new(),
             ratio: Vec::new(),
             is_heavy: Vec::new(),
+            is_tree: Vec::new(),
+            surplus: Vec::new(),
+            anchored: Vec::new(),
+            tree_of: Vec::new(),
+            tree_inputs: Vec::new(),
+            tree_sizes: Vec::new(),
             signature: Vec::new(),
             plain: vec![Vec::new(); COLOURS + 1],
             other: vec![Vec::new(); COLOURS + 1],
@@ -595,7 +636,7 @@ impl<D: JointDim> JointSolver<D> {
     /// the plain ones' in bundles.
     pub(crate) fn prepare(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
         if !self.same_layout(inputs, bodies) {
-            self.find_heavy(inputs, bodies);
+            self.find_groups(inputs, bodies);
             self.colour(inputs, bodies);
         }
         self.lay_out(inputs, bodies);
@@ -628,12 +669,16 @@ impl<D: JointDim> JointSolver<D> {
         same
     }
 
-    /// Which joints are heavy: those of a group of bodies joined by moving
-    /// bodies (a fixed body joins nothing) in which some joint's bodies'
-    /// masses are more than [`HEAVY_RATIO`] apart.
-    fn find_heavy(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
+    /// The groups of bodies joined by moving bodies (a fixed body joins
+    /// nothing): a group without a loop is a tree, its joints solved
+    /// directly (`tree`); the joints of another group in which some
+    /// joint's bodies' masses are more than [`HEAVY_RATIO`] apart are
+    /// heavy.
+    fn find_groups(&mut self, inputs: &[JointInput<D>], bodies: &[SolverBody<D>]) {
         self.is_heavy.clear();
         self.is_heavy.resize(inputs.len(), false);
+        self.tree_inputs.clear();
+        self.tree_sizes.clear();
         // A joint's two bodies' masses' ratio, 1 unless both move.
         let ratio_of = |input: &JointInput<D>| {
             let [ma, mb] = input.bodies.map(|i| bodies[i].inv_mass);
@@ -643,15 +688,16 @@ impl<D: JointDim> JointSolver<D> {
                 1.0
             }
         };
-        if !inputs.iter().any(|input| ratio_of(input) > HEAVY_RATIO) {
-            return;
-        }
         let moves = |i: usize| bodies[i].inv_mass > 0.0;
-        let (group, ratio) = (&mut self.group, &mut self.ratio);
+        let (group, ratio, surplus) = (&mut self.group, &mut self.ratio, &mut self.surplus);
         group.clear();
         group.extend(0..bodies.len() as u32);
         ratio.clear();
         ratio.resize(bodies.len(), 1.0);
+        surplus.clear();
+        surplus.resize(bodies.len(), 0);
+        self.anchored.clear();
+        self.anchored.resize(bodies.len(), false);
         for input in inputs {
             let [a, b] = input.bodies;
             if moves(a) && moves(b) {
@@ -661,11 +707,83 @@ impl<D: JointDim> JointSolver<D> {
                 ratio[ra] = ratio[ra].max(ratio[rb]).max(ratio_of(input));
             }
         }
-        for (input, heavy) in inputs.iter().zip(&mut self.is_heavy) {
+        // Each group's moving bodies (counted once each, at their first
+        // joint) less its joints between two moving bodies.
+        self.tree_of.clear();
+        self.tree_of.resize(bodies.len(), u32::MAX);
+        const COUNTED: u32 = u32::MAX - 1;
+        for input in inputs {
             let [a, b] = input.bodies;
-            let root = group_of(group, if moves(a) { a } else { b });
-            *heavy = ratio[root] > HEAVY_RATIO;
+            for body in [a, b] {
+                if moves(body) && self.tree_of[body] != COUNTED {
+                    self.tree_of[body] = COUNTED;
+                    surplus[group_of(group, body)] += 1;
+                }
+            }
+            if moves(a) && moves(b) {
+                surplus[group_of(group, a)] -= 1;
+            } else if moves(a) || moves(b) {
+                // A joint to a fixed body: the fixed bodies are one node
+                // more (the world), joined in only once in a tree.
+                let root = group_of(group, if moves(a) { a } else { b });
+                surplus[root] -= 1;
+                self.anchored[root] = true;
+            }
         }
+        for (root, anchored) in self.anchored.iter_mut().enumerate() {
+            if *anchored {
+                surplus[root] += 1;
+                *anchored = false;
+            }
+        }
+        self.tree_of.iter_mut().for_each(|t| *t = u32::MAX);
+        let mut trees = 0;
+        for (k, input) in inputs.iter().enumerate() {
+            let [a, b] = input.bodies;
+            if !moves(a) && !moves(b) {
+                continue;
+            }
+            let root = group_of(group, if moves(a) { a } else { b });
+            if surplus[root] == 1 {
+                if self.tree_of[root] == u32::MAX {
+                    self.tree_of[root] = trees;
+                    trees += 1;
+                }
+            } else {
+                self.is_heavy[k] = ratio[root] > HEAVY_RATIO;
+            }
+        }
+        // The trees' joints, tree by tree in order of their first joint,
+        // each tree's in input order (a counting sort).
+        self.tree_sizes.resize(trees as usize + 1, 0);
+        let tree_of_input = |input: &JointInput<D>, group: &mut [u32]| {
+            let [a, b] = input.bodies;
+            if !moves(a) && !moves(b) {
+                return None;
+            }
+            let root = group_of(group, if moves(a) { a } else { b });
+            (surplus[root] == 1).then_some(root)
+        };
+        for input in inputs {
+            if let Some(root) = tree_of_input(input, group) {
+                self.tree_sizes[self.tree_of[root] as usize + 1] += 1;
+            }
+        }
+        for t in 1..self.tree_sizes.len() {
+            self.tree_sizes[t] += self.tree_sizes[t - 1];
+        }
+        self.tree_inputs
+            .resize(self.tree_sizes.last().copied().unwrap_or(0), 0);
+        let mut next: Vec<usize> = self.tree_sizes.clone();
+        for (k, input) in inputs.iter().enumerate() {
+            if let Some(root) = tree_of_input(input, group) {
+                let t = self.tree_of[root] as usize;
+                self.tree_inputs[next[t]] = k;
+                next[t] += 1;
+            }
+        }
+        // `tree_sizes` ends as each tree's start in `tree_inputs`, and one
+        // past the last.
     }
 
     /// The other joints' colours, in input order: each joins its colour's
@@ -674,8 +792,13 @@ impl<D: JointDim> JointSolver<D> {
         self.graph.clear(bodies.len());
         self.plain.iter_mut().for_each(Vec::clear);
         self.other.iter_mut().for_each(Vec::clear);
+        self.is_tree.clear();
+        self.is_tree.resize(inputs.len(), false);
+        for &k in &self.tree_inputs {
+            self.is_tree[k] = true;
+        }
         for (k, (input, &heavy)) in inputs.iter().zip(&self.is_heavy).enumerate() {
-            if heavy {
+            if heavy || self.is_tree[k] {
                 continue;
             }
             let [a, b] = input.bodies;
@@ -703,6 +826,16 @@ impl<D: JointDim> JointSolver<D> {
             }
         }
         self.heavy = self.joints.len();
+        self.trees.clear();
+        for t in 1..self.tree_sizes.len() {
+            let start = self.joints.len();
+            for &k in &self.tree_inputs[self.tree_sizes[t - 1]..self.tree_sizes[t]] {
+                self.places[k] = Place::Joint(self.joints.len() as u32);
+                self.joints.push(Prepared::new(&inputs[k], bodies));
+            }
+            self.trees.push(start..self.joints.len());
+        }
+        self.forest.lay_out(&self.joints, &self.trees, bodies.len());
         self.body_count = bodies.len();
         self.bundles.clear();
         // The all-zero state past the last body: an empty lane's bodies.
@@ -762,7 +895,7 @@ impl<D: JointDim> JointSolver<D> {
             let stage = |&c: &usize| JointStage {
                 work,
                 colour: Some(c),
-                heavy: false,
+                lead: false,
             };
             if backwards(sweep) {
                 stages.extend(used.iter().rev().map(stage));
@@ -770,14 +903,15 @@ impl<D: JointDim> JointSolver<D> {
                 stages.extend(used.iter().map(stage));
             }
         }
-        if self.heavy > 0 {
-            // The heavy joints' whole pass goes with the first stage.
+        if self.heavy > 0 || !self.trees.is_empty() {
+            // The heavy joints' and the trees' whole pass goes with the
+            // first stage.
             match stages.first_mut() {
-                Some(first) => first.heavy = true,
+                Some(first) => first.lead = true,
                 None => stages.push(JointStage {
                     work,
                     colour: None,
-                    heavy: true,
+                    lead: true,
                 }),
             }
         }
@@ -833,13 +967,29 @@ impl<D: JointDim> JointSolver<D> {
             self.colour_bundles[c].len().div_ceil(bundle_size)
                 + self.colour_joints[c].len().div_ceil(scalar_size)
         });
-        colour + usize::from(stage.heavy)
+        if stage.lead {
+            colour + self.lead_blocks().0 + self.lead_blocks().1
+        } else {
+            colour
+        }
+    }
+
+    /// The lead stage's blocks: the heavy joints' (0 or 1) and the
+    /// trees'.
+    fn lead_blocks(&self) -> (usize, usize) {
+        let trees = self.trees.len();
+        let tree_blocks = trees.min(BLOCKS_PER_THREAD * crate::parallel::threads());
+        (usize::from(self.heavy > 0), tree_blocks)
     }
 
     /// The joints shared by the threads of the solver's stages.
     pub(crate) fn view(&mut self) -> JointView<'_, D> {
         let sizes = (0..=COLOURS).map(|c| self.block_sizes(c)).collect();
+        let lead_blocks = self.lead_blocks();
         JointView {
+            lead_blocks,
+            trees: &self.trees,
+            forest: self.forest.view(),
             joints: Shared::new(&mut self.joints),
             bundles: Shared::new(&mut self.bundles),
             rows: Shared::new(&mut self.rows),
@@ -967,6 +1117,11 @@ impl<D: JointDim> PointBundle<D> {
 
 /// The joints during the solver's stages, shared by the threads.
 pub(crate) struct JointView<'a, D: JointDim> {
+    /// The lead stage's blocks: the heavy joints' and the trees'.
+    lead_blocks: (usize, usize),
+    /// Each tree's joints, and the trees' factors.
+    trees: &'a [Range<usize>],
+    forest: tree::ForestView<'a>,
     joints: Shared<'a, Prepared<D>>,
     bundles: Shared<'a, PointBundle<D>>,
     rows: Shared<'a, PointRows<D>>,
@@ -1002,13 +1157,25 @@ impl<D: JointDim> JointView<'_, D> {
         // SAFETY: by the caller's contract, this block alone reaches its
         // joints' moving bodies, and no one writes the bodies it only reads.
         let mut bodies = unsafe { States::new(states) };
-        if stage.heavy {
-            if block == 0 {
+        if stage.lead {
+            let (heavy, trees) = self.lead_blocks;
+            if block < heavy {
                 // SAFETY: the heavy joints are this block's alone.
                 unsafe { self.run_heavy(stage.work, &mut bodies, pass) };
                 return;
             }
-            block -= 1;
+            block -= heavy;
+            if block < trees {
+                let per_block = self.trees.len().div_ceil(trees);
+                let start = block * per_block;
+                for tree in start..(start + per_block).min(self.trees.len()) {
+                    // SAFETY: each tree is in one block, and its joints
+                    // and moving bodies are its own.
+                    unsafe { self.run_tree(stage.work, tree, &mut bodies, pass) };
+                }
+                return;
+            }
+            block -= trees;
         }
         let Some(colour) = stage.colour else {
             return;
@@ -1077,6 +1244,54 @@ impl<D: JointDim> JointView<'_, D> {
                         let k = if pass % 2 == 0 { k } else { n - 1 - k };
                         moved |= project_joint(joint(k), bodies);
                     }
+                    if !moved {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tree `tree`'s whole pass: its joints' other rows by Gauss-Seidel,
+    /// then its rigid rows solved directly (`tree`).
+    ///
+    /// # Safety
+    /// As [`JointView::run`], the tree this block's alone.
+    unsafe fn run_tree(
+        &self,
+        work: JointWork,
+        tree: usize,
+        bodies: &mut Bodies<D>,
+        pass: &JointPass,
+    ) {
+        // SAFETY: the tree's joints are reached by this block alone.
+        let joint = |k: usize| unsafe { self.joints.get_mut(k) };
+        let joints = self.trees[tree].clone();
+        match work {
+            JointWork::WarmStart { .. } => {
+                for k in joints {
+                    let joint = joint(k);
+                    forget_rigid_impulses(joint);
+                    warm_start_joint(joint, bodies);
+                }
+            }
+            JointWork::Solve { .. } => {
+                for _ in 0..TREE_ITERATIONS {
+                    for k in joints.clone() {
+                        solve_extras(joint(k), bodies, pass);
+                    }
+                    // SAFETY: as this function's contract.
+                    unsafe { self.forest.solve_velocities(tree, &self.joints, bodies) };
+                }
+            }
+            JointWork::Project { .. } => {
+                for _ in 0..POSITION_PASSES {
+                    let mut moved = false;
+                    for k in joints.clone() {
+                        moved |= project_extras(joint(k), bodies);
+                    }
+                    // SAFETY: as this function's contract.
+                    moved |= unsafe { self.forest.solve_positions(tree, &self.joints, bodies) };
                     if !moved {
                         break;
                     }
@@ -1266,6 +1481,252 @@ fn project_joint<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) -
             project_across(joint, states, hold) | turned
         }
         JointModel::Motor { .. } => false,
+    }
+}
+
+/// What a rigid row's impulse adds to in a joint's accumulated impulses.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) enum RowTarget {
+    /// `point`, along the row's linear direction.
+    #[default]
+    Point,
+    /// `angular`, along the row's angular direction.
+    Angular,
+    /// `axial`.
+    Axial,
+}
+
+/// The most rigid rows of one joint: a 3D weld's six.
+pub(crate) const MAX_RIGID_ROWS: usize = 6;
+
+/// One rigid row of a joint, where its bodies stand now: B gains (and A
+/// loses) `linear` at lever arms `arm` and `angular`, per unit impulse.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct RigidRow<D: JointDim> {
+    /// The linear direction (unit, or zero for an angular row).
+    linear: D::Vector,
+    /// The linear part's lever arms on A and B, world axes.
+    arm: [D::Vector; 2],
+    /// The angular direction (unit, or zero for a linear row).
+    angular: D::AngularVector,
+    /// The row's position error, metres or radians.
+    error: f32,
+    target: RowTarget,
+}
+
+/// A joint's rigid rows where its bodies stand `now`: the equalities a
+/// joint tree holds exactly (`tree`), its other rows (limits, motors,
+/// springs) left to [`solve_extras`] and [`project_extras`]. The same rows
+/// as the joint's own Gauss-Seidel rows: the point as one row per world
+/// axis, a hinge's axes, a weld's rotation per world axis, a slider's
+/// or wheel's rows across its axis, a wheel's rigid slide, a rigid rod.
+fn rigid_rows<D: JointDim>(
+    joint: &Prepared<D>,
+    now: &Now<D>,
+) -> ([RigidRow<D>; MAX_RIGID_ROWS], usize) {
+    let mut rows = [RigidRow::<D>::default(); MAX_RIGID_ROWS];
+    let mut count = 0;
+    let mut push = |row: RigidRow<D>| {
+        if count < MAX_RIGID_ROWS {
+            rows[count] = row;
+            count += 1;
+        }
+    };
+    let linear = |d: D::Vector, arm: [D::Vector; 2], error: f32, target: RowTarget| RigidRow {
+        linear: d,
+        arm,
+        angular: D::AngularVector::default(),
+        error,
+        target,
+    };
+    let angular = |d: D::AngularVector, error: f32| RigidRow {
+        linear: D::Vector::ZERO,
+        arm: [D::Vector::ZERO; 2],
+        angular: d,
+        error,
+        target: RowTarget::Angular,
+    };
+    let point = |push: &mut dyn FnMut(RigidRow<D>)| {
+        for k in 0..D::N {
+            let mut unit = Vec4::ZERO;
+            unit[k] = 1.0;
+            let e = D::Vector::from_word(unit);
+            push(linear(e, now.arm, now.separation.dot(e), RowTarget::Point));
+        }
+    };
+    let hinge = |push: &mut dyn FnMut(RigidRow<D>)| {
+        let axis_b = D::turn_axis(now.rotation[1], joint.input.frame.axis_b);
+        let (directions, count) = D::hinge_rows(now.axis_a, axis_b);
+        for &(d, error) in &directions[..count] {
+            push(angular(d, error));
+        }
+    };
+    let rotation = |push: &mut dyn FnMut(RigidRow<D>)| {
+        let error = now.held_turn(joint).to_word();
+        for k in 0..D::N * (D::N - 1) / 2 {
+            let mut unit = Vec4::ZERO;
+            unit[k] = 1.0;
+            push(angular(D::AngularVector::from_word(unit), error[k]));
+        }
+    };
+    let across = |push: &mut dyn FnMut(RigidRow<D>)| {
+        let (directions, count) = across::<D>(now.slide_axis(joint));
+        let arms = [now.arm[0] + now.separation, now.arm[1]];
+        for &d in &directions[..count] {
+            push(linear(d, arms, now.separation.dot(d), RowTarget::Point));
+        }
+    };
+    match joint.input.model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } if is_rod(min, max, spring) => {
+            if let Some(u) = now.direction() {
+                let error = now.separation.length() - length;
+                push(linear(u, now.arm, error, RowTarget::Axial));
+            }
+        }
+        JointModel::Distance { .. } | JointModel::Motor { .. } => {}
+        JointModel::Revolute { .. } => {
+            point(&mut push);
+            hinge(&mut push);
+        }
+        JointModel::Spherical { .. } => point(&mut push),
+        JointModel::Weld {
+            linear: spring_l,
+            angular: spring_a,
+        } => {
+            if spring_l.is_none() {
+                point(&mut push);
+            }
+            if spring_a.is_none() {
+                rotation(&mut push);
+            }
+        }
+        JointModel::Prismatic { .. } => {
+            rotation(&mut push);
+            across(&mut push);
+        }
+        JointModel::Wheel { spring, .. } => {
+            hinge(&mut push);
+            across(&mut push);
+            if spring.is_none() {
+                let axis = now.slide_axis(joint);
+                let arms = [now.arm[0] + now.separation, now.arm[1]];
+                push(linear(axis, arms, now.translation(joint), RowTarget::Axial));
+            }
+        }
+    }
+    (rows, count)
+}
+
+/// Whether a distance joint of range `min..=max` and `spring` is a rigid
+/// rod.
+fn is_rod(min: f32, max: f32, spring: Option<Spring>) -> bool {
+    spring.is_none() && min >= max
+}
+
+/// A tree joint's rigid rows' accumulated impulses set to zero before a
+/// substep: the direct solve finds them whole from any start, so a warm
+/// start would only add and take away the same impulse. Where a row is
+/// nearly served by a part of the tree that cannot move (a bridge pinned
+/// at both ends), that impulse is large, and adding it to the bodies'
+/// f32 velocities and taking it away again leaves its rounding behind:
+/// rope_bridge_3d's planks flew apart.
+fn forget_rigid_impulses<D: JointDim>(joint: &mut Prepared<D>) {
+    let impulses = &mut joint.input.impulses;
+    let (point, angular, axial) = match joint.input.model {
+        JointModel::Distance {
+            min, max, spring, ..
+        } => (false, false, is_rod(min, max, spring)),
+        JointModel::Revolute { .. } | JointModel::Prismatic { .. } => (true, true, false),
+        JointModel::Spherical { .. } => (true, false, false),
+        JointModel::Weld { linear, angular } => (linear.is_none(), angular.is_none(), false),
+        JointModel::Wheel { spring, .. } => (true, true, spring.is_none()),
+        JointModel::Motor { .. } => (false, false, false),
+    };
+    if point {
+        impulses.point = D::Vector::ZERO;
+    }
+    if angular {
+        impulses.angular = D::AngularVector::default();
+    }
+    if axial {
+        impulses.axial = 0.0;
+    }
+}
+
+/// One sweep over a tree joint's rows that are not rigid (limits, motors,
+/// springs; a rope's range), the rigid ones left to the tree's solve.
+fn solve_extras<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>, pass: &JointPass) {
+    match joint.input.model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } => {
+            if !is_rod(min, max, spring) {
+                solve_distance(joint, states, pass, length, min, max, spring);
+            }
+        }
+        JointModel::Revolute {
+            limits,
+            motor,
+            spring,
+            target,
+        } => {
+            let mut now = Now::of(joint, states);
+            solve_hinge_axis(joint, states, pass, &mut now, limits, motor, spring, target);
+        }
+        JointModel::Weld { linear, angular } => {
+            if angular.is_some() {
+                solve_weld_rotation(joint, states, pass, angular);
+            }
+            if linear.is_some() {
+                let mut now = Now::of(joint, states);
+                solve_point(joint, states, pass, linear, &mut now);
+            }
+        }
+        JointModel::Spherical { cone, twist } => {
+            solve_ball_limits(joint, states, pass, cone, twist)
+        }
+        JointModel::Prismatic {
+            limits,
+            motor,
+            spring,
+            target,
+        } => solve_slide(joint, states, pass, limits, motor, spring, target),
+        JointModel::Wheel { spring, motor } => {
+            if spring.is_some() {
+                solve_slide(joint, states, pass, None, None, spring, 0.0);
+            }
+            solve_wheel_motor(joint, states, pass, motor);
+        }
+        JointModel::Motor {
+            max_force,
+            max_torque,
+        } => solve_motor_joint(joint, states, pass, max_force, max_torque),
+    }
+}
+
+/// One position pass over a tree joint's limits (a rope's range, a
+/// hinge's, a ball joint's cone and twist, a slider's), the rigid rows
+/// left to the tree's solve; whether it moved the bodies.
+fn project_extras<D: JointDim>(joint: &mut Prepared<D>, states: &mut Bodies<D>) -> bool {
+    match joint.input.model {
+        JointModel::Distance {
+            length,
+            min,
+            max,
+            spring,
+        } => !is_rod(min, max, spring) && project_distance(joint, states, length, min, max, spring),
+        JointModel::Revolute { limits, .. } => project_hinge_limits(joint, states, limits),
+        JointModel::Spherical { cone, twist } => project_ball_limits(joint, states, cone, twist),
+        JointModel::Prismatic { limits, .. } => project_slide_limits(joint, states, limits),
+        JointModel::Weld { .. } | JointModel::Wheel { .. } | JointModel::Motor { .. } => false,
     }
 }
 
@@ -1573,7 +2034,7 @@ fn solve_distance<D: JointDim>(
     let current = now.separation.length();
     let mass = linear_mass(joint, &now, u);
     let speed = now.point_velocity().dot(u);
-    let rigid = spring.is_none() && min >= max;
+    let rigid = is_rod(min, max, spring);
     let impulse = if rigid || spring.is_some() {
         let i = row_impulse(
             mass,
@@ -1632,9 +2093,19 @@ fn solve_hinge<D: JointDim>(
     spring: Option<Spring>,
     target: f32,
 ) {
+    solve_hinge_alignment(joint, states, pass, now);
+    solve_hinge_axis(joint, states, pass, now, limits, motor, spring, target);
+}
+
+/// A hinge's axes kept together (3D; nothing in 2D).
+fn solve_hinge_alignment<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut Bodies<D>,
+    pass: &JointPass,
+    now: &mut Now<D>,
+) {
     let frame = joint.input.frame;
-    // The axes together (the poses are as `now` read them: they do not
-    // change within a pass).
+    // The poses are as `now` read them: they do not change within a pass.
     now.read_velocities(joint, states);
     let axis_b = D::turn_axis(now.rotation[1], frame.axis_b);
     let (rows, count) = D::hinge_rows(now.axis_a, axis_b);
@@ -1647,9 +2118,24 @@ fn solve_hinge<D: JointDim>(
         joint.input.impulses.angular += direction * i;
         apply(joint, now, states, D::Vector::ZERO, direction * i);
     }
+}
+
+/// A hinge's spring, motor and limits about its axis.
+#[allow(clippy::too_many_arguments)]
+fn solve_hinge_axis<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut Bodies<D>,
+    pass: &JointPass,
+    now: &mut Now<D>,
+    limits: Option<(f32, f32)>,
+    motor: Option<Motor>,
+    spring: Option<Spring>,
+    target: f32,
+) {
     if spring.is_none() && motor.is_none() && limits.is_none() {
         return;
     }
+    let frame = joint.input.frame;
     let axis = now.hinge_axis();
     let mass = angular_mass(joint, axis);
     let angle = now.hinge_angle(&frame);
@@ -1799,7 +2285,7 @@ fn project_distance<D: JointDim>(
         return false;
     };
     let current = now.separation.length();
-    let error = if spring.is_none() && min >= max {
+    let error = if is_rod(min, max, spring) {
         current - length
     } else if current < min {
         current - min
@@ -1832,12 +2318,21 @@ fn project_hinge<D: JointDim>(
     for &(direction, error) in &rows[..count] {
         moved |= turn_out(joint, states, direction, error);
     }
+    moved | project_hinge_limits(joint, states, limits)
+}
+
+/// A hinge's angle brought back within its limits; whether it was off.
+fn project_hinge_limits<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut Bodies<D>,
+    limits: Option<(f32, f32)>,
+) -> bool {
     let Some(limits) = limits else {
-        return moved;
+        return false;
     };
     let now = Now::of(joint, states);
-    let error = beyond_limits(limits, now.hinge_angle(&frame));
-    moved | turn_out(joint, states, now.hinge_axis(), error)
+    let error = beyond_limits(limits, now.hinge_angle(&joint.input.frame));
+    turn_out(joint, states, now.hinge_axis(), error)
 }
 
 /// How far `angle` lies beyond `lower..=upper`, radians: negative below,
@@ -2018,7 +2513,17 @@ fn solve_wheel_spin<D: JointDim>(
     motor: Option<Motor>,
 ) {
     let mut now = Now::of(joint, states);
-    solve_hinge(joint, states, pass, &mut now, None, None, None, 0.0);
+    solve_hinge_alignment(joint, states, pass, &mut now);
+    solve_wheel_motor(joint, states, pass, motor);
+}
+
+/// A wheel's drive on its spin.
+fn solve_wheel_motor<D: JointDim>(
+    joint: &mut Prepared<D>,
+    states: &mut Bodies<D>,
+    pass: &JointPass,
+    motor: Option<Motor>,
+) {
     if let Some(m) = motor {
         let now = Now::of(joint, states);
         let axis = now.hinge_axis();
@@ -2098,20 +2603,31 @@ fn project_across<D: JointDim>(
             D::AngularVector::default(),
         );
     }
+    off | project_slide_limits(joint, states, limits)
+}
+
+/// A slider's translation brought back within its limits; whether it was
+/// off.
+fn project_slide_limits<D: JointDim>(
+    joint: &Prepared<D>,
+    states: &mut Bodies<D>,
+    limits: Option<(f32, f32)>,
+) -> bool {
     let Some((lower, upper)) = limits else {
-        return off;
+        return false;
     };
     let now = Now::of(joint, states);
+    let axis = now.slide_axis(joint);
     let translation = now.translation(joint);
     let error = if translation < lower {
         translation - lower
     } else if translation > upper {
         translation - upper
     } else {
-        return off;
+        return false;
     };
     if error.abs() < LINEAR_TOLERANCE {
-        return off;
+        return false;
     }
     let error = error.clamp(-MAX_LINEAR_CORRECTION, MAX_LINEAR_CORRECTION);
     let (mass, _, arms) = slide_row(joint, &now, axis);
@@ -2269,14 +2785,25 @@ mod tests {
         )
     }
 
+    /// `chain` closed into a loop (body 9 hinged back to body 1), so that
+    /// it is not a tree.
+    fn ring(limited: &[usize]) -> Vec<JointInput<D2>> {
+        let mut joints = chain(limited);
+        let mut last = joints[1];
+        last.bodies = [9, 1];
+        joints.push(last);
+        joints
+    }
+
     #[test]
     fn an_unchanged_step_keeps_the_layout_a_fresh_one_gives() {
         let even = bodies(|_| 1.0);
         let heavy_end = bodies(|i| if i == 9 { 0.01 } else { 1.0 });
         let cases = [
+            (ring(&[]), &even),
+            (ring(&[3]), &even),
+            (ring(&[]), &heavy_end),
             (chain(&[]), &even),
-            (chain(&[3]), &even),
-            (chain(&[]), &heavy_end),
         ];
         let mut kept = JointSolver::<D2>::default();
         for (inputs, bodies) in &cases {
@@ -2287,16 +2814,274 @@ mod tests {
             kept.prepare(inputs, bodies);
             assert_eq!(layout(&kept), layout(&fresh), "kept");
         }
-        // The chain with a 100:1 end mass is one heavy group; the even one
-        // takes two colours, its limited joint solved alone.
-        assert_eq!(kept.heavy, 9);
-        kept.prepare(&chain(&[3]), &even);
-        assert_eq!(kept.heavy, 0);
+        // The chain is a tree, solved directly.
+        assert_eq!((kept.heavy, kept.trees.len(), kept.joints.len()), (0, 1, 9));
+        // The ring with a 100:1 end mass is one heavy group; the even one
+        // takes three colours, its limited joint solved alone.
+        kept.prepare(&ring(&[]), &heavy_end);
+        assert_eq!((kept.heavy, kept.trees.len()), (10, 0));
+        kept.prepare(&ring(&[3]), &even);
+        assert_eq!((kept.heavy, kept.trees.len()), (0, 0));
         assert_eq!(
             kept.bundles.len(),
-            2 + 1,
-            "colour 0's five plain joints in two bundles, colour 1's three in one"
+            2 + 1 + 1,
+            "colour 0's five plain joints in two bundles, colour 1's three in one, colour 2's one"
         );
         assert_eq!(kept.joints.len(), 1, "the limited joint");
+    }
+
+    /// The relative velocity along each rigid row of `joint`.
+    fn row_speeds<D: JointDim>(joint: &Prepared<D>, states: &Bodies<D>) -> Vec<f32> {
+        let now = Now::of(joint, states);
+        let (rows, count) = rigid_rows(joint, &now);
+        rows[..count]
+            .iter()
+            .map(|row| {
+                now.velocity_at(row.arm).dot(row.linear) + now.relative_spin().dot(row.angular)
+            })
+            .collect()
+    }
+
+    /// The oracle for the direct solve of a tree (`tree`): after it, every
+    /// rigid row's speed is zero, and every body's velocity change is what
+    /// the joints' accumulated impulses give it (so the impulses, which the
+    /// next step starts from, are the solve's too, not only the motion).
+    fn check_tree_solve<D: JointDim>(
+        bodies: &[SolverBody<D>],
+        inputs: &[JointInput<D>],
+        velocities: &[(D::Vector, D::AngularVector)],
+    ) {
+        let mut solver = JointSolver::<D>::default();
+        solver.prepare(inputs, bodies);
+        assert_eq!(solver.trees.len(), 1, "one tree");
+        let mut states: Vec<D::BodyState> = velocities
+            .iter()
+            .map(|&(v, w)| D::BodyState::starting(v, w))
+            .collect();
+        let before = states.clone();
+        let scale = velocities
+            .iter()
+            .map(|&(v, w)| v.length() + w.dot(w).sqrt())
+            .fold(0.0f32, f32::max);
+        {
+            let view = solver.forest.view();
+            let shared = Shared::new(&mut states);
+            let joints = Shared::new(&mut solver.joints);
+            // SAFETY: one thread, one tree.
+            let mut bodies = unsafe { States::new(&shared) };
+            unsafe { view.solve_velocities(0, &joints, &mut bodies) };
+        }
+        // Positions: the bodies nudged off their joints by about a
+        // millimetre; one pass takes out nearly all of it.
+        let mut moved = before.clone();
+        for (k, state) in moved.iter_mut().enumerate() {
+            let t = k as f32;
+            let (v, w) = velocities[k];
+            let _ = t;
+            state.nudge(v * 1e-3, w * 1e-3);
+        }
+        let error_of = |states: &mut Vec<D::BodyState>, joints: &[Prepared<D>]| {
+            let shared = Shared::new(states);
+            // SAFETY: read only, one thread.
+            let read = unsafe { States::new(&shared) };
+            joints
+                .iter()
+                .flat_map(|joint| {
+                    let now = Now::of(joint, &read);
+                    let (rows, count) = rigid_rows(joint, &now);
+                    rows[..count]
+                        .iter()
+                        .map(|r| r.error.abs())
+                        .collect::<Vec<_>>()
+                })
+                .fold(0.0f32, f32::max)
+        };
+        let off = error_of(&mut moved, &solver.joints);
+        {
+            let view = solver.forest.view();
+            let shared = Shared::new(&mut moved);
+            let joints = Shared::new(&mut solver.joints);
+            // SAFETY: one thread, one tree.
+            let mut bodies = unsafe { States::new(&shared) };
+            unsafe { view.solve_positions(0, &joints, &mut bodies) };
+        }
+        let left = error_of(&mut moved, &solver.joints);
+        assert!(left < 1e-2 * off, "position error {off} left {left}");
+        let shared = Shared::new(&mut states);
+        // SAFETY: read only, one thread.
+        let solved = unsafe { States::new(&shared) };
+        for joint in &solver.joints {
+            for speed in row_speeds(joint, &solved) {
+                assert!(speed.abs() < 1e-5 * scale, "row speed {speed}");
+            }
+        }
+        // The impulses applied to the bodies as they were.
+        let mut replayed = before.clone();
+        let shared = Shared::new(&mut replayed);
+        // SAFETY: one thread.
+        let mut replay = unsafe { States::new(&shared) };
+        for joint in &solver.joints {
+            let now = Now::of(joint, &replay);
+            let i = joint.input.impulses;
+            apply(joint, &now, &mut replay, i.point, i.angular);
+        }
+        for (k, body) in bodies.iter().enumerate() {
+            if body.inv_mass == 0.0 {
+                continue;
+            }
+            let ((v, w), (rv, rw)) = (solved[k].velocities(), replay[k].velocities());
+            let off = (v - rv).length() + (w - rw).dot(w - rw).sqrt();
+            assert!(
+                off < 1e-4 * scale,
+                "body {k}: impulses give {rv:?} {rw:?}, solve {v:?} {w:?}"
+            );
+        }
+    }
+
+    /// A 2D body of inverse mass `m` and inverse inertia `i` at `x`.
+    fn body2(x: Vec2, m: f32, i: f32) -> SolverBody<D2> {
+        let mut body = SolverBody::at_rest(x, Rot2::IDENTITY);
+        body.inv_mass = m;
+        body.inv_inertia = i;
+        body.dynamic = m > 0.0;
+        body
+    }
+
+    /// A joint of `model` between bodies `a` and `b` at world point `at`.
+    fn joint2(
+        bodies: &[SolverBody<D2>],
+        [a, b]: [usize; 2],
+        at: Vec2,
+        model: JointModel,
+    ) -> JointInput<D2> {
+        JointInput {
+            bodies: [a, b],
+            frame: JointFrame {
+                anchor_a: at - bodies[a].center,
+                anchor_b: at - bodies[b].center,
+                axis_a: 1.0,
+                axis_b: 1.0,
+                reference: Rot2::IDENTITY,
+                slide_a: Vec2::X,
+            },
+            model,
+            impulses: JointImpulses::default(),
+        }
+    }
+
+    const HINGE: JointModel = JointModel::Revolute {
+        limits: None,
+        motor: None,
+        spring: None,
+        target: 0.0,
+    };
+    const WELD: JointModel = JointModel::Weld {
+        linear: None,
+        angular: None,
+    };
+
+    #[test]
+    fn a_tree_solve_stops_every_row_with_the_impulses_it_keeps_2d() {
+        // A chain of six planks, 1000:1 in the middle, hinged end to end
+        // and to a fixed post at one end, with a welded fan of three
+        // blades hanging from the heavy one.
+        // The hinges on a parabola.
+        let hinge = |k: usize| Vec2::new(k as f32, 0.1 * (k as f32 * (6.0 - k as f32)) - 0.9);
+        let mut bodies = vec![body2(hinge(0), 0.0, 0.0)];
+        for k in 0..6 {
+            let m = if k == 3 { 0.001 } else { 1.0 };
+            bodies.push(body2((hinge(k) + hinge(k + 1)) * 0.5, m, 12.0 * m));
+        }
+        let mut inputs = Vec::new();
+        for k in 0..6 {
+            inputs.push(joint2(&bodies, [k, k + 1], hinge(k), HINGE));
+        }
+        for k in 0..3 {
+            let at = Vec2::new(3.5 + 0.3 * k as f32, -0.5 - k as f32);
+            bodies.push(body2(at, 0.5, 3.0));
+            let n = bodies.len() - 1;
+            inputs.push(joint2(
+                &bodies,
+                [if k == 0 { 4 } else { n - 1 }, n],
+                at,
+                WELD,
+            ));
+        }
+        let velocities: Vec<(Vec2, f32)> = (0..bodies.len())
+            .map(|k| {
+                let t = k as f32;
+                (
+                    Vec2::new(libm::sinf(1.3 * t), libm::cosf(0.7 * t)),
+                    libm::sinf(2.1 * t),
+                )
+            })
+            .collect();
+        check_tree_solve::<D2>(&bodies, &inputs, &velocities);
+    }
+
+    #[test]
+    fn a_tree_solve_stops_every_row_with_the_impulses_it_keeps_3d() {
+        // A welded fan (hub light in rotation, blades 10:1 heavier) on a
+        // ball joint, with a two-link arm hinged to one blade.
+        let body3 = |x: Vec3, m: f32, i: Vec3| {
+            let mut body = SolverBody::<D3>::at_rest(x, Quat::IDENTITY);
+            body.inv_mass = m;
+            body.inv_inertia = Mat3::from_diagonal(i);
+            body.dynamic = m > 0.0;
+            body
+        };
+        let mut bodies = vec![body3(Vec3::ZERO, 0.0, Vec3::ZERO)];
+        bodies.push(body3(Vec3::ZERO, 0.07, Vec3::new(2.0, 2.0, 0.5)));
+        for k in 0..4 {
+            let a = k as f32 * core::f32::consts::FRAC_PI_2;
+            let at = Vec3::new(1.1 * libm::cosf(a), 1.1 * libm::sinf(a), 0.0);
+            bodies.push(body3(at, 0.013, Vec3::new(0.02, 0.03, 0.05)));
+        }
+        bodies.push(body3(Vec3::new(1.9, 0.0, 0.5), 1.0, Vec3::splat(3.0)));
+        bodies.push(body3(Vec3::new(2.7, 0.0, 0.5), 1.0, Vec3::splat(3.0)));
+        let frame = |bodies: &[SolverBody<D3>], [a, b]: [usize; 2], at: Vec3| JointFrame {
+            anchor_a: at - bodies[a].center,
+            anchor_b: at - bodies[b].center,
+            axis_a: Vec3::Z,
+            axis_b: Vec3::Z,
+            reference: Quat::IDENTITY,
+            slide_a: Vec3::X,
+        };
+        let input = |bodies: &[SolverBody<D3>], pair: [usize; 2], at: Vec3, model| JointInput {
+            bodies: pair,
+            frame: frame(bodies, pair, at),
+            model,
+            impulses: JointImpulses::default(),
+        };
+        let ball = JointModel::Spherical {
+            cone: None,
+            twist: None,
+        };
+        let mut inputs = vec![input(&bodies, [0, 1], Vec3::ZERO, ball)];
+        for k in 0..4 {
+            let a = k as f32 * core::f32::consts::FRAC_PI_2;
+            let at = Vec3::new(0.3 * libm::cosf(a), 0.3 * libm::sinf(a), 0.0);
+            inputs.push(input(&bodies, [1, 2 + k], at, WELD));
+        }
+        inputs.push(input(&bodies, [2, 6], Vec3::new(1.5, 0.0, 0.5), HINGE));
+        inputs.push(input(&bodies, [6, 7], Vec3::new(2.3, 0.0, 0.5), HINGE));
+        let velocities: Vec<(Vec3, Vec3)> = (0..bodies.len())
+            .map(|k| {
+                let t = k as f32;
+                (
+                    Vec3::new(
+                        libm::sinf(1.3 * t),
+                        libm::cosf(0.7 * t),
+                        libm::sinf(0.4 * t),
+                    ),
+                    Vec3::new(
+                        libm::sinf(2.1 * t),
+                        libm::cosf(1.7 * t),
+                        libm::cosf(0.9 * t),
+                    ),
+                )
+            })
+            .collect();
+        check_tree_solve::<D3>(&bodies, &inputs, &velocities);
     }
 }
