@@ -679,6 +679,9 @@ impl<D: JointDim> JointSolver<D> {
         self.is_heavy.resize(inputs.len(), false);
         self.tree_inputs.clear();
         self.tree_sizes.clear();
+        if inputs.is_empty() {
+            return;
+        }
         // A joint's two bodies' masses' ratio, 1 unless both move.
         let ratio_of = |input: &JointInput<D>| {
             let [ma, mb] = input.bodies.map(|i| bodies[i].inv_mass);

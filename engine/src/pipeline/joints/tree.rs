@@ -246,6 +246,12 @@ impl Forest {
         self.trees.clear();
         self.nodes.clear();
         self.parents.clear();
+        self.factors.clear();
+        self.child_ranges.clear();
+        self.children.clear();
+        if trees.is_empty() {
+            return;
+        }
         let s = &mut self.scratch;
         s.place.clear();
         s.place.resize(body_count, NONE);
