@@ -2817,8 +2817,15 @@ mod tests {
             kept.prepare(inputs, bodies);
             assert_eq!(layout(&kept), layout(&fresh), "kept");
         }
-        // The chain is a tree, solved directly.
+        // The chain is a tree, solved directly; pinned to the fixed body
+        // at its other end too, it is a loop through the world.
         assert_eq!((kept.heavy, kept.trees.len(), kept.joints.len()), (0, 1, 9));
+        let mut pinned = chain(&[]);
+        let mut last = pinned[8];
+        last.bodies = [9, 0];
+        pinned.push(last);
+        kept.prepare(&pinned, &even);
+        assert_eq!(kept.trees.len(), 0);
         // The ring with a 100:1 end mass is one heavy group; the even one
         // takes three colours, its limited joint solved alone.
         kept.prepare(&ring(&[]), &heavy_end);
