@@ -168,6 +168,11 @@ pub const SCENES: &[SceneEntry] = &[
         build: Build::D2(chains_2d),
     },
     SceneEntry {
+        name: "ragdoll_pile_3d",
+        about: "3D: 200 ragdolls (2200 bodies, 2000 joints, each a tree) dropped in a heap",
+        build: Build::D3(ragdoll_pile_3d),
+    },
+    SceneEntry {
         name: "joint_grid_2d",
         about: "2D: Box2D's joint grid, 100 x 100 balls joined by 19,800 hinges, hung from 7",
         build: Build::D2(joint_grid_2d),
@@ -1209,6 +1214,42 @@ pub fn chains_2d() -> Scene<D2> {
     Scene { world, bodies }
 }
 
+/// Ragdolls in [`ragdoll_pile_3d`]: along X, along Z, and layers.
+const PILE_RAGDOLLS: (usize, usize, usize) = (5, 5, 8);
+
+/// 3D: [`PILE_RAGDOLLS`] ragdolls (`ragdoll::add_ragdoll`: 11 bodies and
+/// 10 joints each, every ragdoll a joint tree) lying in layers 0.6 m
+/// apart, each layer turned a quarter turn from the one below, dropped on
+/// the ground with sleeping off: the joints' direct solve beside thousands
+/// of contacts. `bodies`: the ragdolls' parts, pelvis first each.
+pub fn ragdoll_pile_3d() -> Scene<D3> {
+    let mut world = world_3d(30.0);
+    let (nx, nz, layers) = PILE_RAGDOLLS;
+    let mut bodies = Vec::new();
+    for layer in 0..layers {
+        // Lying on its back, head along +X, or along +Z every other layer.
+        let lie = Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2);
+        let rotation = if layer % 2 == 0 {
+            Quat::from_rotation_z(-core::f32::consts::FRAC_PI_2) * lie
+        } else {
+            Quat::from_rotation_y(core::f32::consts::FRAC_PI_2)
+                * Quat::from_rotation_z(-core::f32::consts::FRAC_PI_2)
+                * lie
+        };
+        for i in 0..nx {
+            for k in 0..nz {
+                let at = Vec3::new(
+                    (i as f32 - (nx - 1) as f32 * 0.5) * 2.2,
+                    0.5 + layer as f32 * 0.6,
+                    (k as f32 - (nz - 1) as f32 * 0.5) * 2.2,
+                );
+                bodies.extend(ragdoll::add_ragdoll(&mut world, at, rotation));
+            }
+        }
+    }
+    Scene { world, bodies }
+}
+
 /// Rows and columns of [`joint_grid_2d`] and [`joint_grid_3d`].
 const JOINT_GRID_SIDE: usize = 100;
 
@@ -1297,6 +1338,27 @@ mod tests {
         for (i, entry) in SCENES.iter().enumerate() {
             assert!(SCENES[i + 1..].iter().all(|e| e.name != entry.name));
             assert!(find(entry.name).is_some());
+        }
+    }
+
+    #[test]
+    fn the_ragdoll_pile_lands_with_its_joints_holding() {
+        let Scene { mut world, bodies } = ragdoll_pile_3d();
+        assert_eq!((bodies.len(), world.joints().count()), (2200, 2000));
+        for _ in 0..60 {
+            world.step(1.0 / 60.0);
+        }
+        let widest = world
+            .joints()
+            .map(|(handle, _)| {
+                let [a, b] = world.joint_anchors(handle).expect("a joint");
+                (b - a).length()
+            })
+            .fold(0.0f32, f32::max);
+        assert!(widest < 0.01, "a joint {widest} m apart");
+        for &b in &bodies {
+            let y = world.body(b).expect("a body").position().y;
+            assert!(y.is_finite() && y > -0.1, "a part at y = {y}");
         }
     }
 

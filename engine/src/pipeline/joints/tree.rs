@@ -591,7 +591,17 @@ impl ForestView<'_> {
                     // P = (I + W X)⁻¹ W, then each child joint's hard rows
                     // (those its child cannot serve) held: T = G P Gᵀ,
                     // K = P Gᵀ T⁺, z -= K (g + G z), P -= K G P.
-                    let mut inverse = body_inverse(&f.w, &f.sum, n);
+                    // A body without child joints that push it (a limb's
+                    // end) keeps its own inverse mass.
+                    let stiff = self.child_ranges[i].clone().any(|c| {
+                        let c = factor(self.children[c] as usize);
+                        (0..c.rows).any(|r| c.pivots[r] != 0.0)
+                    });
+                    let mut inverse = if stiff {
+                        body_inverse(&f.w, &f.sum, n)
+                    } else {
+                        f.w
+                    };
                     let mut z = mul(&inverse, &f.y, n);
                     for &child in &self.children[self.child_ranges[i].clone()] {
                         let c = factor(child as usize);
