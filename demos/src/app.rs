@@ -309,6 +309,7 @@ impl App {
             KeyCode::F7,
             KeyCode::F8,
             KeyCode::F9,
+            KeyCode::F10,
         ];
         for (key, scene) in keys.iter().zip(SCENES) {
             if is_key_pressed(*key) {

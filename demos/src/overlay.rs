@@ -216,7 +216,7 @@ fn help(status: &Status) {
             (place.into(), TEXT),
             ("Tab shape  Left/Right EPA step  Home/End".into(), TEXT),
             (
-                "1-9 0 - F1-F9 scene  Backspace reset  H help  Esc quit".into(),
+                "1-9 0 - F1-F10 scene  Backspace reset  H help  Esc quit".into(),
                 TEXT,
             ),
         ]
@@ -224,7 +224,7 @@ fn help(status: &Status) {
         vec![
             (status.scene.about.into(), ACCENT),
             (
-                "1-9 0 - F1-F9 scene  space pause  S step  R reset  Esc quit".into(),
+                "1-9 0 - F1-F10 scene  space pause  S step  R reset  Esc quit".into(),
                 TEXT,
             ),
             (mouse.into(), TEXT),

@@ -2,8 +2,8 @@
 //! `tumble-scenes`, sized so a window steps them in real time (the engine is
 //! not optimised yet: a 385-cube pyramid takes several ms per step).
 //!
-//! The keys of the top row, 1..9, 0 and -, then F1..F5 (the joint scenes)
-//! and F6, F7 (the continuous collision scenes) pick scenes in this order
+//! The keys of the top row, 1..9, 0 and -, then F1..F6 (the joint scenes)
+//! and F7, F8 (the continuous collision scenes) pick scenes in this order
 //! ([`KEYS`]). The EPA inspectors are not worlds: their [`SceneKind`]
 //! variants hold no builder.
 
@@ -198,6 +198,12 @@ pub static SCENES: &[DemoScene] = &[
         },
     },
     DemoScene {
+        name: "fan_3d",
+        about: "3D: a fan of four blades welded to a light hub, driven on a hinge; balls fall on it",
+        kind: SceneKind::D3(joint_scenes::fan_3d),
+        framing: Framing::Bodies,
+    },
+    DemoScene {
         name: "bullets_3d",
         about: "3D: a gun fires 5 cm bullets at 150-300 m/s into thin walls and a stack of boxes",
         kind: SceneKind::D3(ccd_scenes::bullets_3d),
@@ -259,7 +265,7 @@ mod tests {
         );
         assert_eq!(key(9), Some("0"));
         assert_eq!(key(10), Some("-"));
-        assert_eq!(key(SCENES.len() - 1), Some("F9"));
+        assert_eq!(key(SCENES.len() - 1), Some("F10"));
         assert_eq!(find("car_2d").map(|s| s.framing), Some(Framing::FollowCar));
     }
 }

@@ -1,5 +1,5 @@
 //! The joint scenes (`rope_bridge_3d`, `chain_2d`, `ragdoll_stairs_3d`,
-//! `car_2d`, `door_3d`) run headless for a few seconds, as the demo runs
+//! `car_2d`, `door_3d`, `fan_3d`) run headless for a few seconds, as the demo runs
 //! them (sleeping on, scripted): no NaN, nothing falls through the ground,
 //! every joint holds its bodies together within a few centimetres, and each
 //! does what it is for. `cargo test --release -p demos --test joint_scenes
@@ -259,4 +259,29 @@ fn the_door_swings_open_within_its_limits_and_shuts_again() {
     assert!(widest > 0.5, "the door opened to {widest} rad");
     assert!(least > -0.02, "past its stop: {least} rad");
     assert!(widest < DOOR_OPEN + 0.02, "past wide open: {widest} rad");
+}
+
+#[test]
+fn the_fan_turns_with_its_welds_holding() {
+    let result = run("fan_3d", |_| {});
+    let sim = result.sim.expect("a run");
+    let world = world_3d(&sim);
+    let hub = world
+        .bodies()
+        .find(|(_, b)| b.kind() == BodyKind::Dynamic)
+        .map(|(h, _)| h);
+    let spin = world
+        .body(hub.expect("the hub"))
+        .expect("a body")
+        .angular_velocity()
+        .z;
+    println!(
+        "fan_3d: welds and hinge apart at most {:.2e} m; hub at {spin:.3} rad/s",
+        result.gap
+    );
+    assert!(result.gap < 1e-3, "fan_3d: a weld {} m apart", result.gap);
+    assert!(
+        (spin - tumble_scenes::joint_scenes::FAN_SPEED).abs() < 0.5,
+        "fan_3d: the hub turns at {spin} rad/s"
+    );
 }

@@ -535,6 +535,73 @@ pub fn door_3d() -> Scene<D3> {
     Scene { world, bodies }
 }
 
+/// The fan's drive speed, rad/s, and the most torque it spends, N·m.
+pub const FAN_SPEED: f32 = 3.0;
+pub const FAN_TORQUE: f32 = 2000.0;
+
+/// 3D: a welded fan. A 13.5 kg hub (0.6 x 0.6 x 0.3 m) on a hinge about Z
+/// at a fixed post 3 m up, driven at [`FAN_SPEED`] with at most
+/// [`FAN_TORQUE`]; four 7.7 kg blades (1.6 x 0.05 x 0.3 m), each welded to
+/// the hub's rim, turning in the XY plane; 12 balls (0.2 m) dropped on it
+/// in turn. The hub is light in rotation against its blades, which once
+/// pulled the welds apart (issue 35; the joint tree is now solved
+/// directly). `bodies`: the hub, the blades, then the balls.
+pub fn fan_3d() -> Scene<D3> {
+    // Ground wide enough to catch the balls the blades fling.
+    let mut world = ground_3d(60.0);
+    let centre = Vec3::new(0.0, 3.0, 0.0);
+    let post = fixed_box_3d(
+        &mut world,
+        centre - Vec3::new(0.0, 0.0, 0.45),
+        Vec3::new(0.1, 0.1, 0.2),
+    );
+    let hub_half = Vec3::new(0.3, 0.3, 0.15);
+    let hub = box_3d(
+        &mut world,
+        centre,
+        Quat::IDENTITY,
+        hub_half,
+        13.5 / (8.0 * hub_half.x * hub_half.y * hub_half.z),
+    );
+    world
+        .add_joint(
+            JointDesc::revolute(post, hub, centre)
+                .axis(Vec3::Z)
+                .drive(FAN_SPEED, FAN_TORQUE),
+        )
+        .expect("valid hinge");
+    let blade_half = Vec3::new(0.8, 0.025, 0.15);
+    let mut bodies = vec![hub];
+    for k in 0..4 {
+        let angle = k as f32 * core::f32::consts::FRAC_PI_2;
+        let out = Vec3::new(angle.cos(), angle.sin(), 0.0);
+        let blade = box_3d(
+            &mut world,
+            centre + out * (hub_half.x + blade_half.x),
+            Quat::from_rotation_z(angle),
+            blade_half,
+            7.7 / (8.0 * blade_half.x * blade_half.y * blade_half.z),
+        );
+        world
+            .add_joint(JointDesc::weld(hub, blade, centre + out * hub_half.x))
+            .expect("valid weld");
+        bodies.push(blade);
+    }
+    // The first ball just above the right blade, the others higher.
+    for i in 0..12 {
+        let x = 1.1 - (i % 4) as f32;
+        let at = Vec3::new(x, 3.35 + 0.8 * i as f32, 0.0);
+        let ball = world
+            .add_body(
+                d3::BodyDesc::dynamic().position(at),
+                d3::ColliderDesc::new(d3::Shape::ball(0.2).expect("valid ball")).density(300.0),
+            )
+            .expect("valid ball");
+        bodies.push(ball);
+    }
+    Scene { world, bodies }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
