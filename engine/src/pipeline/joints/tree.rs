@@ -564,7 +564,7 @@ impl ForestView<'_> {
                     let (unit, pivots) = ldlt(&s, &f.own, rows, HARD_SHARE);
                     f.unit = unit;
                     f.pivots = pivots;
-                    f.rhs = transform(&unit, &rhs, rows);
+                    f.rhs = mul(&unit, &rhs, rows);
                     let j = &f.jacobian[side];
                     for r in 0..rows {
                         f.across[r] =
@@ -982,11 +982,6 @@ fn ldlt_inverse(unit: &Matrix6, pivots: &Vector6, n: usize) -> Matrix6 {
         }
     }
     out
-}
-
-/// `u x` (`n` by `n`).
-fn transform(u: &Matrix6, x: &Vector6, n: usize) -> Vector6 {
-    mul(u, x, n)
 }
 
 /// `uᵀ x` (`n` by `n`).
